@@ -1,0 +1,82 @@
+# lemmata -- make verify | make test | make report | make clean
+# One configuration point: CFLAGS/LDLIBS below.  SAN=1 builds with ASan/UBSan.
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wdouble-promotion -Wno-unused-parameter
+ifeq ($(SAN),1)
+  CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  LDFLAGS += -fsanitize=address,undefined
+  BUILD ?= build-san
+else
+  BUILD ?= build
+endif
+CPPFLAGS += -Iinclude
+LDLIBS  := -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
+
+LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/models/*.c src/train/*.c \
+                src/search/*.c src/verify/*.c src/store/*.c src/report/*.c)
+LEMMA_SRC  ?= $(wildcard lemmas/*/*.c)
+TEST_SRC   ?= $(wildcard tests/*.c)
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LEMMA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/registry.o
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+ifeq ($(SAN),1)
+  BIN ?= bin/lemmata-san
+  TBIN ?= bin/test_lemmata-san
+else
+  BIN ?= bin/lemmata
+  TBIN ?= bin/test_lemmata
+endif
+
+VERIFY_FLAGS :=
+ifeq ($(QUICK),1)
+  VERIFY_FLAGS += --quick
+endif
+ifdef SEED
+  VERIFY_FLAGS += --seed $(SEED)
+endif
+
+.PHONY: all deps verify test report clean san
+all: deps $(BIN)
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/registry.c: $(LEMMA_SRC) tools/gen_registry.sh
+	@mkdir -p $(BUILD)
+	@sh tools/gen_registry.sh $(LEMMA_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/registry.o: $(BUILD)/registry.c
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.c $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -DLM_COMMIT='"$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)"' -c $< -o $@
+
+$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(TBIN): $(LIB_OBJ) $(TEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
+
+# The main job: every registered claim, the database and the PDF.
+verify: deps $(BIN)
+	@mkdir -p results report figures
+	./$(BIN) verify $(VERIFY_FLAGS)
+
+report: deps $(BIN)
+	./$(BIN) report
+
+test: deps $(TBIN)
+	./$(TBIN) --jobs 2
+
+san:
+	$(MAKE) SAN=1 bin/test_lemmata-san && ./bin/test_lemmata-san --jobs 2
+
+clean:
+	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk

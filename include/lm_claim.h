@@ -1,0 +1,120 @@
+/* lm_claim.h -- what a literate claim file sees.
+ *
+ * A claim file (lemmas/<paper>/<name>.c) opens with a comment holding the
+ * LaTeX blocks \claim{id}{title}, \source{...}, \statement{...}, \check{...}
+ * (woven into the report), then defines an evaluator and registers it:
+ *
+ *     static int eval(lm_eval *ev) { ...set up instance, compute a and b...
+ *         lm_obs_le(ev, t, &a, &b, 0.0);  return 0; }
+ *     LM_CLAIM(dynamics_theorem1) = { .id = "dynamics/theorem1", ... };
+ *
+ * The evaluator computes in ev->ctx (double or MPFR) and never touches
+ * SQLite, gnuplot or the runner.  One call of eval is one instance: a random
+ * draw from ev->seed, or the point ev->x found by adversarial search.
+ * Each lm_obs_* call records one inequality "a <= b".
+ */
+#ifndef LM_CLAIM_H
+#define LM_CLAIM_H
+
+#include "lm_mat.h"
+#include "lm_rng.h"
+
+typedef enum {
+    LM_KIND_TRAJECTORY = 0, /* along-trajectory inequality */
+    LM_KIND_POINTWISE,      /* pointwise inequality */
+    LM_KIND_IDENTITY,       /* identity checked as a residual */
+    LM_KIND_STRUCTURAL,     /* existence/structural claim */
+    LM_KIND_RATE,           /* rate/asymptotic claim: proxy only */
+    LM_KIND_PROBABILISTIC,  /* probabilistic claim */
+    LM_KIND_COUNT
+} lm_kind;
+
+const char *lm_kind_name(lm_kind k);
+
+/* A named constant or switch.  Switches list their choices as "a|b|c";
+ * the value is then the index of the choice (0, 1, ...). */
+typedef struct {
+    const char *name;
+    double def;
+    const char *doc;
+    const char *choices; /* NULL for numeric parameters */
+} lm_param_def;
+
+typedef struct lm_eval lm_eval;
+
+typedef struct lm_claim {
+    const char *id;         /* "dynamics/theorem1" */
+    const char *title;      /* short title */
+    const char *file;       /* __FILE__ (set by LM_CLAIM) */
+    lm_kind kind;
+    const char *source;     /* where in the paper */
+    const char *origin;     /* "verbatim" or "reconstructed" */
+    const char *confidence; /* catalogue confidence: high/medium/low */
+    const lm_param_def *params;  /* terminated by {NULL} */
+    const char *const *configs;  /* NULL-terminated names; NULL = one "default" */
+    double inst_scale;      /* random instances per config = budget*inst_scale (>=1) */
+    int search_dim;         /* adversarial search dimension; 0 = none */
+    int proxy;              /* 1: verdicts read consistent/inconsistent */
+    int no_replay;          /* 1: breaks are not replayed in MPFR (proxy claims only) */
+    int (*eval)(lm_eval *ev);
+} lm_claim;
+
+#define LM_CLAIM(sym) const lm_claim sym
+
+struct lm_eval_priv;
+
+struct lm_eval {
+    const lm_claim *claim;
+    const lm_ctx *ctx;   /* precision to compute in */
+    int config;          /* index into claim->configs */
+    const char *config_name;
+    int index;           /* instance index */
+    uint64_t seed;       /* instance seed: draw everything random from it */
+    const double *x;     /* adversarial point (NULL for a random instance) */
+    int nx;
+    int tmax;            /* trajectory claims: iterates past tmax need not run (-1: all) */
+    int budget;          /* effort scale (default 64, quick 8) */
+    int quick;
+    int searching;       /* 1 while inside the adversarial search (keep it cheap) */
+    const double *par;   /* parameter values, in claim->params order */
+    struct lm_eval_priv *p;
+};
+
+/* Parameter value by name (aborts on a name the claim does not declare). */
+double lm_par(const lm_eval *ev, const char *name);
+int lm_par_i(const lm_eval *ev, const char *name);
+
+/* Observations: record "a <= b*(1+reltol)".  t is the iterate (or -1).
+ * where (printf-style, may be NULL) says what was compared. */
+void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double reltol,
+               const char *where, ...) __attribute__((format(printf, 6, 7)));
+/* same, in the log domain: log a <= log b + log1p(reltol) */
+void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
+                   double reltol, const char *where, ...)
+    __attribute__((format(printf, 6, 7)));
+/* doubles, for quantities that are exact or computed outside the context */
+void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol,
+                 const char *where, ...) __attribute__((format(printf, 6, 7)));
+
+/* Hypotheses: when ok is 0 the instance is `assumption-failed` (not a pass,
+ * not a break).  Returns ok. */
+int lm_assume(lm_eval *ev, int ok, const char *why, ...) __attribute__((format(printf, 3, 4)));
+/* An inner solver failed or a value is not finite: the instance is `error`.
+ * Returns -1 so a claim can write `return lm_fail(ev, ...)`. */
+int lm_fail(lm_eval *ev, const char *why, ...) __attribute__((format(printf, 2, 3)));
+/* The claim cannot be checked numerically (keep rare). */
+int lm_not_checkable(lm_eval *ev, const char *why);
+
+/* Measured quantities shown in the report next to the verdict. */
+void lm_measure(lm_eval *ev, const char *name, double value);
+/* A figure series (x, y) under a name; the report plots the series of the
+ * worst instance of each configuration.  Bounds are series too. */
+void lm_series(lm_eval *ev, const char *name, double x, double y);
+/* Axis hint for the figure: "log" y axis etc.  Optional. */
+void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int logy);
+
+/* Random stream of this instance. */
+lm_rng *lm_eval_rng(lm_eval *ev);
+
+
+#endif

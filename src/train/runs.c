@@ -1,0 +1,152 @@
+/* runs.c -- named live training runs (lemmata train RUN). */
+#include "lm_train.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const lm_run_def lm_runs[] = {
+    {"t1-softmax-block", "Theorem 1: GD on W^V only (block-diagonal), softmax", 2, 3, 4, 2, 2,
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_V, 0.05, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {"t1-softmax-dense", "Theorem 1: GD on W^V only (dense HD x Hd), softmax", 2, 3, 4, 2, 2,
+     LM_SOFTMAX, LM_WV_DENSE, LM_VAR_V, 0.05, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {"t2-softmax", "Theorem 2: simultaneous GD on W^Q, W^K, W^V, softmax", 2, 2, 5, 2, 1,
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_ALL, 0.02, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {"t2-gauss", "Section 4.1 analogue: GD on W^Q, W^K, W^V, Gaussian kernel", 2, 2, 5, 2, 1,
+     LM_GAUSS, LM_WV_BLOCK, LM_VAR_ALL, 0.02, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {"t3-gauss", "Theorem 3 part 1: GD on W^Q only, Gaussian kernel", 1, 2, 2, 2, 1, LM_GAUSS,
+     LM_WV_BLOCK, LM_VAR_Q, 0.1, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {"t3-softmax", "Theorem 3 part 2: GD on W^Q only, softmax kernel", 1, 2, 2, 2, 1,
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_Q, 0.1, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+    {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+
+const lm_run_def *lm_run_find(const char *name)
+{
+    for (int k = 0; lm_runs[k].name; k++)
+        if (strcmp(lm_runs[k].name, name) == 0) return &lm_runs[k];
+    return NULL;
+}
+
+static int parse_num(const char *v, double *out)
+{
+    char *e;
+    errno = 0;
+    double x = strtod(v, &e);
+    if (*v == 0 || *e != 0 || errno || !isfinite(x)) return -1;
+    *out = x;
+    return 0;
+}
+
+int lm_run_set(lm_run_def *r, const char *kv, char *err, int errlen)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1]) {
+        snprintf(err, (size_t)errlen, "malformed --set '%s' (expected name=value)", kv);
+        return -1;
+    }
+    size_t l = (size_t)(eq - kv);
+    const char *v = eq + 1;
+#define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
+    if (IS("kernel")) {
+        if (!strcmp(v, "softmax")) r->kernel = LM_SOFTMAX;
+        else if (!strcmp(v, "gauss")) r->kernel = LM_GAUSS;
+        else goto bad;
+        return 0;
+    }
+    if (IS("wv")) {
+        if (!strcmp(v, "block")) r->wv = LM_WV_BLOCK;
+        else if (!strcmp(v, "dense")) r->wv = LM_WV_DENSE;
+        else goto bad;
+        return 0;
+    }
+    if (IS("labels")) {
+        if (!strcmp(v, "teacher")) r->labels = 0;
+        else if (!strcmp(v, "random")) r->labels = 1;
+        else if (!strcmp(v, "near")) r->labels = 2;
+        else goto bad;
+        return 0;
+    }
+    double x;
+    if (parse_num(v, &x)) goto bad;
+    int *ip = IS("N") ? &r->N : IS("n") ? &r->n : IS("D") ? &r->D : IS("d") ? &r->d
+            : IS("H") ? &r->H : IS("steps") ? &r->steps : NULL;
+    if (ip) {
+        if (x != floor(x) || x < 1 || x > (IS("steps") ? 1e7 : 64)) goto bad;
+        *ip = (int)x;
+        return 0;
+    }
+    double *dp = IS("eta") ? &r->eta : IS("sx") ? &r->sX : IS("sqk") ? &r->sQK
+               : IS("sv") ? &r->sV : IS("so") ? &r->sO : NULL;
+    if (dp) {
+        if (x < 0) goto bad;
+        *dp = x;
+        return 0;
+    }
+    snprintf(err, (size_t)errlen,
+             "unknown run setting '%.*s' (known: N n D d H steps eta sx sqk sv so kernel wv labels)",
+             (int)l, kv);
+    return -1;
+bad:
+    snprintf(err, (size_t)errlen, "bad value in --set '%s'", kv);
+    return -1;
+#undef IS
+}
+
+lm_mha *lm_run_model(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx)
+{
+    lm_rng g;
+    lm_rng_init(&g, seed);
+    lm_mha *m = lm_mha_new(r->N, r->n, r->D, r->d, r->H, r->kernel, r->wv, ctx);
+    lm_mha_randomize(m, &g, r->sX, r->sQK, r->sV, r->sO);
+    if (r->labels == 0) { /* teacher: an independent random model's output */
+        lm_mha *t = lm_mha_new(r->N, r->n, r->D, r->d, r->H, r->kernel, r->wv, ctx);
+        lm_mha_randomize(t, &g, r->sX, r->sQK, r->sV, r->sO);
+        for (int i = 0; i < r->N; i++) lm_mat_copy(t->X[i], m->X[i]);
+        lm_mha_set_y_to_output(t);
+        lm_mat_copy(m->y, t->y);
+        lm_mha_free(t);
+    } else if (r->labels == 1) {
+        lm_mat_randn(m->y, &g, 1.0);
+    } else {
+        lm_mha_set_y_to_output(m);
+        for (int k = 0; k < m->y->r; k++)
+            lm_mat_set_d(m->y, k, 0, lm_mat_get_d(m->y, k, 0) + 1e-3 * lm_rng_normal(&g));
+    }
+    lm_mha_forward(m);
+    return m;
+}
+
+int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, int progress,
+                char *err, int errlen)
+{
+    lm_mha *m = lm_run_model(r, seed, ctx);
+    lm_num eta;
+    lm_num_init(&eta, ctx);
+    lm_num_set_d(&eta, r->eta);
+    fprintf(f, "iterate,loss,grad_norm,sigma_min_B,sigma_max_WQ,sigma_max_WK,sigma_max_WV,min_S\n");
+    int rc = 0;
+    for (int t = 0; t <= r->steps; t++) {
+        lm_monitor mo;
+        if (lm_monitor_eval(&mo, m, r->mask)) {
+            snprintf(err, (size_t)errlen, "an SVD did not converge at iterate %d", t);
+            rc = -1;
+            break;
+        }
+        if (!isfinite(mo.f) || !isfinite(mo.gnorm)) {
+            snprintf(err, (size_t)errlen, "loss or gradient not finite at iterate %d (step too large?)", t);
+            rc = -1;
+            break;
+        }
+        fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, mo.f, mo.gnorm, mo.smin_B,
+                mo.smax_Q, mo.smax_K, mo.smax_V, mo.min_S);
+        if (t == r->steps) break;
+        lm_opt_gd.step(m, r->mask, &eta);
+        if (progress && isatty(2) && (t % 100 == 0))
+            fprintf(stderr, "\r  %s: iterate %d/%d  loss %.3e", r->name, t, r->steps, mo.f);
+    }
+    if (progress && isatty(2)) fprintf(stderr, "\r%70s\r", "");
+    lm_num_clear(&eta);
+    lm_mha_free(m);
+    return rc;
+}

@@ -1,0 +1,210 @@
+/* eval.c -- the observation API a claim file calls (lm_claim.h).
+ *
+ * Every observation "a <= b(1+tol)" is decided in the evaluation's own
+ * context (so an MPFR replay decides in MPFR), its ratio a/b is kept in the
+ * log domain (finite even when a or b leaves double's range), and anything
+ * not finite turns the instance into an `error`, never a pass.
+ */
+#include "eval_priv.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lm_sb_init(lm_sb *s) { s->buf = NULL; s->len = s->cap = 0; }
+void lm_sb_free(lm_sb *s) { free(s->buf); lm_sb_init(s); }
+void lm_sb_printf(lm_sb *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0) return;
+    if (s->len + (size_t)need + 1 > s->cap) {
+        size_t nc = s->cap ? s->cap : 256;
+        while (nc < s->len + (size_t)need + 1) nc *= 2;
+        s->buf = realloc(s->buf, nc);
+        s->cap = nc;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+    va_end(ap);
+    s->len += (size_t)need;
+}
+char *lm_sb_take(lm_sb *s)
+{
+    char *b = s->buf;
+    lm_sb_init(s);
+    return b ? b : calloc(1, 1);
+}
+
+double lm_par(const lm_eval *ev, const char *name)
+{
+    const lm_claim *c = ev->claim;
+    for (int k = 0; c->params && c->params[k].name; k++)
+        if (strcmp(c->params[k].name, name) == 0) return ev->par[k];
+    fprintf(stderr, "lemmata: internal error: claim %s has no parameter '%s'\n", c->id, name);
+    abort();
+}
+
+int lm_par_i(const lm_eval *ev, const char *name) { return (int)lrint(lm_par(ev, name)); }
+
+lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
+
+/* near-miss width: a relative margin of 2^-44 (~256 ulps of double) */
+#define NEAR_REL 5.684341886080802e-14
+
+static void vlabel(char *dst, size_t n, const char *where, va_list ap)
+{
+    if (where) vsnprintf(dst, n, where, ap);
+    else dst[0] = 0;
+}
+
+static void record(lm_eval *ev, int t, double log10r, int broke, int near, const char *lab)
+{
+    struct lm_eval_priv *p = ev->p;
+    p->nobs++;
+    if (broke) {
+        p->broke = 1;
+        if (p->first_break_t < 0 || (t >= 0 && t < p->first_break_t)) p->first_break_t = t;
+    }
+    if (near) p->near = 1;
+    if (p->nobs == 1 || log10r > p->worst_log10) {
+        p->worst_log10 = log10r;
+        p->worst_t = t;
+        snprintf(p->worst_where, sizeof p->worst_where, "%s", lab);
+    }
+}
+
+static void nonfinite(lm_eval *ev, const char *lab)
+{
+    if (!ev->p->failed) {
+        ev->p->failed = 1;
+        snprintf(ev->p->why, sizeof ev->p->why, "non-finite value in observation %s", lab);
+    }
+}
+
+void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double reltol,
+               const char *where, ...)
+{
+    char lab[160];
+    va_list ap;
+    va_start(ap, where);
+    vlabel(lab, sizeof lab, where, ap);
+    va_end(ap);
+    if (!lm_num_isfinite(a) || !lm_num_isfinite(b)) { nonfinite(ev, lab); return; }
+    lm_num bt;
+    lm_num_init(&bt, ev->ctx);
+    lm_num_mul_d(&bt, b, 1.0 + reltol);
+    int broke = lm_num_cmp(a, &bt) > 0;
+    int near = 0;
+    double l10;
+    int sa = lm_num_sgn(a), sb = lm_num_sgn(b);
+    if (sb > 0 && sa > 0) l10 = (lm_num_log_abs_d(a) - lm_num_log_abs_d(b)) / M_LN10;
+    else if (sb > 0) l10 = -400.0; /* a <= 0 < b */
+    else if (!broke) l10 = 0.0;    /* b <= 0 and a <= b: tight */
+    else l10 = 400.0;
+    if (!broke && ev->ctx->backend == LM_DOUBLE) {
+        /* near miss: b(1+tol) - a within NEAR_REL of the scale */
+        double da = lm_num_get_d(a), db = lm_num_get_d(&bt);
+        double sc = fmax(fabs(da), fabs(db));
+        near = (db - da) <= NEAR_REL * sc;
+    }
+    lm_num_clear(&bt);
+    record(ev, t, l10, broke, near, lab);
+}
+
+void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
+                   double reltol, const char *where, ...)
+{
+    char lab[160];
+    va_list ap;
+    va_start(ap, where);
+    vlabel(lab, sizeof lab, where, ap);
+    va_end(ap);
+    if (!lm_num_isfinite(loga) || !lm_num_isfinite(logb)) { nonfinite(ev, lab); return; }
+    lm_num lb, diff;
+    lm_num_inits(ev->ctx, &lb, &diff, (lm_num *)NULL);
+    lm_num_add_d(&lb, logb, log1p(reltol));
+    lm_num_sub(&diff, loga, &lb);
+    int broke = lm_num_sgn(&diff) > 0;
+    double dd = lm_num_get_d(&diff);
+    int near = 0;
+    if (!broke && ev->ctx->backend == LM_DOUBLE)
+        near = -dd <= NEAR_REL * fmax(1.0, fabs(lm_num_get_d(&lb)));
+    lm_num_sub(&diff, loga, logb);
+    double l10 = lm_num_get_d(&diff) / M_LN10;
+    lm_num_clears(&lb, &diff, (lm_num *)NULL);
+    record(ev, t, l10, broke, near, lab);
+}
+
+void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const char *where, ...)
+{
+    char lab[160];
+    va_list ap;
+    va_start(ap, where);
+    vlabel(lab, sizeof lab, where, ap);
+    va_end(ap);
+    if (!isfinite(a) || !isfinite(b)) { nonfinite(ev, lab); return; }
+    double bt = b * (1.0 + reltol);
+    int broke = a > bt;
+    double l10 = (a > 0 && b > 0) ? log10(a / b) : (b > 0 ? -400.0 : (broke ? 400.0 : 0.0));
+    if (a > 0 && b > 0) l10 = (log(a) - log(b)) / M_LN10;
+    record(ev, t, l10, broke, 0, lab);
+}
+
+int lm_assume(lm_eval *ev, int ok, const char *why, ...)
+{
+    if (!ok && !ev->p->assume_failed) {
+        va_list ap;
+        va_start(ap, why);
+        vsnprintf(ev->p->why, sizeof ev->p->why, why, ap);
+        va_end(ap);
+        ev->p->assume_failed = 1;
+    }
+    return ok;
+}
+
+int lm_fail(lm_eval *ev, const char *why, ...)
+{
+    if (!ev->p->failed) {
+        va_list ap;
+        va_start(ap, why);
+        vsnprintf(ev->p->why, sizeof ev->p->why, why, ap);
+        va_end(ap);
+        ev->p->failed = 1;
+    }
+    return -1;
+}
+
+int lm_not_checkable(lm_eval *ev, const char *why)
+{
+    ev->p->not_checkable = 1;
+    snprintf(ev->p->why, sizeof ev->p->why, "%s", why);
+    return 0;
+}
+
+void lm_measure(lm_eval *ev, const char *name, double value)
+{
+    if (ev->searching) return;
+    lm_sb_printf(&ev->p->measures, "%s=%.6g\n", name, value);
+}
+
+void lm_series(lm_eval *ev, const char *name, double x, double y)
+{
+    if (ev->searching) return;
+    if (ev->p->series.len > (8u << 20)) return; /* cap: 8 MiB of figure data */
+    lm_sb_printf(&ev->p->series, "%s\t%.10g\t%.10g\n", name, x, y);
+}
+
+void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int logy)
+{
+    snprintf(ev->p->axes, sizeof ev->p->axes, "%s\t%s\t%d", xlabel, ylabel, logy);
+}
+
+void lm_mat_randn(lm_mat *A, lm_rng *g, double s)
+{
+    for (int i = 0; i < A->r; i++)
+        for (int j = 0; j < A->c; j++) lm_mat_set_d(A, i, j, s * lm_rng_normal(g));
+}

@@ -1,0 +1,26 @@
+/* eval_priv.h -- runner-private state behind an lm_eval. */
+#ifndef LM_EVAL_PRIV_H
+#define LM_EVAL_PRIV_H
+#include "lm_claim.h"
+#include <stddef.h>
+
+typedef struct { char *buf; size_t len, cap; } lm_sb;
+void lm_sb_init(lm_sb *s);
+void lm_sb_free(lm_sb *s);
+void lm_sb_printf(lm_sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *lm_sb_take(lm_sb *s);
+
+struct lm_eval_priv {
+    lm_rng rng;
+    long nobs;
+    double worst_log10;
+    int worst_t;
+    char worst_where[160];
+    int broke, near, first_break_t;
+    int failed, assume_failed, not_checkable;
+    char why[400];
+    lm_sb measures, series;
+    char axes[160];
+};
+
+#endif

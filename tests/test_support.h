@@ -1,0 +1,57 @@
+/* test_support.h -- running a claim from a Criterion test. */
+#ifndef LM_TEST_SUPPORT_H
+#define LM_TEST_SUPPORT_H
+
+#include "lm_verify.h"
+#include <criterion/criterion.h>
+#include <string.h>
+
+/* Run claim `id` with a small budget.  sets: NULL-terminated "k=v" list (may
+ * be NULL); config: NULL = all configurations.  Fails the test on unknown
+ * ids/params.  The caller clears the result. */
+static inline lm_claim_result lm_test_run(const char *id, const char *const *sets,
+                                          const char *config, int budget)
+{
+    const lm_claim *c = lm_claim_find(id);
+    cr_assert_not_null(c, "claim %s is not registered", id);
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = budget;
+    o.quick = 1;
+    o.only_config = config;
+    for (int k = 0; sets && sets[k]; k++) {
+        int idx;
+        double v;
+        char err[256];
+        cr_assert_eq(lm_claim_parse_set(c, sets[k], &idx, &v, err, sizeof err), 0, "%s", err);
+        o.set_name[o.nset] = c->params[idx].name;
+        o.set_val[o.nset++] = v;
+    }
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, c, &o), 0, "claim %s did not run (config %s)", id,
+                 config ? config : "all");
+    return r;
+}
+
+/* a claim as stated must produce a real verdict, never `error` */
+static inline void lm_test_not_error(const char *id, const char *config, int budget)
+{
+    lm_claim_result r = lm_test_run(id, NULL, config, budget);
+    for (int k = 0; k < r.nconfig; k++)
+        cr_expect_neq(r.cfg[k].verdict, LM_V_ERROR, "%s [%s] came out error: %s", id,
+                      r.cfg[k].config, r.cfg[k].detail);
+    lm_claim_result_clear(&r);
+}
+
+/* with a deliberately wrong constant the claim must come out `want` */
+static inline void lm_test_expect(const char *id, const char *const *sets, const char *config,
+                                  int budget, lm_verdict want)
+{
+    lm_claim_result r = lm_test_run(id, sets, config, budget);
+    cr_expect_eq(r.verdict, want, "%s with wrong constant: got %s, want %s (%s)", id,
+                 lm_verdict_name(r.verdict), lm_verdict_name(want),
+                 r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+}
+
+#endif
