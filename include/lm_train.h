@@ -35,7 +35,7 @@ typedef struct {
     lm_kernel kernel;
     lm_wvmode wv;
     int mask;
-    double eta;
+    double eta;  /* 0: automatic, 1/||Hessian||_2 at the start */
     int steps;
     double sX, sQK, sV, sO;
     int labels; /* 0 teacher, 1 random N(0,1), 2 output + 1e-3 u */
@@ -50,5 +50,13 @@ lm_mha *lm_run_model(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx);
 /* execute; writes CSV to f; returns 0 or nonzero on error (message in err) */
 int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, int progress,
                 char *err, int errlen);
+
+double lm_run_auto_eta(const lm_run_def *r, uint64_t seed);
+/* Repeat the run wholly in MPFR at `bits` next to the double run and record,
+ * per iterate, the relative drift ||theta_double - theta_mpfr|| / ||theta_mpfr||
+ * of the trained parameters and the relative loss difference.  Arrays of
+ * steps+1 entries are allocated for the caller (free them).  Returns 0. */
+int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **param_drift,
+                 double **loss_drift, char *err, int errlen);
 
 #endif

@@ -34,7 +34,8 @@ static const char usage[] =
     "      --json        one JSON object per claim per line\n"
     "      --strict      exit 1 when any claim is violated or inconsistent\n"
     "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
-    "                                a live training run; `lemmata train` lists runs\n"
+    "            [--drift BITS]      a live training run; `lemmata train` lists runs;\n"
+    "                                --drift repeats it wholly in MPFR and writes the drift\n"
     "  verify [--quick] [--seed S] [--budget N] [--db FILE] [--strict]\n"
     "                                every claim -> results/lemmata.db -> report/lemmata.pdf\n"
     "  report [--db FILE]            rebuild report/lemmata.pdf from the database\n"
@@ -267,6 +268,7 @@ static int cmd_train(int argc, char **argv)
     uint64_t seed = 20241122;
     mpfr_prec_t prec = 0;
     const char *out = NULL;
+    long drift = 0;
     char err[256];
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -285,6 +287,9 @@ static int cmd_train(int argc, char **argv)
             if (!v) return die_usage("%s", "--set needs name=value");
             if (lm_run_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
             k++;
+        } else if (!strcmp(a, "--drift")) {
+            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            k++;
         } else if (!strcmp(a, "--out")) {
             if (!v) return die_usage("%s", "--out needs a file name");
             out = v;
@@ -299,7 +304,20 @@ static int cmd_train(int argc, char **argv)
         f = fopen(tmp, "w");
         if (!f) return die_usage("cannot write '%s'", tmp);
     }
-    int rc = lm_run_exec(&r, seed, &ctx, f, 1, err, sizeof err);
+    int rc;
+    if (drift) {
+        double *pd = NULL, *ld = NULL;
+        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
+        rc = lm_run_drift(&r, seed, (mpfr_prec_t)drift, &pd, &ld, err, sizeof err);
+        if (!rc) {
+            fprintf(f, "iterate,param_rel_drift,loss_rel_drift\n");
+            for (int t = 0; t <= r.steps; t++) fprintf(f, "%d,%.6e,%.6e\n", t, pd[t], ld[t]);
+        }
+        free(pd);
+        free(ld);
+    } else {
+        rc = lm_run_exec(&r, seed, &ctx, f, 1, err, sizeof err);
+    }
     if (out) {
         fclose(f);
         if (rc) unlink(tmp);

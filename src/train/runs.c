@@ -8,17 +8,17 @@
 
 const lm_run_def lm_runs[] = {
     {"t1-softmax-block", "Theorem 1: GD on W^V only (block-diagonal), softmax", 2, 3, 4, 2, 2,
-     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_V, 0.05, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_V, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {"t1-softmax-dense", "Theorem 1: GD on W^V only (dense HD x Hd), softmax", 2, 3, 4, 2, 2,
-     LM_SOFTMAX, LM_WV_DENSE, LM_VAR_V, 0.05, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_SOFTMAX, LM_WV_DENSE, LM_VAR_V, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {"t2-softmax", "Theorem 2: simultaneous GD on W^Q, W^K, W^V, softmax", 2, 2, 5, 2, 1,
-     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_ALL, 0.02, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_ALL, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {"t2-gauss", "Section 4.1 analogue: GD on W^Q, W^K, W^V, Gaussian kernel", 2, 2, 5, 2, 1,
-     LM_GAUSS, LM_WV_BLOCK, LM_VAR_ALL, 0.02, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_GAUSS, LM_WV_BLOCK, LM_VAR_ALL, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {"t3-gauss", "Theorem 3 part 1: GD on W^Q only, Gaussian kernel", 1, 2, 2, 2, 1, LM_GAUSS,
-     LM_WV_BLOCK, LM_VAR_Q, 0.1, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_WV_BLOCK, LM_VAR_Q, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {"t3-softmax", "Theorem 3 part 2: GD on W^Q only, softmax kernel", 1, 2, 2, 2, 1,
-     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_Q, 0.1, 2000, 1.0, 0.3, 1.0, 1.0, 0},
+     LM_SOFTMAX, LM_WV_BLOCK, LM_VAR_Q, 0.0, 2000, 1.0, 0.3, 1.0, 1.0, 0},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 const lm_run_def *lm_run_find(const char *name)
@@ -79,7 +79,7 @@ int lm_run_set(lm_run_def *r, const char *kv, char *err, int errlen)
     double *dp = IS("eta") ? &r->eta : IS("sx") ? &r->sX : IS("sqk") ? &r->sQK
                : IS("sv") ? &r->sV : IS("so") ? &r->sO : NULL;
     if (dp) {
-        if (x < 0) goto bad;
+        if (x < 0) goto bad; /* eta = 0: automatic step size */
         *dp = x;
         return 0;
     }
@@ -117,13 +117,46 @@ lm_mha *lm_run_model(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx)
     return m;
 }
 
+/* eta = 0 in a run definition means 1/||H||_2, H the Hessian of the loss in
+ * the trained parameters at the start (formed by central differences of the
+ * closed-form gradient, in double): the local gradient-Lipschitz constant. */
+double lm_run_auto_eta(const lm_run_def *r, uint64_t seed)
+{
+    lm_ctx cd = lm_ctx_double();
+    lm_mha *m = lm_run_model(r, seed, &cd);
+    int np = lm_mha_nparams(m, r->mask);
+    lm_mat *p = lm_mat_new(np, 1, &cd), *Hs = lm_mat_new(np, np, &cd);
+    lm_mat *gp = lm_mat_new(np, 1, &cd), *gm = lm_mat_new(np, 1, &cd);
+    lm_mha_get_params(p, m, r->mask);
+    for (int q = 0; q < np; q++) {
+        double x = lm_mat_get_d(p, q, 0), h = 1e-5 * fmax(1.0, fabs(x));
+        lm_mat_set_d(p, q, 0, x + h);
+        lm_mha_set_params(m, r->mask, p);
+        lm_mha_flat_grad(gp, m, r->mask);
+        lm_mat_set_d(p, q, 0, x - h);
+        lm_mha_set_params(m, r->mask, p);
+        lm_mha_flat_grad(gm, m, r->mask);
+        for (int k = 0; k < np; k++)
+            lm_mat_set_d(Hs, k, q, (lm_mat_get_d(gp, k, 0) - lm_mat_get_d(gm, k, 0)) / (2 * h));
+        lm_mat_set_d(p, q, 0, x);
+    }
+    lm_num s;
+    lm_num_init(&s, &cd);
+    lm_mat_smax(&s, Hs);
+    double eta = 1.0 / lm_num_get_d(&s);
+    lm_num_clear(&s);
+    lm_mat_free(p); lm_mat_free(Hs); lm_mat_free(gp); lm_mat_free(gm);
+    lm_mha_free(m);
+    return isfinite(eta) && eta > 0 ? eta : 1e-3;
+}
+
 int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, int progress,
                 char *err, int errlen)
 {
     lm_mha *m = lm_run_model(r, seed, ctx);
     lm_num eta;
     lm_num_init(&eta, ctx);
-    lm_num_set_d(&eta, r->eta);
+    lm_num_set_d(&eta, r->eta > 0 ? r->eta : lm_run_auto_eta(r, seed));
     fprintf(f, "iterate,loss,grad_norm,sigma_min_B,sigma_max_WQ,sigma_max_WK,sigma_max_WV,min_S\n");
     int rc = 0;
     for (int t = 0; t <= r->steps; t++) {
@@ -149,4 +182,57 @@ int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, 
     lm_num_clear(&eta);
     lm_mha_free(m);
     return rc;
+}
+
+int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **param_drift,
+                 double **loss_drift, char *err, int errlen)
+{
+    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
+    lm_mha *md = lm_run_model(r, seed, &cd);
+    lm_mha *mm = lm_mha_convert(md, &cm); /* the same data and start, exactly */
+    lm_mha_forward(mm);
+    int np = lm_mha_nparams(md, r->mask);
+    lm_mat *pd = lm_mat_new(np, 1, &cd), *pm = lm_mat_new(np, 1, &cm), *pc = lm_mat_new(np, 1, &cm);
+    lm_num ed, em, x, y;
+    lm_num_init(&ed, &cd);
+    lm_num_inits(&cm, &em, &x, &y, (lm_num *)NULL);
+    double e = r->eta > 0 ? r->eta : lm_run_auto_eta(r, seed);
+    lm_num_set_d(&ed, e);
+    lm_num_set_d(&em, e);
+    double *a = calloc((size_t)r->steps + 1, sizeof *a), *b = calloc((size_t)r->steps + 1, sizeof *b);
+    int rc = 0;
+    for (int t = 0; t <= r->steps; t++) {
+        lm_mha_get_params(pd, md, r->mask);
+        lm_mha_get_params(pm, mm, r->mask);
+        lm_mat_copy(pc, pd);
+        lm_mat_sub(pc, pc, pm);
+        lm_mat_frob(&x, pc);
+        lm_mat_frob(&y, pm);
+        lm_num_div(&x, &x, &y);
+        a[t] = lm_num_get_d(&x);
+        lm_num_set_d(&x, lm_num_get_d(&md->f));
+        lm_num_sub(&x, &x, &mm->f);
+        lm_num_div(&x, &x, &mm->f);
+        lm_num_abs(&x, &x);
+        b[t] = lm_num_get_d(&x);
+        if (!isfinite(a[t]) || !isfinite(b[t])) {
+            snprintf(err, (size_t)errlen, "drift not finite at iterate %d", t);
+            rc = -1;
+            break;
+        }
+        if (t == r->steps) break;
+        lm_mha_gd_step(md, r->mask, &ed);
+        lm_mha_gd_step(mm, r->mask, &em);
+        lm_mha_forward(md);
+        lm_mha_forward(mm);
+    }
+    lm_num_clear(&ed);
+    lm_num_clears(&em, &x, &y, (lm_num *)NULL);
+    lm_mat_free(pd); lm_mat_free(pm); lm_mat_free(pc);
+    lm_mha_free(md);
+    lm_mha_free(mm);
+    if (rc) { free(a); free(b); return rc; }
+    *param_drift = a;
+    *loss_drift = b;
+    return 0;
 }
