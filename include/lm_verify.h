@@ -21,6 +21,8 @@ typedef enum {
 
 const char *lm_verdict_name(lm_verdict v);
 int lm_verdict_from_name(const char *s); /* -1 if unknown */
+/* a worst ratio for people: "0.0812", "1+3.1e-10", "1.8e+03", "--" */
+const char *lm_fmt_ratio(char *buf, int n, double r);
 
 typedef struct {
     char config[64];

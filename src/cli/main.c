@@ -146,8 +146,7 @@ static int parse_prec(const char *s, mpfr_prec_t *out)
 static void print_line(const lm_claim_result *r, int k, int n)
 {
     char wr[32];
-    if (isfinite(r->worst_ratio)) snprintf(wr, sizeof wr, "%.3g", r->worst_ratio);
-    else snprintf(wr, sizeof wr, "--");
+    lm_fmt_ratio(wr, sizeof wr, r->worst_ratio);
     fprintf(stdout, "[%2d/%d] %-44s %-17s worst %-9s %5ld inst  %-16s %6.1f s\n", k, n,
             r->claim->id, lm_verdict_name(r->verdict), wr, r->instances, r->precisions,
             r->seconds);
@@ -243,8 +242,9 @@ static int cmd_check(int argc, char **argv)
             print_line(&r, k + 1, nid);
             for (int c = 0; c < r.nconfig; c++) {
                 const lm_config_result *cr = &r.cfg[c];
-                printf("    %-28s %-17s worst %-9.3g %4ld inst  %s%s%s\n", cr->config,
-                       lm_verdict_name(cr->verdict), cr->worst_ratio, cr->instances,
+                char wr[32];
+                printf("    %-28s %-17s worst %-9s %4ld inst  %s%s%s\n", cr->config,
+                       lm_verdict_name(cr->verdict), lm_fmt_ratio(wr, sizeof wr, cr->worst_ratio), cr->instances,
                        cr->worst_where, cr->detail[0] ? "  -- " : "", cr->detail);
             }
             if (r.reproduce[0]) printf("    reproduce: %s\n", r.reproduce);

@@ -1,5 +1,7 @@
 /* names.c -- verdict and kind names (the words the report and JSON use). */
 #include "lm_verify.h"
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const verdict_names[LM_V_COUNT] = {
@@ -26,4 +28,14 @@ static const char *const kind_names[LM_KIND_COUNT] = {
 const char *lm_kind_name(lm_kind k)
 {
     return (k >= 0 && k < LM_KIND_COUNT) ? kind_names[k] : "?";
+}
+
+/* Ratios near 1 are where verdicts are decided: print 1+1.2e-10 rather than
+ * a bare "1", so a reader can tell a tight hold from a tight break. */
+const char *lm_fmt_ratio(char *buf, int n, double r)
+{
+    if (!isfinite(r)) snprintf(buf, (size_t)n, r > 0 ? "inf" : "--");
+    else if (r != 1.0 && fabs(r - 1.0) < 1e-3) snprintf(buf, (size_t)n, "1%+.2g", r - 1.0);
+    else snprintf(buf, (size_t)n, "%.3g", r);
+    return buf;
 }
