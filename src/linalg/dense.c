@@ -1,0 +1,666 @@
+/* dense.c -- singular values, SVD, symmetric eigenvalues, linear solves.
+ *
+ * Double backend: GSL.  SVD by gsl_linalg_SV_decomp_jacobi (one-sided
+ * Jacobi, high relative accuracy) on the tall orientation (a wide A is
+ * transposed, A^T = X S Y^T gives A = Y S X^T); eigenvalues by
+ * gsl_eigen_symm(v); solves by gsl_linalg_LU_decomp/solve.  GSL's error
+ * handler is switched off around each call so that non-convergence comes
+ * back as a status instead of an abort.
+ *
+ * MPFR backend, all at working precision wp = p + 32 (p = precision of A),
+ * results rounded once to p at the end:
+ *  - SVD: one-sided (Hestenes) Jacobi on the columns of the tall matrix W
+ *    (m x n).  A pair (i,j) is rotated while |w_i.w_j| > m 2^-wp |w_i||w_j|.
+ *    A rotation leaves a residual cosine of a few 2^-wp (the rounding of
+ *    the rotated entries; the dot products themselves are exact products
+ *    summed once by mpfr_sum), so a threshold proportional to 2^-wp is
+ *    attainable, and the factor m (Demmel-Veselic) keeps it above that
+ *    noise for any column length.  On exit the columns are orthogonal to
+ *    within that cosine, which perturbs each singular value by a relative
+ *    O(n m 2^-wp) = O(n m 2^-32) 2^-p: below the final rounding to p bits
+ *    for n m up to ~2^24.  Squared column norms are recomputed exactly at
+ *    the start of each sweep and updated after each rotation (recomputed
+ *    if the update cancels); the returned singular values are recomputed
+ *    from the final columns.
+ *  - Zero singular values leave zero columns in the orthogonalised factor;
+ *    they are replaced by completing orthonormal vectors (both backends),
+ *    so U and V always have orthonormal columns.
+ *  - symmetric eigenvalues: cyclic Jacobi with Rutishauser's update
+ *    (a_pp -= t a_pq, a_qq += t a_pq, a_pq = 0).  a_pq is left alone when
+ *    |a_pq| <= 2^-wp max(sqrt|a_pp a_qq|, |A|_F / n); the entries left then
+ *    have Frobenius norm <= n 2^-wp |A|_F, so by Weyl every eigenvalue is
+ *    within n 2^-32 2^-p |A|_F of the exact eigenvalue of the (rounded)
+ *    input -- again below the final rounding.  The input is symmetrised,
+ *    (A + A^T)/2, in both backends.
+ *  - solve: Gaussian elimination with partial pivoting; back substitution
+ *    with exactly rounded dot products.  An exactly zero pivot means A is
+ *    (numerically exactly) singular: nonzero is returned, X is set to NaN.
+ * (To these add the backward error of the rotations themselves, a modest
+ * multiple of sweeps * n * 2^-wp |A|: the 32 guard bits absorb it too.)
+ * Both Jacobi methods stop after MAX_SWEEPS sweeps and return nonzero if a
+ * sweep still rotated (about 10 sweeps are typical at 256 bits, n = 32).
+ * Non-finite input returns nonzero with NaN outputs.
+ */
+#include <assert.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lm_mat.h"
+
+#define RND MPFR_RNDN
+#define GUARD 32
+#define MAX_SWEEPS 100
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "lemmata: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static mpfr_ptr el(const lm_mat *A, int i, int j)
+{
+    return A->m[(size_t)i * (size_t)A->c + (size_t)j];
+}
+
+static lm_ctx work_ctx(const lm_mat *A)
+{
+    return A->mp ? lm_ctx_mpfr(A->prec + GUARD) : lm_ctx_double();
+}
+
+static void ensure_shape(lm_mat *M, int r, int c)
+{
+    if (M && (M->r != r || M->c != c)) lm_mat_resize(M, r, c);
+}
+
+static void fill_nan_nums(lm_num *s, int k)
+{
+    for (int i = 0; s && i < k; i++) lm_num_set_d(&s[i], NAN);
+}
+
+static void fill_nan_mat(lm_mat *M)
+{
+    for (int i = 0; M && i < M->r; i++)
+        for (int j = 0; j < M->c; j++) lm_mat_set_d(M, i, j, NAN);
+}
+
+/* order[0..k) sorts val ascending (dir = +1) or descending (dir = -1) */
+static void sort_order(int *order, const lm_num *val, int k, int dir)
+{
+    for (int i = 0; i < k; i++) order[i] = i;
+    for (int i = 1; i < k; i++) {
+        int o = order[i], j = i;
+        while (j > 0 && dir * lm_num_cmp(&val[order[j - 1]], &val[o]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = o;
+    }
+}
+
+/* dst[:, j] = src[:, order[j]] (rows 0..dst->r), converting precision */
+static void put_cols(lm_mat *dst, const lm_mat *src, const int *order)
+{
+    if (!dst) return;
+    lm_ctx c = lm_mat_ctx(src);
+    lm_num t;
+    lm_num_init(&t, &c);
+    for (int i = 0; i < dst->r; i++)
+        for (int j = 0; j < dst->c; j++) {
+            lm_mat_get(&t, src, i, order[j]);
+            lm_mat_set(dst, i, j, &t);
+        }
+    lm_num_clear(&t);
+}
+
+/* exact terms summed with one rounding (see mat.c) */
+typedef struct {
+    size_t n, cap;
+    mpfr_t *t;
+    mpfr_ptr *p;
+} acc_t;
+
+static void acc_init(acc_t *a, size_t cap, mpfr_prec_t prec)
+{
+    a->n = 0;
+    a->cap = cap;
+    a->t = xcalloc(cap, sizeof *a->t);
+    a->p = xcalloc(cap, sizeof *a->p);
+    for (size_t i = 0; i < cap; i++) {
+        mpfr_init2(a->t[i], prec);
+        a->p[i] = a->t[i];
+    }
+}
+
+static void acc_clear(acc_t *a)
+{
+    for (size_t i = 0; i < a->cap; i++) mpfr_clear(a->t[i]);
+    free(a->t);
+    free(a->p);
+}
+
+static void acc_prod(acc_t *a, mpfr_srcptr x, mpfr_srcptr y, int neg)
+{
+    mpfr_ptr t = a->t[a->n++];
+    mpfr_mul(t, x, y, RND);
+    if (neg) mpfr_neg(t, t, RND);
+}
+
+static void acc_add(acc_t *a, mpfr_srcptr x)
+{
+    mpfr_set(a->t[a->n++], x, RND);
+}
+
+static void acc_sum(mpfr_ptr r, acc_t *a)
+{
+    mpfr_sum(r, a->p, a->n, RND);
+    a->n = 0;
+}
+
+/* r = sum_i W[i,p] W[i,q] (correctly rounded) */
+static void col_dot(mpfr_ptr r, acc_t *acc, const lm_mat *W, int p, int q)
+{
+    for (int i = 0; i < W->r; i++) acc_prod(acc, el(W, i, p), el(W, i, q), 0);
+    acc_sum(r, acc);
+}
+
+/* columns (p, q) <- (c w_p - s w_q, s w_p + c w_q), each entry rounded once */
+static void rot_cols(lm_mat *W, int p, int q, mpfr_srcptr c, mpfr_srcptr s, mpfr_ptr t)
+{
+    for (int i = 0; i < W->r; i++) {
+        mpfr_ptr x = el(W, i, p), y = el(W, i, q);
+        mpfr_fmms(t, c, x, s, y, RND);
+        mpfr_fmma(y, s, x, c, y, RND);
+        mpfr_swap(x, t);
+    }
+}
+
+/* Jacobi rotation annihilating a_pq of [[app apq][apq aqq]]:
+ * tau = (aqq - app) / (2 apq), t = sgn(tau) / (|tau| + sqrt(1 + tau^2)),
+ * c = 1 / sqrt(1 + t^2), s = c t.  t is the smaller root (|t| <= 1). */
+static void jacobi_cs(mpfr_ptr c, mpfr_ptr s, mpfr_ptr t, mpfr_srcptr app, mpfr_srcptr aqq,
+                      mpfr_srcptr apq)
+{
+    mpfr_sub(s, aqq, app, RND);
+    mpfr_div(s, s, apq, RND);
+    mpfr_div_2ui(s, s, 1, RND); /* s = tau */
+    mpfr_sqr(t, s, RND);
+    mpfr_add_ui(t, t, 1, RND);
+    mpfr_sqrt(t, t, RND);
+    mpfr_abs(c, s, RND);
+    mpfr_add(t, t, c, RND);
+    mpfr_ui_div(t, 1, t, RND);
+    if (mpfr_sgn(s) < 0) mpfr_neg(t, t, RND);
+    mpfr_sqr(c, t, RND);
+    mpfr_add_ui(c, c, 1, RND);
+    mpfr_rec_sqrt(c, c, RND);
+    mpfr_mul(s, c, t, RND);
+}
+
+/* ---- SVD: MPFR one-sided Jacobi ---------------------------------------- */
+
+/* After a rotation the squared column norms are updated as in the 2x2
+ * eigenproblem, |w_p|^2 -= t g and |w_q|^2 += t g; when that cancels more
+ * than half of the old value the norm is recomputed from the column. */
+static void update_norm(mpfr_ptr nrm, mpfr_srcptr tg, int sign, acc_t *acc, const lm_mat *W,
+                        int p, mpfr_ptr old)
+{
+    mpfr_set(old, nrm, RND);
+    if (sign < 0) mpfr_sub(nrm, nrm, tg, RND);
+    else mpfr_add(nrm, nrm, tg, RND);
+    mpfr_mul_2ui(nrm, nrm, 1, RND);
+    int lost = mpfr_cmp(nrm, old) < 0;
+    mpfr_div_2ui(nrm, nrm, 1, RND);
+    if (lost) col_dot(nrm, acc, W, p, p);
+}
+
+/* one sweep over all column pairs (nrm: squared column norms); returns the
+ * number of rotations */
+static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t *v)
+{
+    mpfr_ptr ga = v[0], thr = v[1], c = v[2], s = v[3], t = v[4];
+    long rot = 0;
+    for (int j = 0; j < W->c; j++) col_dot(nrm[j], acc, W, j, j);
+    for (int p = 0; p < W->c - 1; p++)
+        for (int q = p + 1; q < W->c; q++) {
+            col_dot(ga, acc, W, p, q);
+            if (mpfr_zero_p(ga)) continue;
+            mpfr_mul(thr, nrm[p], nrm[q], RND);
+            mpfr_sqrt(thr, thr, RND);
+            mpfr_mul_ui(thr, thr, (unsigned long)W->r, RND);
+            mpfr_div_2ui(thr, thr, (unsigned long)W->prec, RND);
+            if (mpfr_cmpabs(ga, thr) <= 0) continue;
+            jacobi_cs(c, s, t, nrm[p], nrm[q], ga);
+            rot_cols(W, p, q, c, s, thr);
+            if (Y) rot_cols(Y, p, q, c, s, thr);
+            mpfr_mul(ga, t, ga, RND);
+            update_norm(nrm[p], ga, -1, acc, W, p, thr);
+            update_norm(nrm[q], ga, +1, acc, W, q, thr);
+            rot++;
+        }
+    return rot;
+}
+
+/* W (m x n, m >= n) -> X with orthonormal columns, val = column norms,
+ * Y (optional) accumulates the rotations: W_in = X diag(val) Y^T. */
+static int svd_mp(lm_num *val, lm_mat *W, lm_mat *Y)
+{
+    acc_t acc;
+    mpfr_t v[5];
+    int st = 1, n = W->c;
+    mpfr_t *nrm = xcalloc((size_t)n, sizeof *nrm);
+    for (int i = 0; i < 5; i++) mpfr_init2(v[i], W->prec);
+    for (int j = 0; j < n; j++) mpfr_init2(nrm[j], W->prec);
+    acc_init(&acc, (size_t)W->r, 2 * W->prec);
+    if (Y) lm_mat_set_identity(Y);
+    for (int sw = 0; sw < MAX_SWEEPS && st; sw++)
+        if (hestenes_sweep(W, Y, &acc, nrm, v) == 0) st = 0;
+    for (int j = 0; j < n; j++) {
+        col_dot(val[j].m, &acc, W, j, j);
+        mpfr_sqrt(val[j].m, val[j].m, RND);
+        for (int i = 0; i < W->r; i++) {
+            if (mpfr_zero_p(val[j].m)) mpfr_set_zero(el(W, i, j), 1);
+            else mpfr_div(el(W, i, j), el(W, i, j), val[j].m, RND);
+        }
+    }
+    acc_clear(&acc);
+    for (int i = 0; i < 5; i++) mpfr_clear(v[i]);
+    for (int j = 0; j < n; j++) mpfr_clear(nrm[j]);
+    free(nrm);
+    return st;
+}
+
+/* ---- SVD: double via GSL ----------------------------------------------- */
+
+static int svd_gsl(lm_num *val, lm_mat *W, lm_mat *Y)
+{
+    size_t m = (size_t)W->r, n = (size_t)W->c;
+    gsl_matrix_view Wv = gsl_matrix_view_array(W->d, m, n);
+    gsl_matrix *Q = Y ? NULL : gsl_matrix_alloc(n, n);
+    gsl_matrix_view Yv;
+    if (Y) Yv = gsl_matrix_view_array(Y->d, n, n);
+    gsl_vector *S = gsl_vector_alloc(n);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int st = gsl_linalg_SV_decomp_jacobi(&Wv.matrix, Y ? &Yv.matrix : Q, S);
+    gsl_set_error_handler(old);
+    for (size_t j = 0; j < n; j++) val[j].d = gsl_vector_get(S, j);
+    gsl_vector_free(S);
+    if (Q) gsl_matrix_free(Q);
+    return st != 0;
+}
+
+/* ---- basis completion --------------------------------------------------- */
+
+/* Replace column j of X (a zero column left by a zero singular value) by a
+ * unit vector orthogonal to the columns flagged in `keep`: the unit vector
+ * e_i with the largest residual after two Gram-Schmidt passes (some e_i has
+ * residual >= 1/sqrt(m) since fewer than m columns are kept). */
+static void complete_column(lm_mat *X, int j, const char *keep)
+{
+    lm_ctx c = lm_mat_ctx(X);
+    int m = X->r;
+    lm_mat *v = lm_mat_new(m, 1, &c), *best = lm_mat_new(m, 1, &c), *col = lm_mat_new(m, 1, &c);
+    lm_num d, nrm, bn;
+    lm_num_inits(&c, &d, &nrm, &bn, (lm_num *)NULL);
+    for (int i = 0; i < m; i++) {
+        lm_mat_zero(v);
+        lm_mat_set_d(v, i, 0, 1.0);
+        for (int pass = 0; pass < 2; pass++)
+            for (int l = 0; l < X->c; l++) {
+                if (!keep[l] || l == j) continue;
+                lm_mat_get_block(col, X, 0, l);
+                lm_mat_dot(&d, col, v);
+                lm_num_neg(&d, &d);
+                lm_mat_axpy(v, &d, col);
+            }
+        lm_mat_frob(&nrm, v);
+        if (lm_num_cmp(&nrm, &bn) > 0) {
+            lm_num_set(&bn, &nrm);
+            lm_mat_copy(best, v);
+        }
+    }
+    lm_num_set_d(&nrm, 1.0);
+    lm_num_div(&nrm, &nrm, &bn);
+    lm_mat_scale(best, best, &nrm);
+    lm_mat_set_block(X, 0, j, best);
+    lm_num_clears(&d, &nrm, &bn, (lm_num *)NULL);
+    lm_mat_free(v), lm_mat_free(best), lm_mat_free(col);
+}
+
+/* give every exactly zero column of X a completing orthonormal vector */
+static void complete_basis(lm_mat *X)
+{
+    char *keep = xcalloc((size_t)X->c, 1);
+    lm_ctx c = lm_mat_ctx(X);
+    lm_mat *col = lm_mat_new(X->r, 1, &c);
+    lm_num t;
+    lm_num_init(&t, &c);
+    for (int l = 0; l < X->c; l++) {
+        lm_mat_get_block(col, X, 0, l);
+        lm_mat_max_abs(&t, col);
+        keep[l] = !lm_num_iszero(&t);
+    }
+    for (int l = 0; l < X->c; l++)
+        if (!keep[l]) {
+            complete_column(X, l, keep);
+            keep[l] = 1;
+        }
+    lm_num_clear(&t);
+    lm_mat_free(col);
+    free(keep);
+}
+
+/* ---- SVD driver -------------------------------------------------------- */
+
+int lm_mat_svd(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A)
+{
+    int k = A->r < A->c ? A->r : A->c, tall = A->r >= A->c;
+    ensure_shape(U, A->r, k);
+    ensure_shape(V, A->c, k);
+    if (k == 0) return 0;
+    if (!lm_mat_isfinite(A)) {
+        fill_nan_nums(s, k);
+        fill_nan_mat(U);
+        fill_nan_mat(V);
+        return 1;
+    }
+    lm_ctx wc = work_ctx(A);
+    lm_mat *W = lm_mat_new(tall ? A->r : A->c, k, &wc);
+    lm_mat *Y = (U || V) ? lm_mat_new(k, k, &wc) : NULL;
+    lm_num *val = lm_nums_new(k, &wc);
+    int *order = xcalloc((size_t)k, sizeof *order);
+    if (tall) lm_mat_copy(W, A);
+    else lm_mat_transpose(W, A);
+    int st = A->mp ? svd_mp(val, W, Y) : svd_gsl(val, W, Y);
+    if (Y) complete_basis(W);
+    sort_order(order, val, k, -1);
+    for (int i = 0; s && i < k; i++) lm_num_set(&s[i], &val[order[i]]);
+    put_cols(U, tall ? W : Y, order);
+    put_cols(V, tall ? Y : W, order);
+    free(order);
+    lm_nums_free(val, k);
+    lm_mat_free(Y);
+    lm_mat_free(W);
+    return st;
+}
+
+int lm_mat_svals(lm_num *s, const lm_mat *A)
+{
+    return lm_mat_svd(s, NULL, NULL, A);
+}
+
+/* which = 0: largest, 1: smallest singular value; 0 for an empty matrix */
+static int sval_end(lm_num *r, const lm_mat *A, int which)
+{
+    int k = A->r < A->c ? A->r : A->c;
+    if (k == 0) {
+        lm_num_set_d(r, 0.0);
+        return 0;
+    }
+    lm_ctx c = lm_mat_ctx(A);
+    lm_num *s = lm_nums_new(k, &c);
+    int st = lm_mat_svals(s, A);
+    lm_num_set(r, &s[which ? k - 1 : 0]);
+    lm_nums_free(s, k);
+    return st;
+}
+
+int lm_mat_smax(lm_num *r, const lm_mat *A)
+{
+    return sval_end(r, A, 0);
+}
+
+int lm_mat_smin(lm_num *r, const lm_mat *A)
+{
+    return sval_end(r, A, 1);
+}
+
+/* ---- symmetric eigenproblem -------------------------------------------- */
+
+/* rotate rows/columns p, q of the symmetric W by (c, s); Rutishauser update
+ * of the 2x2 block with t = s/c */
+static void eig_rotate(lm_mat *W, int p, int q, mpfr_t *v)
+{
+    mpfr_ptr c = v[0], s = v[1], t = v[2], x = v[3];
+    for (int k = 0; k < W->r; k++) {
+        if (k == p || k == q) continue;
+        mpfr_ptr a = el(W, k, p), b = el(W, k, q);
+        mpfr_fmms(x, c, a, s, b, RND);
+        mpfr_fmma(b, s, a, c, b, RND);
+        mpfr_swap(a, x);
+        mpfr_set(el(W, p, k), a, RND);
+        mpfr_set(el(W, q, k), b, RND);
+    }
+    mpfr_mul(x, t, el(W, p, q), RND);
+    mpfr_sub(el(W, p, p), el(W, p, p), x, RND);
+    mpfr_add(el(W, q, q), el(W, q, q), x, RND);
+    mpfr_set_zero(el(W, p, q), 1);
+    mpfr_set_zero(el(W, q, p), 1);
+}
+
+/* 1 when a_pq must be rotated away (see the threshold in the header) */
+static int eig_offdiag_big(const lm_mat *W, int p, int q, mpfr_srcptr floor_, mpfr_ptr thr)
+{
+    mpfr_mul(thr, el(W, p, p), el(W, q, q), RND);
+    mpfr_abs(thr, thr, RND);
+    mpfr_sqrt(thr, thr, RND);
+    mpfr_max(thr, thr, floor_, RND);
+    mpfr_div_2ui(thr, thr, (unsigned long)W->prec, RND);
+    return mpfr_cmpabs(el(W, p, q), thr) > 0;
+}
+
+static long eig_sweep(lm_mat *W, lm_mat *Y, mpfr_srcptr floor_, mpfr_t *v)
+{
+    long rot = 0;
+    for (int p = 0; p < W->r - 1; p++)
+        for (int q = p + 1; q < W->r; q++) {
+            if (!eig_offdiag_big(W, p, q, floor_, v[4])) continue;
+            jacobi_cs(v[0], v[1], v[2], el(W, p, p), el(W, q, q), el(W, p, q));
+            eig_rotate(W, p, q, v);
+            if (Y) rot_cols(Y, p, q, v[0], v[1], v[3]);
+            rot++;
+        }
+    return rot;
+}
+
+static int eig_mp(lm_num *val, lm_mat *W, lm_mat *Y)
+{
+    int n = W->r, st = 1;
+    mpfr_t v[5], floor_;
+    lm_num nf;
+    lm_ctx wc = lm_mat_ctx(W);
+    for (int i = 0; i < 5; i++) mpfr_init2(v[i], W->prec);
+    mpfr_init2(floor_, W->prec);
+    lm_num_init(&nf, &wc);
+    lm_mat_frob(&nf, W);
+    mpfr_div_ui(floor_, nf.m, (unsigned long)n, RND);
+    if (Y) lm_mat_set_identity(Y);
+    for (int sw = 0; sw < MAX_SWEEPS && st; sw++)
+        if (eig_sweep(W, Y, floor_, v) == 0) st = 0;
+    for (int i = 0; i < n; i++) mpfr_set(val[i].m, el(W, i, i), RND);
+    for (int i = 0; i < 5; i++) mpfr_clear(v[i]);
+    mpfr_clear(floor_);
+    lm_num_clear(&nf);
+    return st;
+}
+
+static int eig_gsl(lm_num *val, lm_mat *W, lm_mat *Y)
+{
+    size_t n = (size_t)W->r;
+    gsl_matrix_view Wv = gsl_matrix_view_array(W->d, n, n);
+    gsl_vector *ev = gsl_vector_alloc(n);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int st;
+    if (Y) {
+        gsl_matrix_view Yv = gsl_matrix_view_array(Y->d, n, n);
+        gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(n);
+        st = gsl_eigen_symmv(&Wv.matrix, ev, &Yv.matrix, ws);
+        gsl_eigen_symmv_free(ws);
+    } else {
+        gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(n);
+        st = gsl_eigen_symm(&Wv.matrix, ev, ws);
+        gsl_eigen_symm_free(ws);
+    }
+    gsl_set_error_handler(old);
+    for (size_t i = 0; i < n; i++) val[i].d = gsl_vector_get(ev, i);
+    gsl_vector_free(ev);
+    return st != 0;
+}
+
+/* W = (A + A^T) / 2 in the working context */
+static void symmetrize(lm_mat *W, const lm_mat *A)
+{
+    lm_mat_copy(W, A);
+    for (int i = 0; i < W->r; i++)
+        for (int j = i + 1; j < W->c; j++) {
+            if (W->mp) {
+                mpfr_add(el(W, i, j), el(W, i, j), el(W, j, i), RND);
+                mpfr_div_2ui(el(W, i, j), el(W, i, j), 1, RND);
+                mpfr_set(el(W, j, i), el(W, i, j), RND);
+            } else {
+                double *d = W->d, *a = d + (size_t)i * (size_t)W->c + (size_t)j,
+                       *b = d + (size_t)j * (size_t)W->c + (size_t)i;
+                *a = *b = 0.5 * *a + 0.5 * *b;
+            }
+        }
+}
+
+int lm_mat_symeig(lm_num *w, lm_mat *V, const lm_mat *A)
+{
+    int n = A->r;
+    assert(A->r == A->c);
+    ensure_shape(V, n, n);
+    if (n == 0) return 0;
+    if (!lm_mat_isfinite(A)) {
+        fill_nan_nums(w, n);
+        fill_nan_mat(V);
+        return 1;
+    }
+    lm_ctx wc = work_ctx(A);
+    lm_mat *W = lm_mat_new(n, n, &wc), *Y = V ? lm_mat_new(n, n, &wc) : NULL;
+    lm_num *val = lm_nums_new(n, &wc);
+    int *order = xcalloc((size_t)n, sizeof *order);
+    symmetrize(W, A);
+    int st = A->mp ? eig_mp(val, W, Y) : eig_gsl(val, W, Y);
+    sort_order(order, val, n, 1);
+    for (int i = 0; w && i < n; i++) lm_num_set(&w[i], &val[order[i]]);
+    put_cols(V, Y, order);
+    free(order);
+    lm_nums_free(val, n);
+    lm_mat_free(Y);
+    lm_mat_free(W);
+    return st;
+}
+
+/* ---- linear solve ------------------------------------------------------ */
+
+static int solve_gsl(lm_mat *X, const lm_mat *A, const lm_mat *B)
+{
+    size_t n = (size_t)A->r, m = (size_t)B->c;
+    gsl_matrix *LU = gsl_matrix_alloc(n, n);
+    gsl_permutation *perm = gsl_permutation_alloc(n);
+    gsl_vector *b = gsl_vector_alloc(n), *x = gsl_vector_alloc(n);
+    int sg, st = 0;
+    for (size_t i = 0; i < n * n; i++) LU->data[(i / n) * LU->tda + i % n] = A->d[i];
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    st = gsl_linalg_LU_decomp(LU, perm, &sg) != 0;
+    for (size_t i = 0; i < n && !st; i++)
+        if (gsl_matrix_get(LU, i, i) == 0.0) st = 1;
+    for (size_t j = 0; j < m && !st; j++) {
+        for (size_t i = 0; i < n; i++) gsl_vector_set(b, i, B->d[i * m + j]);
+        st = gsl_linalg_LU_solve(LU, perm, b, x) != 0;
+        for (size_t i = 0; i < n; i++) X->d[i * m + j] = gsl_vector_get(x, i);
+    }
+    gsl_set_error_handler(old);
+    gsl_vector_free(x);
+    gsl_vector_free(b);
+    gsl_permutation_free(perm);
+    gsl_matrix_free(LU);
+    return st;
+}
+
+static void swap_rows(lm_mat *W, int a, int b)
+{
+    for (int j = 0; j < W->c; j++) mpfr_swap(el(W, a, j), el(W, b, j));
+}
+
+/* forward elimination on [W | Y]; 1 on an exactly zero pivot */
+static int gepp_forward(lm_mat *W, lm_mat *Y, mpfr_ptr l)
+{
+    int n = W->r;
+    for (int k = 0; k < n; k++) {
+        int piv = k;
+        for (int i = k + 1; i < n; i++)
+            if (mpfr_cmpabs(el(W, i, k), el(W, piv, k)) > 0) piv = i;
+        if (mpfr_zero_p(el(W, piv, k))) return 1;
+        if (piv != k) {
+            swap_rows(W, piv, k);
+            swap_rows(Y, piv, k);
+        }
+        for (int i = k + 1; i < n; i++) {
+            if (mpfr_zero_p(el(W, i, k))) continue;
+            mpfr_div(l, el(W, i, k), el(W, k, k), RND);
+            mpfr_neg(l, l, RND);
+            for (int j = k + 1; j < n; j++) mpfr_fma(el(W, i, j), l, el(W, k, j), el(W, i, j), RND);
+            for (int j = 0; j < Y->c; j++) mpfr_fma(el(Y, i, j), l, el(Y, k, j), el(Y, i, j), RND);
+            mpfr_set_zero(el(W, i, k), 1);
+        }
+    }
+    return 0;
+}
+
+/* Y <- W^{-1} Y for upper-triangular W, rows by exactly rounded dots */
+static void back_subst(lm_mat *Y, const lm_mat *W, mpfr_ptr t)
+{
+    int n = W->r;
+    acc_t acc;
+    acc_init(&acc, (size_t)n, 2 * W->prec);
+    for (int j = 0; j < Y->c; j++)
+        for (int i = n - 1; i >= 0; i--) {
+            acc_add(&acc, el(Y, i, j));
+            for (int k = i + 1; k < n; k++) acc_prod(&acc, el(W, i, k), el(Y, k, j), 1);
+            acc_sum(t, &acc);
+            mpfr_div(el(Y, i, j), t, el(W, i, i), RND);
+        }
+    acc_clear(&acc);
+}
+
+static int solve_mp(lm_mat *X, const lm_mat *A, const lm_mat *B)
+{
+    lm_ctx wc = work_ctx(A);
+    lm_mat *W = lm_mat_new(A->r, A->c, &wc), *Y = lm_mat_new(B->r, B->c, &wc);
+    mpfr_t t;
+    lm_mat_copy(W, A);
+    lm_mat_copy(Y, B);
+    mpfr_init2(t, wc.prec);
+    int st = gepp_forward(W, Y, t);
+    if (!st) {
+        back_subst(Y, W, t);
+        lm_mat_copy(X, Y);
+    }
+    mpfr_clear(t);
+    lm_mat_free(W);
+    lm_mat_free(Y);
+    return st;
+}
+
+int lm_mat_solve(lm_mat *X, const lm_mat *A, const lm_mat *B)
+{
+    assert(A->r == A->c && B->r == A->r);
+    ensure_shape(X, B->r, B->c);
+    if (A->r == 0) return 0;
+    int st = 1;
+    if (lm_mat_isfinite(A) && lm_mat_isfinite(B))
+        st = A->mp ? solve_mp(X, A, B) : solve_gsl(X, A, B);
+    if (st) fill_nan_mat(X);
+    return st;
+}

@@ -1,0 +1,724 @@
+/* mat.c -- dense matrices: storage, elementwise maps, products, reductions.
+ *
+ * Error analysis (u = unit roundoff of the destination, 2^-53 or 2^-p):
+ *  - elementwise add/sub/scale/hadamard/axpy (fused) are correctly rounded
+ *    in both backends; exp is correctly rounded in MPFR, <= 1 ulp in glibc.
+ *  - mul, double: cblas_dgemm, |C - AB| <= gamma_k |A||B| (k = inner dim).
+ *    mul, MPFR: every product a_ik b_kj is formed exactly (precision
+ *    pa + pb) and the k products are added by mpfr_sum, which rounds the
+ *    exact sum once: each C_ij is the correctly rounded dot product.
+ *  - dot/sum, double: compensated (Ogita-Rump-Oishi Dot2 / Sum2, products
+ *    split with fma): as if accumulated in twice the working precision and
+ *    rounded once.  MPFR: exact products + mpfr_sum, correctly rounded.
+ *  - frob, double: one pass of scaled sum of squares (as LAPACK dnrm2), so
+ *    entries near 1e-200 or 1e+200 neither underflow nor overflow; relative
+ *    error <= about 2 N u for N entries (each update rounds a few times),
+ *    typically a few u.  MPFR: exact squares,
+ *    mpfr_sum and sqrt at p+32 bits, then one rounding to p.  The MPFR
+ *    reductions round to the precision of the destination scalar.
+ *  - softmax_rows: subtract the row max (log-sum-exp), so every exponent
+ *    is <= 0 and the row sum lies in [1, n]; nothing overflows for any
+ *    finite logits.  In MPFR the shift c - max is taken at p+32 bits, so the
+ *    exponentials are accurate even when |c - max| ~ 1e4.
+ *  - gauss_logits: the difference vector q - k is formed first (at p+32
+ *    bits in MPFR), then squared and summed; this avoids the cancellation of
+ *    |q|^2 + |k|^2 - 2 q.k for nearby q, k.
+ * copy, get/set, blocks and transpose convert between contexts (rounding to
+ * the destination); arithmetic expects operands of one backend (asserted).
+ */
+#include <assert.h>
+#include <gsl/gsl_cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lm_mat.h"
+
+#define RND MPFR_RNDN
+#define GUARD 32 /* extra bits for MPFR intermediates */
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "lemmata: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static size_t nel(const lm_mat *A)
+{
+    return (size_t)A->r * (size_t)A->c;
+}
+
+/* Exact stack MPFR view of a scalar that may live in the double backend. */
+typedef struct {
+    mpfr_t m;
+    mp_limb_t limb[2];
+} tmp64;
+
+static mpfr_srcptr mp_arg(const lm_num *a, tmp64 *t)
+{
+    if (a->mp) return a->m;
+    mpfr_custom_init(t->limb, 64);
+    mpfr_custom_init_set(t->m, MPFR_ZERO_KIND, 0, 64, t->limb);
+    mpfr_set_d(t->m, a->d, RND);
+    return t->m;
+}
+
+static void num_from_mp(lm_num *r, mpfr_srcptr x)
+{
+    if (r->mp) mpfr_set(r->m, x, RND);
+    else r->d = mpfr_get_d(x, RND);
+}
+
+/* A list of exactly formed terms, summed with a single rounding. */
+typedef struct {
+    size_t n, cap;
+    mpfr_t *t;
+    mpfr_ptr *p;
+} acc_t;
+
+static void acc_init(acc_t *a, size_t cap, mpfr_prec_t prec)
+{
+    a->n = 0;
+    a->cap = cap;
+    a->t = xcalloc(cap, sizeof *a->t);
+    a->p = xcalloc(cap, sizeof *a->p);
+    for (size_t i = 0; i < cap; i++) {
+        mpfr_init2(a->t[i], prec);
+        a->p[i] = a->t[i];
+    }
+}
+
+static void acc_clear(acc_t *a)
+{
+    for (size_t i = 0; i < a->cap; i++) mpfr_clear(a->t[i]);
+    free(a->t);
+    free(a->p);
+}
+
+/* exact when the term precision is >= prec(x) + prec(y) */
+static void acc_prod(acc_t *a, mpfr_srcptr x, mpfr_srcptr y)
+{
+    mpfr_mul(a->t[a->n++], x, y, RND);
+}
+
+static void acc_sum(mpfr_ptr r, acc_t *a)
+{
+    mpfr_sum(r, a->p, a->n, RND);
+    a->n = 0;
+}
+
+/* r = round(sum of the n terms p[]) at r's precision (53 bits for double) */
+static void sum_to_num(lm_num *r, mpfr_ptr *p, size_t n)
+{
+    if (r->mp) {
+        mpfr_sum(r->m, p, n, RND);
+        return;
+    }
+    mpfr_t s;
+    mpfr_init2(s, 53);
+    mpfr_sum(s, p, n, RND);
+    r->d = mpfr_get_d(s, RND);
+    mpfr_clear(s);
+}
+
+/* error-free transformations for the compensated double sums */
+static void two_sum(double *s, double *e, double a, double b)
+{
+    double x = a + b, z = x - a;
+    *e = (a - (x - z)) + (b - z);
+    *s = x;
+}
+
+/* ---- lifetime ---------------------------------------------------------- */
+
+static void mat_alloc(lm_mat *A, int r, int c)
+{
+    A->r = r > 0 ? r : 0;
+    A->c = c > 0 ? c : 0;
+    size_t n = nel(A);
+    A->d = NULL;
+    A->m = NULL;
+    if (!A->mp) {
+        A->d = xcalloc(n, sizeof *A->d);
+        return;
+    }
+    A->m = xcalloc(n, sizeof *A->m);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_init2(A->m[i], A->prec);
+        mpfr_set_zero(A->m[i], 1);
+    }
+}
+
+static void mat_release(lm_mat *A)
+{
+    if (A->mp && A->m)
+        for (size_t i = 0, n = nel(A); i < n; i++) mpfr_clear(A->m[i]);
+    free(A->m);
+    free(A->d);
+    A->m = NULL;
+    A->d = NULL;
+}
+
+lm_mat *lm_mat_new(int r, int c, const lm_ctx *ctx)
+{
+    lm_mat *A = xcalloc(1, sizeof *A);
+    A->mp = ctx->backend == LM_MPFR;
+    A->prec = A->mp ? ctx->prec : 53;
+    mat_alloc(A, r, c);
+    return A;
+}
+
+void lm_mat_free(lm_mat *A)
+{
+    if (!A) return;
+    mat_release(A);
+    free(A);
+}
+
+void lm_mat_resize(lm_mat *A, int r, int c)
+{
+    mat_release(A);
+    mat_alloc(A, r, c);
+}
+
+lm_ctx lm_mat_ctx(const lm_mat *A)
+{
+    return A->mp ? lm_ctx_mpfr(A->prec) : lm_ctx_double();
+}
+
+lm_mat *lm_mat_dup(const lm_mat *A)
+{
+    lm_ctx ctx = lm_mat_ctx(A);
+    lm_mat *B = lm_mat_new(A->r, A->c, &ctx);
+    lm_mat_copy(B, A);
+    return B;
+}
+
+/* B[i] = A[j], converting between backends/precisions (rounding to B). */
+static void el_copy(lm_mat *B, size_t i, const lm_mat *A, size_t j)
+{
+    if (B->mp) {
+        if (A->mp) mpfr_set(B->m[i], A->m[j], RND);
+        else mpfr_set_d(B->m[i], A->d[j], RND);
+    } else {
+        B->d[i] = A->mp ? mpfr_get_d(A->m[j], RND) : A->d[j];
+    }
+}
+
+/* Shapes should agree; a mismatching B is reshaped to A's shape. */
+void lm_mat_copy(lm_mat *B, const lm_mat *A)
+{
+    if (B == A) return;
+    if (B->r != A->r || B->c != A->c) lm_mat_resize(B, A->r, A->c);
+    size_t n = nel(A);
+    if (!A->mp && !B->mp) {
+        if (n) memcpy(B->d, A->d, n * sizeof *B->d);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) el_copy(B, i, A, i);
+}
+
+/* ---- element access ---------------------------------------------------- */
+
+static size_t idx(const lm_mat *A, int i, int j)
+{
+    assert(i >= 0 && i < A->r && j >= 0 && j < A->c);
+    return (size_t)i * (size_t)A->c + (size_t)j;
+}
+
+double lm_mat_get_d(const lm_mat *A, int i, int j)
+{
+    size_t k = idx(A, i, j);
+    return A->mp ? mpfr_get_d(A->m[k], RND) : A->d[k];
+}
+
+void lm_mat_set_d(lm_mat *A, int i, int j, double v)
+{
+    size_t k = idx(A, i, j);
+    if (A->mp) mpfr_set_d(A->m[k], v, RND);
+    else A->d[k] = v;
+}
+
+void lm_mat_get(lm_num *x, const lm_mat *A, int i, int j)
+{
+    size_t k = idx(A, i, j);
+    if (!x->mp) x->d = A->mp ? mpfr_get_d(A->m[k], RND) : A->d[k];
+    else if (A->mp) mpfr_set(x->m, A->m[k], RND);
+    else mpfr_set_d(x->m, A->d[k], RND);
+}
+
+void lm_mat_set(lm_mat *A, int i, int j, const lm_num *x)
+{
+    size_t k = idx(A, i, j);
+    if (!A->mp) A->d[k] = lm_num_get_d(x);
+    else if (x->mp) mpfr_set(A->m[k], x->m, RND);
+    else mpfr_set_d(A->m[k], x->d, RND);
+}
+
+void lm_mat_zero(lm_mat *A)
+{
+    size_t n = nel(A);
+    if (!A->mp) {
+        for (size_t i = 0; i < n; i++) A->d[i] = 0.0;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) mpfr_set_zero(A->m[i], 1);
+}
+
+void lm_mat_set_identity(lm_mat *A)
+{
+    lm_mat_zero(A);
+    for (int i = 0; i < A->r && i < A->c; i++) lm_mat_set_d(A, i, i, 1.0);
+}
+
+void lm_mat_set_array(lm_mat *A, const double *a)
+{
+    size_t n = nel(A);
+    for (size_t i = 0; i < n; i++) {
+        if (A->mp) mpfr_set_d(A->m[i], a[i], RND);
+        else A->d[i] = a[i];
+    }
+}
+
+void lm_mat_get_array(double *a, const lm_mat *A)
+{
+    size_t n = nel(A);
+    for (size_t i = 0; i < n; i++) a[i] = A->mp ? mpfr_get_d(A->m[i], RND) : A->d[i];
+}
+
+/* ---- products ---------------------------------------------------------- */
+
+/* offset of element (i,k) of op(A) */
+static size_t op_idx(const lm_mat *A, int t, int i, int k)
+{
+    return t ? (size_t)k * (size_t)A->c + (size_t)i : (size_t)i * (size_t)A->c + (size_t)k;
+}
+
+static void mul_d(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
+{
+    if (C->r == 0 || C->c == 0) return;
+    if (k == 0) {
+        lm_mat_zero(C);
+        return;
+    }
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                C->r, C->c, k, 1.0, A->d, A->c, B->d, B->c, 0.0, C->d, C->c);
+}
+
+/* C_ij = round(sum_k a_ik b_kj): k exact products, one mpfr_sum. */
+static void mul_mp(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
+{
+    acc_t acc;
+    acc_init(&acc, (size_t)k, A->prec + B->prec);
+    for (int i = 0; i < C->r; i++)
+        for (int j = 0; j < C->c; j++) {
+            for (int l = 0; l < k; l++)
+                acc_prod(&acc, A->m[op_idx(A, ta, i, l)], B->m[op_idx(B, !tb, j, l)]);
+            acc_sum(C->m[(size_t)i * (size_t)C->c + (size_t)j], &acc);
+        }
+    acc_clear(&acc);
+}
+
+void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
+{
+    int k = ta ? A->r : A->c;
+    assert((ta ? A->c : A->r) == C->r && (tb ? B->c : B->r) == k && (tb ? B->r : B->c) == C->c);
+    assert(C != A && C != B && A->mp == C->mp && B->mp == C->mp);
+    if (C->mp) mul_mp(C, A, ta, B, tb, k);
+    else mul_d(C, A, ta, B, tb, k);
+}
+
+void lm_mat_transpose(lm_mat *B, const lm_mat *A)
+{
+    assert(B->r == A->c && B->c == A->r && B != A);
+    for (int i = 0; i < A->r; i++)
+        for (int j = 0; j < A->c; j++)
+            el_copy(B, (size_t)j * (size_t)B->c + (size_t)i, A, (size_t)i * (size_t)A->c + (size_t)j);
+}
+
+/* ---- elementwise ------------------------------------------------------- */
+
+void lm_mat_add(lm_mat *C, const lm_mat *A, const lm_mat *B)
+{
+    size_t n = nel(C);
+    assert(nel(A) == n && nel(B) == n);
+    for (size_t i = 0; i < n; i++) {
+        if (C->mp) mpfr_add(C->m[i], A->m[i], B->m[i], RND);
+        else C->d[i] = A->d[i] + B->d[i];
+    }
+}
+
+void lm_mat_sub(lm_mat *C, const lm_mat *A, const lm_mat *B)
+{
+    size_t n = nel(C);
+    assert(nel(A) == n && nel(B) == n);
+    for (size_t i = 0; i < n; i++) {
+        if (C->mp) mpfr_sub(C->m[i], A->m[i], B->m[i], RND);
+        else C->d[i] = A->d[i] - B->d[i];
+    }
+}
+
+void lm_mat_hadamard(lm_mat *C, const lm_mat *A, const lm_mat *B)
+{
+    size_t n = nel(C);
+    assert(nel(A) == n && nel(B) == n);
+    for (size_t i = 0; i < n; i++) {
+        if (C->mp) mpfr_mul(C->m[i], A->m[i], B->m[i], RND);
+        else C->d[i] = A->d[i] * B->d[i];
+    }
+}
+
+void lm_mat_scale(lm_mat *B, const lm_mat *A, const lm_num *s)
+{
+    size_t n = nel(B);
+    assert(nel(A) == n);
+    if (!B->mp) {
+        lm_mat_scale_d(B, A, lm_num_get_d(s));
+        return;
+    }
+    tmp64 t;
+    mpfr_srcptr sm = mp_arg(s, &t);
+    for (size_t i = 0; i < n; i++) mpfr_mul(B->m[i], A->m[i], sm, RND);
+}
+
+void lm_mat_scale_d(lm_mat *B, const lm_mat *A, double s)
+{
+    size_t n = nel(B);
+    assert(nel(A) == n);
+    for (size_t i = 0; i < n; i++) {
+        if (B->mp) mpfr_mul_d(B->m[i], A->m[i], s, RND);
+        else B->d[i] = A->d[i] * s;
+    }
+}
+
+/* Y += a X with one rounding per entry (fma / mpfr_fma). */
+void lm_mat_axpy(lm_mat *Y, const lm_num *a, const lm_mat *X)
+{
+    size_t n = nel(Y);
+    assert(nel(X) == n);
+    if (!Y->mp) {
+        lm_mat_axpy_d(Y, lm_num_get_d(a), X);
+        return;
+    }
+    tmp64 t;
+    mpfr_srcptr am = mp_arg(a, &t);
+    for (size_t i = 0; i < n; i++) mpfr_fma(Y->m[i], am, X->m[i], Y->m[i], RND);
+}
+
+void lm_mat_axpy_d(lm_mat *Y, double a, const lm_mat *X)
+{
+    size_t n = nel(Y);
+    assert(nel(X) == n);
+    if (!Y->mp) {
+        for (size_t i = 0; i < n; i++) Y->d[i] = fma(a, X->d[i], Y->d[i]);
+        return;
+    }
+    lm_num an = { .d = a, .mp = 0 };
+    lm_mat_axpy(Y, &an, X);
+}
+
+void lm_mat_exp(lm_mat *B, const lm_mat *A)
+{
+    size_t n = nel(B);
+    assert(nel(A) == n);
+    for (size_t i = 0; i < n; i++) {
+        if (B->mp) mpfr_exp(B->m[i], A->m[i], RND);
+        else B->d[i] = exp(A->d[i]);
+    }
+}
+
+void lm_mat_set_block(lm_mat *B, int bi, int bj, const lm_mat *A)
+{
+    assert(bi >= 0 && bj >= 0 && bi + A->r <= B->r && bj + A->c <= B->c);
+    for (int i = 0; i < A->r; i++)
+        for (int j = 0; j < A->c; j++)
+            el_copy(B, idx(B, bi + i, bj + j), A, idx(A, i, j));
+}
+
+void lm_mat_get_block(lm_mat *A, const lm_mat *B, int bi, int bj)
+{
+    assert(bi >= 0 && bj >= 0 && bi + A->r <= B->r && bj + A->c <= B->c);
+    for (int i = 0; i < A->r; i++)
+        for (int j = 0; j < A->c; j++)
+            el_copy(A, idx(A, i, j), B, idx(B, bi + i, bj + j));
+}
+
+/* ---- softmax and Gaussian logits --------------------------------------- */
+
+static void softmax_row_d(double *s, const double *c, int n)
+{
+    double mx = -INFINITY, sum = 0.0;
+    for (int j = 0; j < n; j++)
+        if (c[j] > mx || isnan(c[j])) mx = c[j];
+    for (int j = 0; j < n; j++) {
+        s[j] = exp(c[j] - mx);
+        sum += s[j];
+    }
+    for (int j = 0; j < n; j++) s[j] /= sum;
+}
+
+/* row of S (pointers in sp) from row of C (pointers in cp); may alias */
+static void softmax_row_mp(mpfr_ptr *sp, mpfr_ptr *cp, int n, mpfr_ptr mx, mpfr_ptr t)
+{
+    mpfr_set_inf(mx, -1);
+    for (int j = 0; j < n; j++)
+        if (mpfr_nan_p(cp[j]) || mpfr_greater_p(cp[j], mx)) mpfr_set(mx, cp[j], RND);
+    for (int j = 0; j < n; j++) {
+        mpfr_sub(t, cp[j], mx, RND);
+        mpfr_exp(sp[j], t, RND);
+    }
+    mpfr_sum(t, sp, (unsigned long)n, RND);
+    for (int j = 0; j < n; j++) mpfr_div(sp[j], sp[j], t, RND);
+}
+
+void lm_mat_softmax_rows(lm_mat *S, const lm_mat *C)
+{
+    assert(S->r == C->r && S->c == C->c && S->mp == C->mp);
+    int n = C->c;
+    if (!S->mp) {
+        for (int i = 0; i < C->r; i++)
+            softmax_row_d(S->d + (size_t)i * (size_t)n, C->d + (size_t)i * (size_t)n, n);
+        return;
+    }
+    mpfr_ptr *sp = xcalloc((size_t)n, sizeof *sp), *cp = xcalloc((size_t)n, sizeof *cp);
+    mpfr_t mx, t;
+    mpfr_init2(mx, C->prec);
+    mpfr_init2(t, (S->prec > C->prec ? S->prec : C->prec) + GUARD);
+    for (int i = 0; i < C->r; i++) {
+        for (int j = 0; j < n; j++) {
+            sp[j] = S->m[idx(S, i, j)];
+            cp[j] = C->m[idx(C, i, j)];
+        }
+        softmax_row_mp(sp, cp, n, mx, t);
+    }
+    mpfr_clears(mx, t, (mpfr_ptr)0);
+    free(sp);
+    free(cp);
+}
+
+static double gauss_d(const double *q, const double *k, int d)
+{
+    double s = 0.0;
+    for (int t = 0; t < d; t++) {
+        double df = q[t] - k[t];
+        s += df * df;
+    }
+    return s;
+}
+
+void lm_mat_gauss_logits(lm_mat *C, const lm_mat *Q, const lm_mat *K, const lm_num *scale)
+{
+    int d = Q->c;
+    assert(K->c == d && C->r == Q->r && C->c == K->r && C->mp == Q->mp && C->mp == K->mp);
+    if (!C->mp) {
+        double sc = lm_num_get_d(scale);
+        for (int i = 0; i < Q->r; i++)
+            for (int j = 0; j < K->r; j++)
+                C->d[idx(C, i, j)] = -gauss_d(Q->d + (size_t)i * (size_t)d, K->d + (size_t)j * (size_t)d, d) / sc;
+        return;
+    }
+    mpfr_prec_t wp = (Q->prec > K->prec ? Q->prec : K->prec) + GUARD;
+    mpfr_t df, s;
+    acc_t acc;
+    tmp64 ts;
+    mpfr_srcptr scm = mp_arg(scale, &ts);
+    mpfr_inits2(wp, df, s, (mpfr_ptr)0);
+    acc_init(&acc, (size_t)d, 2 * wp);
+    for (int i = 0; i < Q->r; i++)
+        for (int j = 0; j < K->r; j++) {
+            for (int t = 0; t < d; t++) {
+                mpfr_sub(df, Q->m[idx(Q, i, t)], K->m[idx(K, j, t)], RND);
+                acc_prod(&acc, df, df);
+            }
+            acc_sum(s, &acc);
+            mpfr_neg(s, s, RND);
+            mpfr_div(C->m[idx(C, i, j)], s, scm, RND);
+        }
+    acc_clear(&acc);
+    mpfr_clears(df, s, (mpfr_ptr)0);
+}
+
+/* ---- reductions -------------------------------------------------------- */
+
+static double frob_d(const double *a, size_t n)
+{
+    double scale = 0.0, ssq = 1.0;
+    int has_nan = 0, has_inf = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ax = fabs(a[i]);
+        if (isnan(ax)) has_nan = 1;
+        else if (isinf(ax)) has_inf = 1;
+        else if (ax > scale) {
+            double q = scale / ax;
+            ssq = 1.0 + ssq * q * q;
+            scale = ax;
+        } else if (ax > 0.0) {
+            double q = ax / scale;
+            ssq += q * q;
+        }
+    }
+    if (has_nan) return NAN;
+    if (has_inf) return INFINITY;
+    return scale * sqrt(ssq);
+}
+
+void lm_mat_frob(lm_num *r, const lm_mat *A)
+{
+    size_t n = nel(A);
+    if (!A->mp) {
+        lm_num_set_d(r, frob_d(A->d, n));
+        return;
+    }
+    acc_t acc;
+    mpfr_t s;
+    acc_init(&acc, n, 2 * A->prec);
+    mpfr_init2(s, (r->mp ? mpfr_get_prec(r->m) : 53) + GUARD);
+    for (size_t i = 0; i < n; i++) acc_prod(&acc, A->m[i], A->m[i]);
+    acc_sum(s, &acc);
+    mpfr_sqrt(s, s, RND);
+    num_from_mp(r, s);
+    mpfr_clear(s);
+    acc_clear(&acc);
+}
+
+/* Dot2 of Ogita, Rump and Oishi: products split exactly with fma. */
+static double dot_d(const double *a, const double *b, size_t n)
+{
+    double p = 0.0, c = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double h = a[i] * b[i], q = fma(a[i], b[i], -h), e;
+        two_sum(&p, &e, p, h);
+        c += e + q;
+    }
+    return p + c;
+}
+
+void lm_mat_dot(lm_num *r, const lm_mat *A, const lm_mat *B)
+{
+    size_t n = nel(A);
+    assert(nel(B) == n && A->mp == B->mp);
+    if (!A->mp) {
+        lm_num_set_d(r, dot_d(A->d, B->d, n));
+        return;
+    }
+    acc_t acc;
+    acc_init(&acc, n, A->prec + B->prec);
+    for (size_t i = 0; i < n; i++) acc_prod(&acc, A->m[i], B->m[i]);
+    sum_to_num(r, acc.p, acc.n);
+    acc_clear(&acc);
+}
+
+void lm_mat_sum(lm_num *r, const lm_mat *A)
+{
+    size_t n = nel(A);
+    if (!A->mp) {
+        double s = 0.0, c = 0.0, e;
+        for (size_t i = 0; i < n; i++) {
+            two_sum(&s, &e, s, A->d[i]);
+            c += e;
+        }
+        lm_num_set_d(r, s + c);
+        return;
+    }
+    mpfr_ptr *p = xcalloc(n, sizeof *p);
+    for (size_t i = 0; i < n; i++) p[i] = A->m[i];
+    sum_to_num(r, p, n);
+    free(p);
+}
+
+/* Index of the extreme entry: dir = +1 max, -1 min; absv compares |a|.
+ * A NaN entry wins (propagates).  Returns -1 for an empty matrix. */
+static long extreme_idx(const lm_mat *A, int dir, int absv)
+{
+    size_t n = nel(A);
+    long best = -1;
+    for (size_t i = 0; i < n; i++) {
+        int isn = A->mp ? mpfr_nan_p(A->m[i]) != 0 : isnan(A->d[i]);
+        if (isn) return (long)i;
+        if (best < 0) {
+            best = (long)i;
+            continue;
+        }
+        int c;
+        if (A->mp) c = absv ? mpfr_cmpabs(A->m[i], A->m[best]) : mpfr_cmp(A->m[i], A->m[best]);
+        else {
+            double x = A->d[i], y = A->d[best];
+            if (absv) {
+                x = fabs(x);
+                y = fabs(y);
+            }
+            c = (x > y) - (x < y);
+        }
+        if (c * dir > 0) best = (long)i;
+    }
+    return best;
+}
+
+static void extreme(lm_num *r, const lm_mat *A, int dir, int absv, double empty)
+{
+    long k = extreme_idx(A, dir, absv);
+    if (k < 0) {
+        lm_num_set_d(r, empty);
+        return;
+    }
+    if (A->mp) {
+        num_from_mp(r, A->m[k]);
+        if (absv && r->mp) mpfr_abs(r->m, r->m, RND);
+        else if (absv) r->d = fabs(r->d);
+    } else {
+        lm_num_set_d(r, absv ? fabs(A->d[k]) : A->d[k]);
+    }
+}
+
+void lm_mat_min(lm_num *r, const lm_mat *A)
+{
+    extreme(r, A, -1, 0, INFINITY);
+}
+
+void lm_mat_max(lm_num *r, const lm_mat *A)
+{
+    extreme(r, A, 1, 0, -INFINITY);
+}
+
+void lm_mat_min_abs(lm_num *r, const lm_mat *A)
+{
+    extreme(r, A, -1, 1, INFINITY);
+}
+
+void lm_mat_max_abs(lm_num *r, const lm_mat *A)
+{
+    extreme(r, A, 1, 1, 0.0);
+}
+
+int lm_mat_isfinite(const lm_mat *A)
+{
+    size_t n = nel(A);
+    for (size_t i = 0; i < n; i++) {
+        int ok = A->mp ? mpfr_number_p(A->m[i]) != 0 : isfinite(A->d[i]) != 0;
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* ---- scalar arrays ----------------------------------------------------- */
+
+lm_num *lm_nums_new(int k, const lm_ctx *ctx)
+{
+    lm_num *v = xcalloc((size_t)(k > 0 ? k : 0), sizeof *v);
+    for (int i = 0; i < k; i++) lm_num_init(&v[i], ctx);
+    return v;
+}
+
+void lm_nums_free(lm_num *v, int k)
+{
+    if (!v) return;
+    for (int i = 0; i < k; i++) lm_num_clear(&v[i]);
+    free(v);
+}

@@ -1,0 +1,60 @@
+/* ctx.c -- precision contexts and the library version string.
+ *
+ * A context is either IEEE double (unit roundoff u = 2^-53) or MPFR at p
+ * bits with round-to-nearest (u = 2^-p).  lm_ctx_eps returns u as a double,
+ * which underflows to 0 once p > 1074; lm_ctx_log2eps (= -p) never does.
+ */
+#include <gmp.h>
+#include <gsl/gsl_version.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lm_num.h"
+
+/* OpenBLAS exports this (declared in its cblas.h, which we do not include). */
+extern char *openblas_get_config(void);
+
+lm_ctx lm_ctx_double(void)
+{
+    lm_ctx c = { LM_DOUBLE, 53 };
+    return c;
+}
+
+lm_ctx lm_ctx_mpfr(mpfr_prec_t prec)
+{
+    lm_ctx c = { LM_MPFR, prec };
+    return c;
+}
+
+const char *lm_ctx_name(const lm_ctx *ctx, char *buf, int len)
+{
+    if (!buf || len <= 0) return "";
+    if (ctx->backend == LM_DOUBLE)
+        snprintf(buf, (size_t)len, "double");
+    else
+        snprintf(buf, (size_t)len, "mpfr%ld", (long)ctx->prec);
+    return buf;
+}
+
+double lm_ctx_eps(const lm_ctx *ctx)
+{
+    return ldexp(1.0, (int)lm_ctx_log2eps(ctx));
+}
+
+double lm_ctx_log2eps(const lm_ctx *ctx)
+{
+    return ctx->backend == LM_DOUBLE ? -53.0 : -(double)ctx->prec;
+}
+
+const char *lm_versions(void)
+{
+    static char buf[512];
+    const char *ob = openblas_get_config(); /* "OpenBLAS 0.3.21 <build flags>" */
+    if (!ob) ob = "OpenBLAS (unknown)";
+    snprintf(buf, sizeof buf, "MPFR %s, GMP %s, GSL %s, SQLite %s, %s%s", mpfr_get_version(),
+             gmp_version, gsl_version, sqlite3_libversion(),
+             strncmp(ob, "OpenBLAS", 8) ? "OpenBLAS " : "", ob);
+    return buf;
+}
