@@ -1,0 +1,59 @@
+/* proc.c -- find tools on $PATH and run them in a directory. */
+#include "report_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int lm_proc_which(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!prog || !*prog) return 0;
+    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+    if (!path) return 0;
+    for (const char *p = path;;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char full[4096];
+        /* an empty entry means the current directory */
+        if (len == 0) snprintf(full, sizeof full, "./%s", prog);
+        else snprintf(full, sizeof full, "%.*s/%s", (int)len, p, prog);
+        struct stat sb;
+        if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) && access(full, X_OK) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = logpath ? open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0666)
+                          : open("/dev/null", O_WRONLY);
+        if (in < 0 || out < 0) _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        close(in);
+        close(out);
+        if (dir && chdir(dir)) _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}

@@ -1,0 +1,1117 @@
+/* report.c -- lm_report_build: weave report/lemmata.pdf from the results
+ * database, the claim files' literate blocks and gnuplot figures.
+ *
+ * Everything is relative to `root` (the source tree); the process never
+ * changes directory: gnuplot and latexmk run as children with cwd = root, so
+ * the LaTeX source refers to figures/... and lemmas/... relative to root.
+ *
+ *   1. latexmk, pdflatex and gnuplot must be on PATH (checked before anything
+ *      is written);
+ *   2. the run is read from the database (claims sorted by id), each claim's
+ *      file is read for its \claim/\source/\statement/\check/\note blocks
+ *      (malformed blocks stop the build with "file:line: reason");
+ *   3. figures/<id>-<config>[-ratios].{dat,gp} are written and gnuplot turns
+ *      them into PDFs;
+ *   4. report/lemmata.tex is written (atomically) and compiled with latexmk
+ *      under the job name lemmata-build; report/lemmata-build.pdf is renamed
+ *      to report/lemmata.pdf only on success.  A LaTeX error inside a woven
+ *      block is reported at its line of the claim file.
+ *
+ * Text from the database and plain-text fields is escaped; the \statement,
+ * \check and \note blocks are LaTeX, and so are \claim titles and \source
+ * blocks that contain $ or \ (plain ones are escaped).
+ */
+#include "lm_report.h"
+#include "report_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOB "lemmata-build"
+#define CODE_MAX_LINES 240
+
+void lm_report_path(char *dst, size_t n, const char *root, const char *rel)
+{
+    if (!root || !*root || !strcmp(root, ".") || rel[0] == '/')
+        snprintf(dst, n, "%s", rel);
+    else
+        snprintf(dst, n, "%s%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/", rel);
+}
+
+/* ---- per-claim state ----------------------------------------------------------- */
+
+typedef struct {
+    lm_results_claim *c;
+    const lm_claim *reg;  /* registry entry with the same id, or NULL */
+    const char *title;    /* plain title (DB, else registry), may be NULL */
+    char file[512];       /* claim file as recorded (relative to root), "" if unknown */
+    char lst[600];        /* path for \lstinputlisting (relative to root), "" = none */
+    int file_ok;          /* file was read */
+    lm_literate L;
+    lm_figure *fig;
+    int nfig;
+    char paper[64];
+    int low_recon;        /* reconstructed with low confidence */
+    int med_recon;        /* reconstructed with medium confidence */
+} doc;
+
+typedef struct {
+    long first, last; /* lines of lemmata.tex */
+    int claim;        /* index into the docs */
+    const char *what; /* "\statement block", ... */
+    int src_line;     /* line of the claim file at `first`; 0: no line mapping */
+} span;
+
+typedef struct {
+    lm_tbuf b;
+    span *sp;
+    int nsp, capsp;
+} writer;
+
+static const char *const vcolor[LM_V_COUNT] = {
+    "vholds", "vconsistent", "vnotcheckable", "vartifact",
+    "vassumption", "verror", "vinconsistent", "vviolated"};
+
+static const char *const kind_short[LM_KIND_COUNT] = {
+    "trajectory", "pointwise", "identity", "structural", "rate (proxy)", "probabilistic"};
+
+static void P(writer *w, const char *s)
+{
+    lm_tbuf_puts(&w->b, s);
+}
+
+static void E(writer *w, const char *s)
+{
+    lm_tex_escape(&w->b, s);
+}
+
+static void ETT(writer *w, const char *s)
+{
+    lm_tex_escape_tt(&w->b, s);
+}
+
+static void verdict_tex(writer *w, lm_verdict v)
+{
+    int k = (v >= 0 && v < LM_V_COUNT) ? (int)v : (int)LM_V_ERROR;
+    lm_tbuf_printf(&w->b, "\\vd{%s}{%s}", vcolor[k], lm_verdict_name(v));
+}
+
+static void add_span(writer *w, int claim, const char *what, long first, long last, int line)
+{
+    if (w->nsp == w->capsp) {
+        int nc = w->capsp ? 2 * w->capsp : 64;
+        span *t = realloc(w->sp, sizeof *t * (size_t)nc);
+        if (!t) {
+            w->b.oom = 1;
+            return;
+        }
+        w->sp = t;
+        w->capsp = nc;
+    }
+    w->sp[w->nsp++] = (span){first, last, claim, what, line};
+}
+
+static void at_line_start(writer *w)
+{
+    if (w->b.n && w->b.s[w->b.n - 1] != '\n') P(w, "%\n");
+}
+
+/* a LaTeX block of a claim file, verbatim, on lines of its own */
+static void put_block(writer *w, int claim, const char *what, const lm_lit_block *blk)
+{
+    at_line_start(w);
+    long first = w->b.lines + 1;
+    P(w, blk->text);
+    long last = w->b.lines + 1;
+    P(w, "\n");
+    add_span(w, claim, what, first, last, blk->line);
+}
+
+static int ieq(const char *a, const char *b)
+{
+    return a && b && !strcasecmp(a, b);
+}
+
+static int is_recon(const lm_claim *c)
+{
+    return c->origin && !strncasecmp(c->origin, "recon", 5);
+}
+
+/* title of a claim: the \claim block (LaTeX), else the plain title escaped */
+static void put_title(writer *w, const doc *d, int k, int with_pdf_string)
+{
+    const char *plain = d->title && *d->title ? d->title : d->c->claim.id;
+    if (d->L.title.text && *d->L.title.text) {
+        const lm_lit_block *t = &d->L.title;
+        int latex = lm_tex_is_latex(t->text);
+        if (with_pdf_string) {
+            P(w, "\\texorpdfstring{");
+            if (latex) put_block(w, k, "\\claim title", t);
+            else E(w, t->text);
+            P(w, "}{");
+            E(w, plain);
+            P(w, "}");
+        } else if (latex)
+            put_block(w, k, "\\claim title", t);
+        else
+            E(w, t->text);
+    } else
+        E(w, plain);
+}
+
+/* worst configuration: largest worst ratio, else most severe verdict */
+static int worst_config(const lm_claim_result *r)
+{
+    int best = -1;
+    for (int k = 0; k < r->nconfig; k++) {
+        double x = r->cfg[k].worst_ratio;
+        if (!isnan(x) && (best < 0 || x > r->cfg[best].worst_ratio)) best = k;
+    }
+    if (best >= 0) return best;
+    for (int k = 0; k < r->nconfig; k++)
+        if (best < 0 || r->cfg[k].verdict > r->cfg[best].verdict) best = k;
+    return best;
+}
+
+static void put_precisions(writer *w, const char *p)
+{
+    if (!p || !*p) {
+        P(w, "--");
+        return;
+    }
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", p);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (tok != buf) P(w, ", ");
+        E(w, tok);
+    }
+}
+
+static void prec_text(char *buf, size_t n, int prec)
+{
+    if (prec) snprintf(buf, n, "MPFR %d bits", prec);
+    else snprintf(buf, n, "double first, MPFR replay");
+}
+
+/* ---- preamble and front matter ----------------------------------------------- */
+
+static void put_preamble(writer *w, const lm_results *R)
+{
+    P(w, "% generated by lemmata (src/report/report.c) -- do not edit; rebuild with: "
+         "bin/lemmata report\n"
+         "\\documentclass[10pt,a4paper]{article}\n"
+         "\\usepackage[utf8]{inputenc}\n"
+         "\\usepackage[a4paper,left=1.8cm,right=1.8cm,top=2.4cm,bottom=2.8cm,"
+         "headheight=14pt,headsep=12pt,footskip=34pt]{geometry}\n"
+         "\\usepackage{amsmath,amssymb,mathtools,bm}\n"
+         "\\usepackage{graphicx}\n"
+         "\\usepackage[table]{xcolor}\n"
+         "\\usepackage{array,longtable,booktabs}\n"
+         "\\usepackage{fancyhdr,lastpage}\n"
+         "\\usepackage{listings}\n"
+         "\\usepackage{needspace}\n"
+         "\\usepackage[font=footnotesize,labelfont=bf]{caption}\n"
+         "\\usepackage[hidelinks,bookmarksnumbered]{hyperref}\n");
+    lm_tex_unicode_preamble(&w->b);
+    P(w, "\\definecolor{vholds}{RGB}{0,130,40}\n"
+         "\\definecolor{vconsistent}{RGB}{0,120,110}\n"
+         "\\definecolor{vnotcheckable}{RGB}{100,100,100}\n"
+         "\\definecolor{vartifact}{RGB}{215,110,0}\n"
+         "\\definecolor{vassumption}{RGB}{200,100,0}\n"
+         "\\definecolor{verror}{RGB}{190,0,170}\n"
+         "\\definecolor{vinconsistent}{RGB}{185,30,60}\n"
+         "\\definecolor{vviolated}{RGB}{210,0,0}\n"
+         "\\newcommand{\\vd}[2]{{\\setlength{\\fboxsep}{1.2pt}\\colorbox{#1!12}"
+         "{\\textcolor{#1}{\\textbf{#2}}}}}\n"
+         "\\newcolumntype{L}[1]{>{\\raggedright\\arraybackslash}p{#1}}\n"
+         "\\newcolumntype{R}[1]{>{\\raggedleft\\arraybackslash}p{#1}}\n"
+         "\\newenvironment{lmblock}[1]{\\par\\smallskip\\noindent\\textbf{#1}\\par"
+         "\\nopagebreak\\begin{quote}\\sloppy}{\\end{quote}}\n"
+         "% conveniences for the literate blocks\n"
+         "\\providecommand{\\R}{\\mathbb{R}}\n"
+         "\\providecommand{\\N}{\\mathbb{N}}\n"
+         "\\providecommand{\\E}{\\mathbb{E}}\n"
+         "\\providecommand{\\Prob}{\\mathbb{P}}\n"
+         "\\providecommand{\\norm}[1]{\\lVert #1\\rVert}\n"
+         "\\providecommand{\\abs}[1]{\\lvert #1\\rvert}\n"
+         "\\providecommand{\\inner}[2]{\\langle #1,#2\\rangle}\n"
+         "\\providecommand{\\tr}{\\operatorname{tr}}\n"
+         "\\providecommand{\\diag}{\\operatorname{diag}}\n"
+         "\\providecommand{\\softmax}{\\operatorname{softmax}}\n"
+         "\\providecommand{\\argmin}{\\operatorname*{arg\\,min}}\n"
+         "\\providecommand{\\argmax}{\\operatorname*{arg\\,max}}\n"
+         "\\lstset{language=C,basicstyle=\\scriptsize\\ttfamily,breaklines=true,"
+         "breakatwhitespace=false,columns=fullflexible,keepspaces=true,tabsize=4,"
+         "numbers=left,numberstyle=\\tiny\\color{gray},numbersep=6pt,"
+         "showstringspaces=false,frame=leftline,framerule=0.6pt,rulecolor=\\color{gray!50},"
+         "xleftmargin=2.2em,keywordstyle=\\color{blue!55!black}\\bfseries,"
+         "commentstyle=\\color{green!35!black}\\itshape,stringstyle=\\color{red!50!black},"
+         "postbreak=\\mbox{\\textcolor{gray}{$\\hookrightarrow$}\\space}}\n"
+         "\\setlength{\\parindent}{0pt}\n\\setlength{\\parskip}{4pt plus 2pt}\n"
+         "\\setlength{\\LTpre}{4pt}\n\\setlength{\\LTpost}{4pt}\n\\setlength{\\LTleft}{0pt}\n"
+         "\\newcommand{\\lmpar}[1]{\\Needspace{7\\baselineskip}\\paragraph{#1}}\n"
+         "\\setcounter{secnumdepth}{2}\n"
+         "\\hypersetup{pdftitle={lemmata verification report},pdfcreator={lemmata}}\n");
+
+    /* provenance stamp on every page */
+    char prec[64];
+    prec_text(prec, sizeof prec, R->meta.prec);
+    P(w, "\\pagestyle{fancy}\n\\fancyhf{}\n"
+         "\\renewcommand{\\headrulewidth}{0.4pt}\n\\renewcommand{\\footrulewidth}{0.4pt}\n");
+    lm_tbuf_printf(&w->b, "\\fancyhead[L]{\\footnotesize\\textbf{lemmata} report, run %lld%s}\n",
+                   R->id, R->finished ? "" : " \\textcolor{vviolated}{(unfinished)}");
+    P(w, "\\fancyhead[R]{\\footnotesize commit \\texttt{");
+    ETT(w, R->meta.commit[0] ? R->meta.commit : "unknown");
+    lm_tbuf_printf(&w->b,
+                   "} \\textperiodcentered{} seed %llu \\textperiodcentered{} budget %d%s "
+                   "\\textperiodcentered{} %s}\n",
+                   (unsigned long long)R->meta.seed, R->meta.budget,
+                   R->meta.quick ? " (quick)" : "", prec);
+    P(w, "\\fancyfoot[L]{\\parbox[t]{0.84\\textwidth}{\\raggedright\\scriptsize ");
+    E(w, R->meta.date[0] ? R->meta.date : "date unknown");
+    P(w, " \\textperiodcentered{} ");
+    E(w, R->meta.versions[0] ? R->meta.versions : "library versions unknown");
+    P(w, "}}\n\\fancyfoot[R]{\\footnotesize page \\thepage\\ of \\pageref*{LastPage}}\n"
+         "\\fancypagestyle{plain}{}\n");
+}
+
+static void put_front(writer *w, const lm_results *R, const doc *docs, const char *dbpath)
+{
+    long counts[LM_V_COUNT] = {0};
+    int npapers = 0;
+    double claim_secs = 0;
+    for (int k = 0; k < R->nclaims; k++) {
+        counts[docs[k].c->res.verdict]++;
+        if (!isnan(docs[k].c->res.seconds)) claim_secs += docs[k].c->res.seconds;
+        if (k == 0 || strcmp(docs[k].paper, docs[k - 1].paper)) npapers++;
+    }
+    char prec[64], secs[64], csecs[64];
+    prec_text(prec, sizeof prec, R->meta.prec);
+    lm_tex_seconds(secs, sizeof secs, R->seconds);
+    lm_tex_seconds(csecs, sizeof csecs, claim_secs);
+
+    P(w, "\\begin{document}\n\\pdfbookmark[1]{Overview}{overview}\n"
+         "\\begin{center}\n{\\LARGE\\bfseries lemmata: numerical checks of proof constants}"
+         "\\\\[6pt]\n");
+    lm_tbuf_printf(&w->b,
+                   "{\\large %d claim%s from %d paper%s \\textperiodcentered{} run %lld%s}\n"
+                   "\\end{center}\n",
+                   R->nclaims, R->nclaims == 1 ? "" : "s", npapers, npapers == 1 ? "" : "s",
+                   R->id, R->finished ? "" : " (unfinished)");
+    P(w, "Each lemma and theorem below was turned into numerical inequalities "
+         "LHS $\\le$ RHS, evaluated in IEEE double on random and adversarially searched "
+         "instances (and along live training runs), with every break and near miss "
+         "re-evaluated in MPFR. The \\emph{worst ratio} is the largest LHS/RHS seen: "
+         "below 1 the bound held with that much slack; above 1 it broke. "
+         "Each claim gets exactly one verdict, the worst over its configurations:\n\n"
+         "{\\small\\begin{longtable}{@{}L{3.1cm}L{13.8cm}@{}}\n");
+    static const char *const meaning[LM_V_COUNT] = {
+        "every instance held in double, and every near miss held again in MPFR",
+        "rate or asymptotic claim: the stated falsifiable proxy agreed with the claim",
+        "the claim cannot be checked numerically (the reason is given)",
+        "a break seen in double vanished in MPFR: a floating-point artefact",
+        "the instances could not meet the claim's hypotheses; never counted as a pass",
+        "NaN/Inf, a failed inner solver or a crash in the check; never a pass",
+        "rate or asymptotic claim: the proxy contradicts the claim",
+        "an instance breaks the claim and the break survives re-evaluation in MPFR "
+        "($\\ge$ 256 bits)"};
+    static const int order[LM_V_COUNT] = {LM_V_VIOLATED, LM_V_INCONSISTENT, LM_V_ERROR,
+                                          LM_V_ASSUMPTION_FAILED, LM_V_ARTIFACT,
+                                          LM_V_NOT_CHECKABLE, LM_V_CONSISTENT, LM_V_HOLDS};
+    for (int j = 0; j < LM_V_COUNT; j++) {
+        verdict_tex(w, (lm_verdict)order[j]);
+        lm_tbuf_printf(&w->b, " & %s\\\\\n", meaning[order[j]]);
+    }
+    P(w, "\\end{longtable}}\n");
+    P(w, "A statement is either \\emph{verbatim} from the paper or \\emph{reconstructed} "
+         "(with the catalogue's confidence). A violation of a low-confidence reconstruction "
+         "(marked $^\\dagger$) may say as much about our reading as about the paper; "
+         "its constants are parameters that can be replaced with "
+         "\\texttt{--set name=value}.\n\n");
+
+    P(w, "\\subsection*{Provenance}\n{\\small\\begin{longtable}{@{}L{3.4cm}L{13.5cm}@{}}\n"
+         "commit & \\texttt{");
+    ETT(w, R->meta.commit[0] ? R->meta.commit : "unknown");
+    P(w, "}\\\\\ndate & ");
+    E(w, R->meta.date);
+    lm_tbuf_printf(&w->b, "\\\\\nseed & %llu\\\\\nbudget & %d%s\\\\\nprecision & %s\\\\\n",
+                   (unsigned long long)R->meta.seed, R->meta.budget,
+                   R->meta.quick ? " (quick)" : "", prec);
+    P(w, "libraries & ");
+    E(w, R->meta.versions);
+    lm_tbuf_printf(&w->b, "\\\\\nrun & %lld, %s\\\\\n", R->id,
+                   R->finished ? "finished" : "\\textcolor{vviolated}{\\textbf{unfinished}}");
+    if (isnan(R->seconds))
+        lm_tbuf_printf(&w->b, "time & wall clock not recorded; %s s summed over the claims\\\\\n",
+                       csecs);
+    else
+        lm_tbuf_printf(&w->b, "time & %s s wall clock; %s s summed over the claims\\\\\n",
+                       secs, csecs);
+    P(w, "database & \\texttt{");
+    ETT(w, dbpath);
+    P(w, "}\\\\\n\\end{longtable}}\n");
+
+    if (!R->finished)
+        P(w, "\\noindent\\fcolorbox{vviolated}{vviolated!5}{\\parbox{\\dimexpr\\linewidth-"
+             "2\\fboxsep-2\\fboxrule}{\\textbf{This run is unfinished.} Only the claims saved "
+             "so far are reported; run \\texttt{make verify} again with the same seed, "
+             "budget and precision to resume it.}}\n\n");
+
+    /* registry claims missing from this run */
+    int nmiss = 0;
+    for (int k = 0; k < lm_registry_count; k++) {
+        const lm_claim *c = lm_registry[k];
+        int found = 0;
+        for (int j = 0; j < R->nclaims && !found; j++) found = !strcmp(docs[j].c->claim.id, c->id);
+        if (found) continue;
+        if (nmiss++ == 0) P(w, "\\textbf{Claims of this build that are not in this run:} ");
+        else P(w, ", ");
+        P(w, "\\texttt{");
+        ETT(w, c->id);
+        P(w, "}");
+    }
+    if (nmiss) P(w, ".\n\n");
+
+    P(w, "\\subsection*{Verdicts}\n{\\small\\begin{tabular}{@{}");
+    for (int j = 0; j < LM_V_COUNT; j++) P(w, "c");
+    P(w, "@{}}\n");
+    for (int j = 0; j < LM_V_COUNT; j++) {
+        if (j) P(w, " & ");
+        verdict_tex(w, (lm_verdict)order[j]);
+    }
+    P(w, "\\\\\n");
+    for (int j = 0; j < LM_V_COUNT; j++)
+        lm_tbuf_printf(&w->b, "%s%s%ld%s", j ? " & " : "", counts[order[j]] ? "\\textbf{" : "",
+                       counts[order[j]], counts[order[j]] ? "}" : "");
+    P(w, "\\\\\n\\end{tabular}}\n\n");
+}
+
+static void put_summary(writer *w, const doc *docs, int n)
+{
+    P(w, "\\Needspace{10\\baselineskip}\n\\section*{Summary}\n\\pdfbookmark[1]{Summary}{summary}\n"
+         "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
+         "\\begin{longtable}{@{}L{1.9cm}L{3.15cm}L{1.8cm}L{2.75cm}R{2.0cm}R{1.0cm}"
+         "L{2.4cm}R{0.9cm}@{}}\n"
+         "\\toprule paper & id & kind & verdict & worst ratio & inst. & precisions & "
+         "s\\\\\\midrule\n\\endhead\n"
+         "\\midrule\\multicolumn{8}{r}{\\emph{continued}}\\\\\n\\endfoot\n"
+         "\\bottomrule\n\\endlastfoot\n");
+    for (int k = 0; k < n; k++) {
+        const doc *d = &docs[k];
+        const lm_claim_result *r = &d->c->res;
+        if (k && strcmp(d->paper, docs[k - 1].paper)) P(w, "\\midrule\n");
+        if (!k || strcmp(d->paper, docs[k - 1].paper)) E(w, d->paper);
+        const char *id = d->c->claim.id;
+        const char *slash = strchr(id, '/');
+        lm_tbuf_printf(&w->b, " & \\hyperref[claim:%d]{\\texttt{", k);
+        ETT(w, slash ? slash + 1 : id);
+        P(w, "}} & ");
+        if (d->c->claim.kind < LM_KIND_COUNT) P(w, kind_short[d->c->claim.kind]);
+        else E(w, d->c->kind_name ? d->c->kind_name : "?");
+        P(w, " & ");
+        verdict_tex(w, r->verdict);
+        if (d->low_recon) P(w, "$^\\dagger$");
+        char ratio[80], secs[40];
+        lm_tex_ratio(ratio, sizeof ratio, r->worst_ratio);
+        lm_tex_seconds(secs, sizeof secs, r->seconds);
+        lm_tbuf_printf(&w->b, " & %s & %ld & ", ratio, r->instances);
+        put_precisions(w, r->precisions);
+        lm_tbuf_printf(&w->b, " & %s\\\\\n", secs);
+    }
+    if (n == 0) P(w, "\\multicolumn{8}{l}{\\emph{no claims in this run}}\\\\\n");
+    P(w, "\\end{longtable}}\n");
+    int ndagger = 0;
+    for (int k = 0; k < n; k++) ndagger += docs[k].low_recon;
+    if (ndagger)
+        P(w, "{\\footnotesize $^\\dagger$ statement reconstructed with low confidence: a "
+             "violation may reflect our reading rather than the paper.\\par}\n");
+}
+
+/* ---- one claim --------------------------------------------------------------------- */
+
+static void put_configs(writer *w, const lm_claim_result *r)
+{
+    P(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
+         "\\begin{longtable}{@{}L{2.3cm}L{2.75cm}R{1.0cm}R{2.0cm}R{1.2cm}R{0.9cm}R{1.9cm}"
+         "R{1.0cm}L{1.6cm}R{0.85cm}@{}}\n"
+         "\\toprule config & verdict & inst. & worst ratio & assum. failed & errors & "
+         "breaks double / confirmed MPFR / artifacts & near misses & precisions & s\\\\"
+         "\\midrule\n\\endhead\n\\bottomrule\n\\endlastfoot\n");
+    for (int k = 0; k < r->nconfig; k++) {
+        const lm_config_result *g = &r->cfg[k];
+        char ratio[80], secs[40];
+        lm_tex_ratio(ratio, sizeof ratio, g->worst_ratio);
+        lm_tex_seconds(secs, sizeof secs, g->seconds);
+        P(w, "\\texttt{");
+        ETT(w, g->config);
+        P(w, "} & ");
+        verdict_tex(w, g->verdict);
+        lm_tbuf_printf(&w->b, " & %ld & %s & %ld & %ld & %ld / %ld / %ld & %ld & ",
+                       g->instances, ratio, g->assumption_failed, g->errors, g->breaks_double,
+                       g->confirmed, g->artifacts, g->near_misses);
+        put_precisions(w, g->precisions);
+        lm_tbuf_printf(&w->b, " & %s\\\\\n", secs);
+    }
+    if (r->nconfig == 0) P(w, "\\multicolumn{10}{l}{\\emph{no configuration was recorded}}\\\\\n");
+    P(w, "\\end{longtable}}\n");
+
+    /* where the worst observation was, and reasons */
+    int any = 0;
+    for (int k = 0; k < r->nconfig; k++) {
+        const lm_config_result *g = &r->cfg[k];
+        if (!g->worst_where[0] && !g->detail[0]) continue;
+        if (!any++) P(w, "{\\small\\begin{itemize}\\setlength{\\itemsep}{1pt}\n");
+        P(w, "\\item \\texttt{");
+        ETT(w, g->config);
+        P(w, "}: ");
+        if (g->worst_where[0]) {
+            P(w, "worst at ``");
+            E(w, g->worst_where);
+            P(w, "''");
+            if (g->worst_index >= 0) lm_tbuf_printf(&w->b, " (instance %d)", g->worst_index);
+            if (g->observations) lm_tbuf_printf(&w->b, "; %ld inequalities compared", g->observations);
+            P(w, ". ");
+        }
+        if (g->detail[0]) {
+            P(w, "\\emph{");
+            E(w, g->detail);
+            P(w, "}");
+        }
+        P(w, "\n");
+    }
+    if (any) P(w, "\\end{itemize}}\n");
+}
+
+/* "name=value" lines; the name may itself contain '=' (the value is a number
+ * and follows the last '=').  Finds the line named `name` (length nl) in m. */
+static const char *measure_value(const char *m, const char *name, size_t nl, size_t *vl)
+{
+    for (const char *p = m; p && *p;) {
+        const char *le = p + strcspn(p, "\n");
+        const char *eq = NULL;
+        for (const char *q = p; q < le; q++)
+            if (*q == '=') eq = q;
+        if (eq && (size_t)(eq - p) == nl && !strncmp(p, name, nl)) {
+            *vl = (size_t)(le - eq - 1);
+            return eq + 1;
+        }
+        p = *le ? le + 1 : le;
+    }
+    return NULL;
+}
+
+/* measured quantities: one row per name, one column per configuration */
+static void put_measures(writer *w, const lm_claim_result *r)
+{
+    enum { MAXN = 80, PER = 4 };
+    char *names[MAXN];
+    int nn = 0;
+    for (int k = 0; k < r->nconfig; k++) {
+        for (const char *p = r->cfg[k].measures; p && *p;) {
+            const char *le = p + strcspn(p, "\n");
+            const char *eq = NULL;
+            for (const char *q = p; q < le; q++)
+                if (*q == '=') eq = q;
+            if (eq && nn < MAXN) {
+                size_t nl = (size_t)(eq - p);
+                int dup = 0;
+                for (int j = 0; j < nn && !dup; j++)
+                    dup = strlen(names[j]) == nl && !strncmp(names[j], p, nl);
+                if (!dup && (names[nn] = strndup(p, nl)) != NULL) nn++;
+            }
+            p = *le ? le + 1 : le;
+        }
+    }
+    if (!nn) return;
+    P(w, "\\lmpar{Measured quantities} (worst instance of each configuration)\n");
+    for (int c0 = 0; c0 < r->nconfig; c0 += PER) {
+        int nc = r->nconfig - c0 < PER ? r->nconfig - c0 : PER;
+        P(w, "{\\footnotesize\\begin{longtable}{@{}L{4.6cm}");
+        for (int j = 0; j < nc; j++) P(w, "R{2.7cm}");
+        P(w, "@{}}\n\\toprule quantity");
+        for (int j = 0; j < nc; j++) {
+            P(w, " & \\texttt{");
+            ETT(w, r->cfg[c0 + j].config);
+            P(w, "}");
+        }
+        P(w, "\\\\\\midrule\n\\endhead\n");
+        for (int i = 0; i < nn; i++) {
+            E(w, names[i]);
+            for (int j = 0; j < nc; j++) {
+                P(w, " & ");
+                size_t vl = 0;
+                const char *v =
+                    measure_value(r->cfg[c0 + j].measures, names[i], strlen(names[i]), &vl);
+                if (!v) {
+                    P(w, "--");
+                    continue;
+                }
+                char val[128];
+                snprintf(val, sizeof val, "%.*s", (int)(vl < 127 ? vl : 127), v);
+                char *end;
+                double x = strtod(val, &end);
+                while (*end == ' ' || *end == '\r') end++;
+                if (end != val && !*end) {
+                    char num[80];
+                    lm_tex_num(num, sizeof num, x);
+                    P(w, num);
+                } else
+                    E(w, val);
+            }
+            P(w, "\\\\\n");
+        }
+        P(w, "\\bottomrule\n\\end{longtable}}\n");
+    }
+    for (int i = 0; i < nn; i++) free(names[i]);
+}
+
+static void put_params(writer *w, const char *params)
+{
+    if (!params || !*params) return;
+    P(w, "\\lmpar{Named constants} (replace with \\texttt{--set name=value})\n"
+         "{\\footnotesize\\begin{longtable}{@{}L{3.4cm}L{2.2cm}L{10.9cm}@{}}\n"
+         "\\toprule name & default & meaning\\\\\\midrule\n\\endhead\n");
+    char *copy = strdup(params);
+    if (!copy) return;
+    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+        char *f[4] = {line, "", "", ""};
+        for (int k = 1; k < 4; k++) {
+            char *t = strchr(f[k - 1], '\t');
+            if (!t) break;
+            *t = 0;
+            f[k] = t + 1;
+        }
+        P(w, "\\texttt{");
+        ETT(w, f[0]);
+        P(w, "} & ");
+        if (*f[2]) {
+            /* a switch: the default is an index into "a|b|c" */
+            int idx = atoi(f[1]), j = 0;
+            const char *p = f[2];
+            while (j < idx && (p = strchr(p, '|')) != NULL) {
+                p++;
+                j++;
+            }
+            P(w, "\\texttt{");
+            if (p) {
+                char ch[64];
+                snprintf(ch, sizeof ch, "%.*s", (int)strcspn(p, "|"), p);
+                ETT(w, ch);
+            } else
+                ETT(w, f[1]);
+            P(w, "}");
+        } else {
+            char *end;
+            double x = strtod(f[1], &end);
+            char num[80];
+            if (end != f[1]) {
+                snprintf(num, sizeof num, "%.6g", x);
+                E(w, num);
+            } else
+                E(w, f[1]);
+        }
+        P(w, " & ");
+        E(w, f[3]);
+        if (*f[2]) {
+            P(w, " (one of \\texttt{");
+            ETT(w, f[2]);
+            P(w, "})");
+        }
+        P(w, "\\\\\n");
+    }
+    free(copy);
+    P(w, "\\bottomrule\n\\end{longtable}}\n");
+}
+
+/* shell commands, one a line, breakable */
+static void put_commands(writer *w, const char *const *cmd, int n)
+{
+    P(w, "\\begin{flushleft}\\footnotesize\\ttfamily\n");
+    for (int k = 0; k < n; k++) {
+        P(w, "\\$ ");
+        ETT(w, cmd[k]);
+        P(w, k + 1 < n ? "\\\\[2pt]\n" : "\n");
+    }
+    P(w, "\\end{flushleft}\n");
+}
+
+static void put_claim(writer *w, const doc *d, int k)
+{
+    const lm_claim *c = &d->c->claim;
+    const lm_claim_result *r = &d->c->res;
+    int wc = worst_config(r);
+
+    P(w, "\\Needspace{12\\baselineskip}\n\\section{");
+    put_title(w, d, k, 1);
+    lm_tbuf_printf(&w->b, "}\\label{claim:%d}\n", k);
+
+    P(w, "{\\small\\begin{longtable}{@{}L{2.9cm}L{14.0cm}@{}}\nclaim & \\texttt{");
+    ETT(w, c->id);
+    P(w, "}\\\\\nsource & ");
+    if (d->L.source.text && lm_tex_is_latex(d->L.source.text))
+        put_block(w, k, "\\source block", &d->L.source);
+    else if (d->L.source.text)
+        E(w, d->L.source.text);
+    else
+        E(w, c->source && *c->source ? c->source : "--");
+    P(w, "\\\\\nstatement & ");
+    E(w, c->origin && *c->origin ? c->origin : "origin not recorded");
+    if (c->confidence && *c->confidence) {
+        P(w, ", confidence ");
+        E(w, c->confidence);
+    }
+    if (d->low_recon) P(w, " $^\\dagger$");
+    P(w, "\\\\\nkind & ");
+    E(w, d->c->kind_name ? d->c->kind_name : "?");
+    if (c->proxy) P(w, " (only a falsifiable proxy is tested)");
+    P(w, "\\\\\nfile & \\texttt{");
+    ETT(w, d->file[0] ? d->file : "unknown");
+    P(w, "}\\\\\n\\end{longtable}}\n");
+
+    /* the verdict */
+    const char *col = vcolor[r->verdict >= 0 && r->verdict < LM_V_COUNT ? r->verdict : LM_V_ERROR];
+    char ratio[80], secs[40];
+    lm_tex_ratio(ratio, sizeof ratio, r->worst_ratio);
+    lm_tex_seconds(secs, sizeof secs, r->seconds);
+    lm_tbuf_printf(&w->b,
+                   "\\noindent\\fcolorbox{%s}{%s!5}{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-"
+                   "2\\fboxrule}{\\textbf{Verdict:} ",
+                   col, col);
+    verdict_tex(w, r->verdict);
+    if (isnan(r->worst_ratio))
+        P(w, " \\quad no LHS/RHS ratio was recorded");
+    else
+        lm_tbuf_printf(&w->b, " \\quad worst ratio LHS/RHS = \\textbf{%s}", ratio);
+    if (wc >= 0 && r->nconfig > 1) {
+        P(w, " in configuration \\texttt{");
+        ETT(w, r->cfg[wc].config);
+        P(w, "}");
+    }
+    if (wc >= 0 && r->cfg[wc].worst_where[0]) {
+        P(w, ", at ``");
+        E(w, r->cfg[wc].worst_where);
+        P(w, "''");
+    }
+    lm_tbuf_printf(&w->b, ".\\\\ %ld instance%s \\textperiodcentered{} precisions ",
+                   r->instances, r->instances == 1 ? "" : "s");
+    put_precisions(w, r->precisions);
+    lm_tbuf_printf(&w->b, " \\textperiodcentered{} %s s", secs);
+    /* the reason, for verdicts that are not about a ratio */
+    for (int j = 0; j < r->nconfig; j++) {
+        const lm_config_result *g = &r->cfg[j];
+        if (g->verdict != r->verdict || !g->detail[0] ||
+            (r->verdict != LM_V_ERROR && r->verdict != LM_V_ASSUMPTION_FAILED &&
+             r->verdict != LM_V_NOT_CHECKABLE))
+            continue;
+        P(w, "\\\\ \\textbf{Reason");
+        if (r->nconfig > 1) {
+            P(w, " (\\texttt{");
+            ETT(w, g->config);
+            P(w, "})");
+        }
+        P(w, ":} ");
+        E(w, g->detail);
+        break;
+    }
+    int bad = r->verdict == LM_V_VIOLATED || r->verdict == LM_V_INCONSISTENT;
+    if (bad && d->low_recon)
+        P(w, "\\\\[3pt]\\fcolorbox{vartifact}{vartifact!12}{\\parbox{\\dimexpr\\linewidth-"
+             "2\\fboxsep-2\\fboxrule}{\\textbf{Caution: low-confidence reconstruction.} "
+             "This statement is our reconstruction, not the paper's wording, and the "
+             "catalogue rates it low confidence: the violation may reflect our reading "
+             "rather than the paper. Check the named constants below against the paper.}}");
+    else if (bad && d->med_recon)
+        P(w, "\\\\[2pt]\\emph{Note: the statement is reconstructed (medium confidence); "
+             "compare it with the paper before citing the violation.}");
+    P(w, "}}\n\n");
+
+    /* the literate text */
+    if (!d->file_ok)
+        lm_tbuf_printf(&w->b, "\\textcolor{verror}{\\textbf{The claim file could not be read}}"
+                              "; statement and code are missing.\n\n");
+    if (d->L.statement.text) {
+        P(w, "\\begin{lmblock}{Statement.}\n");
+        put_block(w, k, "\\statement block", &d->L.statement);
+        P(w, "\\end{lmblock}\n");
+    } else if (d->file_ok)
+        P(w, "\\emph{(The claim file has no \\textbackslash statement block.)}\n\n");
+    if (d->L.check.text) {
+        P(w, "\\begin{lmblock}{How it is checked.}\n");
+        put_block(w, k, "\\check block", &d->L.check);
+        P(w, "\\end{lmblock}\n");
+    }
+    if (d->L.note.text) {
+        P(w, "\\begin{lmblock}{Note.}\n");
+        put_block(w, k, "\\note block", &d->L.note);
+        P(w, "\\end{lmblock}\n");
+    }
+
+    P(w, "\\Needspace{11\\baselineskip}\\paragraph{Configurations}\n");
+    put_configs(w, r);
+    put_measures(w, r);
+    put_params(w, d->c->params);
+
+    /* figures, two to a row */
+    if (d->nfig) {
+        P(w, "\\Needspace{0.33\\textheight}\\paragraph{Figures}\n\\begin{center}\n");
+        for (int j = 0; j < d->nfig; j++) {
+            P(w, "\\begin{minipage}[t]{0.49\\linewidth}\\centering\n"
+                 "\\includegraphics[width=\\linewidth]{");
+            P(w, d->fig[j].path); /* sanitized: letters, digits, '-' and '/' */
+            P(w, ".pdf}\n\\captionof{figure}{");
+            P(w, d->fig[j].caption);
+            P(w, "}\n\\end{minipage}");
+            P(w, j % 2 == 0 && j + 1 < d->nfig ? "\\hfill\n" : "\n\n\\medskip\n");
+        }
+        P(w, "\\end{center}\n");
+    }
+
+    /* reproduce */
+    P(w, "\\lmpar{Reproduce}");
+    if (r->reproduce[0]) {
+        P(w, " the worst instance:\n");
+        const char *one[1] = {r->reproduce};
+        put_commands(w, one, 1);
+    } else
+        P(w, " \\emph{no instance was recorded to reproduce.}\n\n");
+    const char **others = calloc((size_t)(r->nconfig ? r->nconfig : 1), sizeof *others);
+    int nothers = 0;
+    for (int j = 0; others && j < r->nconfig; j++)
+        if (r->cfg[j].reproduce[0] && strcmp(r->cfg[j].reproduce, r->reproduce))
+            others[nothers++] = r->cfg[j].reproduce;
+    if (nothers) {
+        P(w, "The worst instance of each other configuration:\n");
+        put_commands(w, others, nothers);
+    }
+    free(others);
+
+    /* code */
+    if (d->lst[0]) {
+        int first = d->L.code_line, last = d->L.nlines;
+        if (first > last) first = 1;
+        int cut = last - first + 1 > CODE_MAX_LINES;
+        if (cut) last = first + CODE_MAX_LINES - 1;
+        P(w, "\\lmpar{Code} \\texttt{");
+        ETT(w, d->file);
+        lm_tbuf_printf(&w->b, "}, lines %d--%d%s\n", first, last,
+                       cut ? " (truncated; see the file)" : "");
+        at_line_start(w);
+        long line = w->b.lines + 1;
+        lm_tbuf_printf(&w->b, "\\lstinputlisting[firstline=%d,lastline=%d,firstnumber=%d]{%s}\n",
+                       first, last, first, d->lst);
+        add_span(w, k, "code listing", line, line, 0);
+    }
+}
+
+/* ---- build ------------------------------------------------------------------------ */
+
+static int mkdir_p(const char *root, const char *rel, char *err, int errlen)
+{
+    char path[1024];
+    lm_report_path(path, sizeof path, root, rel);
+    if (mkdir(path, 0777) && errno != EEXIST) {
+        snprintf(err, (size_t)errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_file(const char *path, const char *text, char *err, int errlen)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        snprintf(err, (size_t)errlen, "cannot write %s", path);
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* a path TeX can open as is */
+static int tex_safe_path(const char *p)
+{
+    if (!*p) return 0;
+    for (; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '/' || *p == '.' || *p == '-' || *p == '_'))
+            return 0;
+    return 1;
+}
+
+/* ASCII copy of a claim file (each non-ASCII character becomes '?') for listings */
+static int ascii_copy(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(dst, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    int ch;
+    while ((ch = fgetc(in)) != EOF) {
+        if (ch < 0x80) fputc(ch, out);
+        else if (ch >= 0xC0) fputc('?', out); /* lead byte of a UTF-8 sequence */
+        /* continuation bytes (0x80..0xBF) are dropped */
+    }
+    fclose(in);
+    return fclose(out) ? -1 : 0;
+}
+
+/* The TeX log's first error, traced to a claim file when it falls in a block. */
+static void latex_error(const char *root, const writer *w, const doc *docs, char *err,
+                        int errlen)
+{
+    char log[1024], line[1024], msg[512] = "";
+    lm_report_path(log, sizeof log, root, "report/" JOB ".log");
+    FILE *f = fopen(log, "r");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "latexmk failed (see report/latexmk.log)");
+        return;
+    }
+    long texline = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!msg[0] && line[0] == '!' && line[1] == ' ') {
+            snprintf(msg, sizeof msg, "%.500s", line + 2);
+            continue;
+        }
+        if (msg[0] && line[0] == 'l' && line[1] == '.' && line[2] >= '0' && line[2] <= '9') {
+            texline = atol(line + 2);
+            break;
+        }
+    }
+    fclose(f);
+    if (!msg[0]) {
+        snprintf(err, (size_t)errlen, "LaTeX failed without an error message (see %s)", log);
+        return;
+    }
+    /* "... on input line 123" points at the opening of an unclosed construct */
+    const char *oil = strstr(msg, "on input line ");
+    if (oil) texline = atol(oil + 14);
+    const char *sty = strstr(msg, "File `");
+    if (sty && strstr(msg, "not found")) {
+        snprintf(err, (size_t)errlen,
+                 "LaTeX %s (apt-get install texlive-latex-recommended texlive-latex-extra)",
+                 msg);
+        return;
+    }
+    for (int k = 0; k < w->nsp; k++) {
+        const span *s = &w->sp[k];
+        if (texline < s->first || texline > s->last) continue;
+        const doc *d = &docs[s->claim];
+        if (s->src_line > 0)
+            snprintf(err, (size_t)errlen, "%s:%ld: LaTeX error in the %s of %s: %s",
+                     d->file[0] ? d->file : d->c->claim.id, s->src_line + (texline - s->first),
+                     s->what, d->c->claim.id, msg);
+        else
+            snprintf(err, (size_t)errlen, "LaTeX error in the %s of %s (%s): %s", s->what,
+                     d->c->claim.id, d->file, msg);
+        return;
+    }
+    snprintf(err, (size_t)errlen, "LaTeX error at report/lemmata.tex:%ld: %s (see %s)", texline,
+             msg, log);
+}
+
+static void remove_rel(const char *root, const char *rel)
+{
+    char p[1024];
+    lm_report_path(p, sizeof p, root, rel);
+    remove(p);
+}
+
+int lm_report_build(const char *dbpath, long long run, const char *root, char *err, int errlen)
+{
+    static const struct {
+        const char *tool, *pkg;
+    } tools[] = {{"latexmk", "latexmk"},
+                 {"pdflatex", "texlive-latex-base"},
+                 {"gnuplot", "gnuplot-nox"}};
+    char dummy[8];
+    if (!err || errlen <= 0) {
+        err = dummy;
+        errlen = (int)sizeof dummy;
+    }
+    err[0] = 0;
+    if (!root || !*root) root = ".";
+    for (size_t k = 0; k < sizeof tools / sizeof tools[0]; k++)
+        if (!lm_proc_which(tools[k].tool)) {
+            snprintf(err, (size_t)errlen, "%s not found (apt-get install %s)", tools[k].tool,
+                     tools[k].pkg);
+            return -1;
+        }
+    if (!dbpath || !*dbpath) {
+        snprintf(err, (size_t)errlen, "no results database given");
+        return -1;
+    }
+
+    lm_results R;
+    if (lm_results_load(&R, dbpath, run, err, errlen)) return -1;
+    int rc = -1;
+    writer w;
+    memset(&w, 0, sizeof w);
+    lm_tbuf_init(&w.b);
+    char *tex = NULL;
+    lm_figure *all = NULL;
+    doc *docs = calloc((size_t)(R.nclaims ? R.nclaims : 1), sizeof *docs);
+    if (!docs) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        goto out;
+    }
+
+    /* claim files: blocks first, so a malformed block stops us before any output */
+    for (int k = 0; k < R.nclaims; k++) {
+        doc *d = &docs[k];
+        d->c = &R.claims[k];
+        const lm_claim *c = &d->c->claim;
+        d->reg = lm_claim_find(c->id);
+        d->title = c->title && *c->title ? c->title : d->reg ? d->reg->title : NULL;
+        const char *file = c->file && *c->file ? c->file : d->reg ? d->reg->file : NULL;
+        snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+        const char *slash = strchr(c->id, '/');
+        snprintf(d->paper, sizeof d->paper, "%.*s",
+                 slash ? (int)(slash - c->id) : (int)strlen(c->id), c->id);
+        const char *conf = c->confidence && *c->confidence ? c->confidence
+                           : d->reg                        ? d->reg->confidence
+                                                           : NULL;
+        d->low_recon = is_recon(c) && ieq(conf, "low");
+        d->med_recon = is_recon(c) && ieq(conf, "medium");
+        if (!d->file[0]) continue;
+        char path[1024];
+        lm_report_path(path, sizeof path, root, d->file);
+        int lr = lm_literate_read(&d->L, path, d->file, err, errlen);
+        if (lr == -2) goto out;
+        d->file_ok = lr == 0;
+        if (d->file_ok) {
+            if (!d->L.nonascii && tex_safe_path(d->file) && d->file[0] != '/')
+                snprintf(d->lst, sizeof d->lst, "%s", d->file);
+            else
+                d->lst[0] = 1; /* needs an ASCII copy, made below */
+        }
+        err[0] = 0;
+    }
+
+    if (mkdir_p(root, "report", err, errlen) || mkdir_p(root, "figures", err, errlen)) goto out;
+
+    /* figures */
+    int nfig_all = 0, used = 0;
+    for (int k = 0; k < R.nclaims; k++) nfig_all += 2 * docs[k].c->res.nconfig;
+    all = calloc((size_t)(nfig_all ? nfig_all : 1), sizeof *all);
+    if (!all) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < R.nclaims; k++) {
+        doc *d = &docs[k];
+        d->fig = all + used;
+        const lm_claim_result *r = &d->c->res;
+        for (int j = 0; j < r->nconfig; j++) {
+            /* "eta*(1-1e-6)" and "eta*(1+1e-6)" sanitize alike: number repeats */
+            char tag[100], other[80];
+            lm_fig_sanitize(tag, 80, r->cfg[j].config);
+            for (int i = 0; i < j; i++) {
+                lm_fig_sanitize(other, sizeof other, r->cfg[i].config);
+                if (!strcmp(tag, other)) {
+                    snprintf(tag + strlen(tag), sizeof tag - 80, "-%d", (j + 1) % 100000);
+                    break;
+                }
+            }
+            if (lm_fig_write(root, d->c->claim.id, tag, &r->cfg[j], d->fig, &d->nfig,
+                             2 * r->nconfig, err, errlen))
+                goto out;
+        }
+        used += d->nfig;
+    }
+    if (lm_fig_render(root, all, used, err, errlen)) goto out;
+
+    /* ASCII copies for listings that need them */
+    for (int k = 0; k < R.nclaims; k++) {
+        doc *d = &docs[k];
+        if (d->lst[0] != 1) continue;
+        d->lst[0] = 0;
+        char sid[200], rel[300], src[1024], dst[1024];
+        lm_fig_sanitize(sid, sizeof sid, d->c->claim.id);
+        snprintf(rel, sizeof rel, "report/code/%s.c", sid);
+        if (mkdir_p(root, "report/code", err, errlen)) goto out;
+        lm_report_path(src, sizeof src, root, d->file);
+        lm_report_path(dst, sizeof dst, root, rel);
+        if (ascii_copy(src, dst) == 0) snprintf(d->lst, sizeof d->lst, "%s", rel);
+    }
+
+    /* the document */
+    put_preamble(&w, &R);
+    put_front(&w, &R, docs, dbpath);
+    put_summary(&w, docs, R.nclaims);
+    P(&w, "\\clearpage\n");
+    for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
+    P(&w, "\\end{document}\n");
+    if (w.b.oom) {
+        snprintf(err, (size_t)errlen, "out of memory writing the report");
+        goto out;
+    }
+    tex = lm_tbuf_take(&w.b);
+    char texpath[1024];
+    lm_report_path(texpath, sizeof texpath, root, "report/lemmata.tex");
+    if (write_file(texpath, tex, err, errlen)) goto out;
+
+    /* compile under a temporary job name */
+    char lmlog[1024], tmp_pdf[1024], pdf[1024];
+    lm_report_path(lmlog, sizeof lmlog, root, "report/latexmk.log");
+    lm_report_path(tmp_pdf, sizeof tmp_pdf, root, "report/" JOB ".pdf");
+    lm_report_path(pdf, sizeof pdf, root, "report/lemmata.pdf");
+    remove(lmlog);
+    remove(tmp_pdf);
+    const char *argv[] = {"latexmk",          "-pdf",
+                          "-norc",            "-interaction=nonstopmode",
+                          "-halt-on-error",   "-output-directory=report",
+                          "-jobname=" JOB,    "report/lemmata.tex",
+                          NULL};
+    int lr = lm_proc_run(root, argv, lmlog);
+    if (lr != 0) {
+        if (lr == 127 || lr < 0)
+            snprintf(err, (size_t)errlen, "cannot run latexmk (apt-get install latexmk)");
+        else
+            latex_error(root, &w, docs, err, errlen);
+        /* a broken .aux must not poison the next build */
+        remove_rel(root, "report/" JOB ".aux");
+        remove_rel(root, "report/" JOB ".fdb_latexmk");
+        remove_rel(root, "report/" JOB ".out");
+        remove(tmp_pdf);
+        goto out;
+    }
+    struct stat sb;
+    if (stat(tmp_pdf, &sb) || sb.st_size == 0) {
+        snprintf(err, (size_t)errlen, "latexmk produced no report/" JOB ".pdf (see %s)", lmlog);
+        goto out;
+    }
+    if (rename(tmp_pdf, pdf)) {
+        snprintf(err, (size_t)errlen, "cannot rename %s to %s: %s", tmp_pdf, pdf, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (docs)
+        for (int k = 0; k < R.nclaims; k++) lm_literate_free(&docs[k].L);
+    free(docs);
+    free(all);
+    free(tex);
+    free(w.sp);
+    lm_tbuf_free(&w.b);
+    lm_results_free(&R);
+    return rc;
+}

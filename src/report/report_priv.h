@@ -1,0 +1,142 @@
+/* report_priv.h -- internals of the report layer (src/report/), shared by its
+ * files and by tests/test_report.c and tests/test_store.c.  Not a public API.
+ *
+ *   tex.c       growing text buffer, LaTeX escaping, compact number formats
+ *   literate.c  the \claim/\source/\statement/\check blocks of a claim file
+ *   results.c   reads a run and its claims/configs rows back from the DB
+ *   figures.c   figures/<id>-<config>.{dat,gp} and gnuplot
+ *   proc.c      PATH lookup and running a tool in a directory
+ *   report.c    lm_report_build: the LaTeX document and latexmk
+ */
+#ifndef LM_REPORT_PRIV_H
+#define LM_REPORT_PRIV_H
+
+#include "lm_store.h"
+#include <stddef.h>
+
+/* ---- tex.c ---------------------------------------------------------------- */
+
+/* A growing NUL-terminated buffer; counts the newlines written so far so the
+ * writer knows the line of report/lemmata.tex it is on.  On allocation
+ * failure `oom` is set and later appends are dropped. */
+typedef struct {
+    char *s;
+    size_t n, cap;
+    long lines; /* newlines in s */
+    int oom;
+} lm_tbuf;
+
+void lm_tbuf_init(lm_tbuf *b);
+void lm_tbuf_free(lm_tbuf *b);
+void lm_tbuf_putn(lm_tbuf *b, const char *s, size_t n);
+void lm_tbuf_puts(lm_tbuf *b, const char *s);
+void lm_tbuf_printf(lm_tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the contents, owned by the caller (never NULL unless out of memory) */
+char *lm_tbuf_take(lm_tbuf *b);
+
+/* Append s (may be NULL) escaped for LaTeX text mode: _ % & # $ { } ~ ^ \
+ * and < > | become their text commands; newlines and tabs become spaces;
+ * UTF-8 characters the preamble knows pass through, others become "?". */
+void lm_tex_escape(lm_tbuf *b, const char *s);
+/* Same, but allows a line break after / = , - : and before -- options
+ * (for commands, paths and labels typeset in \texttt). */
+void lm_tex_escape_tt(lm_tbuf *b, const char *s);
+/* malloc'ed escaped copy (NULL on allocation failure) */
+char *lm_tex_escape_str(const char *s);
+/* 1 when s reads as LaTeX source ($ or \ in it), else plain text */
+int lm_tex_is_latex(const char *s);
+/* \DeclareUnicodeCharacter lines for the characters lm_tex_escape keeps */
+void lm_tex_unicode_preamble(lm_tbuf *b);
+/* 1 when the UTF-8 code point cp is typeset by the preamble */
+int lm_tex_unicode_ok(unsigned long cp);
+
+/* Compact numbers as LaTeX: 3 significant digits, scientific as
+ * $1.23{\times}10^{-5}$ outside [1e-3, 1e5), "--" for NaN, $\infty$. */
+void lm_tex_num(char *buf, size_t n, double x);
+/* A ratio LHS/RHS: like lm_tex_num, but within 0.5% of 1 it is written as
+ * $1-3.0{\times}10^{-7}$ / $1+\dots$ so a tight bound never rounds to "1". */
+void lm_tex_ratio(char *buf, size_t n, double x);
+/* Plain-text versions (gnuplot titles): "1.23e-05", "nan" -> "--". */
+void lm_fmt_num(char *buf, size_t n, double x);
+/* seconds: "0.012", "3.4", "125" */
+void lm_tex_seconds(char *buf, size_t n, double s);
+
+/* ---- literate.c ------------------------------------------------------------ */
+
+typedef struct {
+    char *text; /* block argument, " * " comment prefixes stripped; NULL if absent */
+    int line;   /* line of the claim file where the argument starts */
+} lm_lit_block;
+
+typedef struct {
+    lm_lit_block id, title, source, statement, check, note;
+    int code_line;  /* first line of code after the header comment (1 if none) */
+    int nlines;     /* lines in the file */
+    int nonascii;   /* the file has bytes >= 0x80 */
+} lm_literate;
+
+/* Reads the header comment of a claim file.  Returns 0 on success, -1 when the
+ * file cannot be read, -2 when a block is malformed (unclosed brace,
+ * unbalanced $ or \begin/\end); err then reads "path:line: reason". */
+int lm_literate_read(lm_literate *L, const char *path, const char *shown_path, char *err,
+                     int errlen);
+void lm_literate_free(lm_literate *L);
+
+/* ---- results.c -------------------------------------------------------------- */
+
+typedef struct {
+    lm_claim claim;        /* strings owned (id, title, file, source, origin, confidence) */
+    char *kind_name;       /* as stored (lm_kind_name of the claim's kind) */
+    char *params;          /* "name=default\tdoc\n" lines, may be NULL */
+    lm_claim_result res;   /* res.claim == &claim; cfg owned */
+} lm_results_claim;
+
+typedef struct {
+    long long id;
+    lm_run_meta meta;
+    int finished;
+    double seconds;        /* wall time recorded by lm_store_finish_run (NaN if none) */
+    int nclaims;
+    lm_results_claim *claims; /* sorted by claim id in natural order */
+} lm_results;
+
+/* Loads run `run` (-1: lm_store_latest_run's choice) read-only. */
+int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err, int errlen);
+void lm_results_free(lm_results *R);
+/* strcmp, except that digit runs compare as numbers ("theorem2" < "theorem10") */
+int lm_natural_cmp(const char *a, const char *b);
+
+/* ---- figures.c -------------------------------------------------------------- */
+
+typedef struct {
+    char path[300];    /* relative to root, without ".pdf": "figures/dynamics-theorem1-default" */
+    char caption[400]; /* LaTeX */
+} lm_figure;
+
+/* "dynamics/theorem1" -> "dynamics-theorem1" (letters, digits and '-' only) */
+void lm_fig_sanitize(char *dst, size_t n, const char *s);
+/* Writes the .dat/.gp files of one configuration under root/figures as
+ * figures/<sanitized id>-<tag>[-ratios] and appends the figures to
+ * fig[*nfig] (at most maxfig).  tag: the sanitized configuration name, made
+ * unique within the claim by the caller.  Returns 0 or -1. */
+int lm_fig_write(const char *root, const char *claim_id, const char *tag,
+                 const lm_config_result *c, lm_figure *fig, int *nfig, int maxfig, char *err,
+                 int errlen);
+/* Runs gnuplot on fig[0..nfig) (cwd = root).  Returns 0 or -1. */
+int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen);
+
+/* ---- proc.c ----------------------------------------------------------------- */
+
+/* 1 when prog is an executable file in a directory of $PATH */
+int lm_proc_which(const char *prog);
+/* Runs argv (argv[0] looked up in $PATH) with cwd `dir`, stdin from
+ * /dev/null and stdout+stderr appended to `logpath` (NULL: discarded).
+ * Returns the exit status, 128+signal, or -1 when it could not start. */
+int lm_proc_run(const char *dir, const char *const *argv, const char *logpath);
+
+/* ---- report.c --------------------------------------------------------------- */
+
+/* path joined to root unless absolute: writes "root/rel" into dst */
+void lm_report_path(char *dst, size_t n, const char *root, const char *rel);
+
+#endif

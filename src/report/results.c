@@ -1,0 +1,258 @@
+/* results.c -- read one run back from the results database (read-only).
+ * The schema is written by src/store/store.c. */
+#include "report_priv.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lm_natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0') a++;
+            while (*b == '0') b++;
+            size_t la = 0, lb = 0;
+            while (isdigit((unsigned char)a[la])) la++;
+            while (isdigit((unsigned char)b[lb])) lb++;
+            if (la != lb) return la < lb ? -1 : 1;
+            int c = strncmp(a, b, la);
+            if (c) return c;
+            a += la;
+            b += lb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t) return NULL;
+    return strdup((const char *)t);
+}
+
+static void col_copy(char *dst, size_t n, sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, i);
+}
+
+static lm_verdict col_verdict(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    int v = t ? lm_verdict_from_name((const char *)t) : -1;
+    return v < 0 ? LM_V_ERROR : (lm_verdict)v;
+}
+
+static void free_claim(lm_results_claim *c)
+{
+    free((char *)c->claim.id);
+    free((char *)c->claim.title);
+    free((char *)c->claim.file);
+    free((char *)c->claim.source);
+    free((char *)c->claim.origin);
+    free((char *)c->claim.confidence);
+    free(c->kind_name);
+    free(c->params);
+    for (int k = 0; k < c->res.nconfig; k++) {
+        free(c->res.cfg[k].measures);
+        free(c->res.cfg[k].series);
+        free(c->res.cfg[k].ratios);
+    }
+    free(c->res.cfg);
+}
+
+void lm_results_free(lm_results *R)
+{
+    for (int k = 0; k < R->nclaims; k++) free_claim(&R->claims[k]);
+    free(R->claims);
+    memset(R, 0, sizeof *R);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const lm_results_claim *x = a, *y = b;
+    return lm_natural_cmp(x->claim.id, y->claim.id);
+}
+
+static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT config, verdict, worst_ratio, instances, observations, "
+                           "assumption_failed, errors, breaks_double, confirmed, artifacts, "
+                           "near_misses, worst_where, worst_index, reproduce, precisions, "
+                           "seconds, detail, measures, series, ratios, axes FROM configs "
+                           "WHERE run_id=?1 AND claim_id=?2 ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, c->claim.id, -1, SQLITE_TRANSIENT);
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (c->res.nconfig == cap) {
+            int ncap = cap ? 2 * cap : 4;
+            lm_config_result *t = realloc(c->res.cfg, sizeof *t * (size_t)ncap);
+            if (!t) break;
+            c->res.cfg = t;
+            cap = ncap;
+        }
+        lm_config_result *g = &c->res.cfg[c->res.nconfig++];
+        memset(g, 0, sizeof *g);
+        col_copy(g->config, sizeof g->config, st, 0);
+        g->verdict = col_verdict(st, 1);
+        g->worst_ratio = col_real(st, 2);
+        g->instances = (long)sqlite3_column_int64(st, 3);
+        g->observations = (long)sqlite3_column_int64(st, 4);
+        g->assumption_failed = (long)sqlite3_column_int64(st, 5);
+        g->errors = (long)sqlite3_column_int64(st, 6);
+        g->breaks_double = (long)sqlite3_column_int64(st, 7);
+        g->confirmed = (long)sqlite3_column_int64(st, 8);
+        g->artifacts = (long)sqlite3_column_int64(st, 9);
+        g->near_misses = (long)sqlite3_column_int64(st, 10);
+        col_copy(g->worst_where, sizeof g->worst_where, st, 11);
+        g->worst_index = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1
+                                                                     : sqlite3_column_int(st, 12);
+        col_copy(g->reproduce, sizeof g->reproduce, st, 13);
+        col_copy(g->precisions, sizeof g->precisions, st, 14);
+        g->seconds = col_real(st, 15);
+        col_copy(g->detail, sizeof g->detail, st, 16);
+        g->measures = col_dup(st, 17);
+        g->series = col_dup(st, 18);
+        g->ratios = col_dup(st, 19);
+        col_copy(g->axes, sizeof g->axes, st, 20);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err, int errlen)
+{
+    memset(R, 0, sizeof *R);
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "cannot open results database %s: %s", dbpath,
+                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    sqlite3_stmt *st = NULL;
+    const char *sql = run < 0 ? "SELECT id, commit_id, date, seed, versions, prec, budget, "
+                                "quick, finished, seconds FROM runs "
+                                "ORDER BY finished DESC, id DESC LIMIT 1"
+                              : "SELECT id, commit_id, date, seed, versions, prec, budget, "
+                                "quick, finished, seconds FROM runs WHERE id=?1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
+                 sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    if (run >= 0) sqlite3_bind_int64(st, 1, run);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_DONE && run < 0)
+            snprintf(err, (size_t)errlen, "no runs in %s (run: make verify)", dbpath);
+        else if (rc == SQLITE_DONE)
+            snprintf(err, (size_t)errlen, "no run %lld in %s", run, dbpath);
+        else
+            snprintf(err, (size_t)errlen, "reading %s: %s", dbpath, sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return -1;
+    }
+    R->id = sqlite3_column_int64(st, 0);
+    col_copy(R->meta.commit, sizeof R->meta.commit, st, 1);
+    col_copy(R->meta.date, sizeof R->meta.date, st, 2);
+    const unsigned char *seed = sqlite3_column_text(st, 3);
+    R->meta.seed = seed ? strtoull((const char *)seed, NULL, 10) : 0;
+    col_copy(R->meta.versions, sizeof R->meta.versions, st, 4);
+    R->meta.prec = sqlite3_column_int(st, 5);
+    R->meta.budget = sqlite3_column_int(st, 6);
+    R->meta.quick = sqlite3_column_int(st, 7);
+    R->finished = sqlite3_column_int(st, 8);
+    R->seconds = col_real(st, 9);
+    sqlite3_finalize(st);
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
+                           "seconds, reproduce, title, file, kind, source, origin, confidence, "
+                           "proxy, params FROM claims WHERE run_id=?1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
+                 sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, R->id);
+    int cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (R->nclaims == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            lm_results_claim *t = realloc(R->claims, sizeof *t * (size_t)ncap);
+            if (!t) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            R->claims = t;
+            cap = ncap;
+        }
+        lm_results_claim *c = &R->claims[R->nclaims++];
+        memset(c, 0, sizeof *c);
+        c->claim.id = col_dup(st, 0);
+        if (!c->claim.id) c->claim.id = strdup("?");
+        c->res.verdict = col_verdict(st, 1);
+        c->res.worst_ratio = col_real(st, 2);
+        c->res.instances = (long)sqlite3_column_int64(st, 3);
+        col_copy(c->res.precisions, sizeof c->res.precisions, st, 4);
+        c->res.seconds = col_real(st, 5);
+        col_copy(c->res.reproduce, sizeof c->res.reproduce, st, 6);
+        c->claim.title = col_dup(st, 7);
+        c->claim.file = col_dup(st, 8);
+        c->kind_name = col_dup(st, 9);
+        c->claim.kind = LM_KIND_COUNT; /* unknown until matched below */
+        for (int k = 0; k < LM_KIND_COUNT && c->kind_name; k++)
+            if (!strcmp(c->kind_name, lm_kind_name((lm_kind)k))) c->claim.kind = (lm_kind)k;
+        c->claim.source = col_dup(st, 10);
+        c->claim.origin = col_dup(st, 11);
+        c->claim.confidence = col_dup(st, 12);
+        c->claim.proxy = sqlite3_column_int(st, 13);
+        c->params = col_dup(st, 14);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, (size_t)errlen, "reading claims of run %lld from %s: %s", R->id, dbpath,
+                 rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+        sqlite3_close(db);
+        lm_results_free(R);
+        return -1;
+    }
+    for (int k = 0; k < R->nclaims; k++) {
+        if (load_configs(db, R->id, &R->claims[k])) {
+            snprintf(err, (size_t)errlen, "reading configurations of %s from %s: %s",
+                     R->claims[k].claim.id, dbpath, sqlite3_errmsg(db));
+            sqlite3_close(db);
+            lm_results_free(R);
+            return -1;
+        }
+    }
+    sqlite3_close(db);
+    if (R->nclaims > 1) qsort(R->claims, (size_t)R->nclaims, sizeof *R->claims, by_id);
+    for (int k = 0; k < R->nclaims; k++) R->claims[k].res.claim = &R->claims[k].claim;
+    return 0;
+}

@@ -1,0 +1,405 @@
+/* test_report.c -- escaping, number formats, literate blocks, and a whole
+ * report built from a fabricated database in a temporary root. */
+#include <criterion/criterion.h>
+
+#include "../src/report/report_priv.h"
+#include "lm_report.h"
+#include "lm_store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ftw.h>
+#include <unistd.h>
+
+static char root[64];
+
+static void mkroot(void)
+{
+    snprintf(root, sizeof root, "/tmp/lm_report_XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void rmroot(void)
+{
+    /* not rm -rf: a test may have emptied PATH */
+    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(report, .init = mkroot, .fini = rmroot);
+
+static void write_text(const char *rel, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+        *p = 0; /* mkdir -p of the parents */
+        mkdir(path, 0777);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static long file_size(const char *rel)
+{
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    return stat(path, &sb) ? -1 : (long)sb.st_size;
+}
+
+/* ---- escaping and numbers ---------------------------------------------------------- */
+
+static void esc_is(const char *in, const char *want)
+{
+    char *got = lm_tex_escape_str(in);
+    cr_assert_not_null(got);
+    cr_assert_str_eq(got, want, "escape(%s)", in);
+    free(got);
+}
+
+Test(report_tex, escape)
+{
+    esc_is("a_b%c", "a\\_b\\%c");
+    esc_is("x&y#z$w", "x\\&y\\#z\\$w");
+    esc_is("{a}~^\\", "\\{a\\}\\textasciitilde{}\\textasciicircum{}\\textbackslash{}");
+    esc_is("a<b>c|d", "a\\textless{}b\\textgreater{}c\\textbar{}d");
+    esc_is("--set", "-{}-set");
+    esc_is("line1\nline2\tx", "line1 line2 x");
+    esc_is("\xe2\x89\xa4 caf\xc3\xa9", "\xe2\x89\xa4 caf\xc3\xa9"); /* known: kept */
+    esc_is("\xe2\x98\x83", "?");                                  /* snowman: replaced */
+    esc_is("\xff", "?");                                          /* malformed */
+    esc_is(NULL, "");
+    lm_tbuf b;
+    lm_tbuf_init(&b);
+    lm_tex_escape_tt(&b, "a_b");
+    char *s = lm_tbuf_take(&b);
+    cr_assert_str_eq(s, "a{\\char95}\\allowbreak{}b");
+    free(s);
+    cr_assert(lm_tex_is_latex("$x$"));
+    cr_assert(!lm_tex_is_latex("Theorem 1, p. 3"));
+}
+
+static void num_is(void (*fmt)(char *, size_t, double), double x, const char *want)
+{
+    char buf[80];
+    fmt(buf, sizeof buf, x);
+    cr_assert_str_eq(buf, want, "format(%.17g)", x);
+}
+
+Test(report_tex, numbers)
+{
+    num_is(lm_tex_num, NAN, "--");
+    num_is(lm_tex_num, INFINITY, "$\\infty$");
+    num_is(lm_tex_num, 0.0, "0");
+    num_is(lm_tex_num, 0.123456, "0.123");
+    num_is(lm_tex_num, 12.345, "12.3");
+    num_is(lm_tex_num, 12345.6, "12346");
+    num_is(lm_tex_num, 1.23456e-5, "$1.23{\\times}10^{-5}$");
+    num_is(lm_tex_num, -2e7, "$-2{\\times}10^{7}$");
+    num_is(lm_tex_num, 1e-9, "$10^{-9}$");
+    num_is(lm_tex_ratio, 1.0 - 3e-7, "$1-3{\\times}10^{-7}$");
+    num_is(lm_tex_ratio, 1.0 + 2.5e-4, "$1+2.5{\\times}10^{-4}$");
+    num_is(lm_tex_ratio, 1.0, "1");
+    num_is(lm_tex_ratio, 0.997, "0.9970");
+    num_is(lm_tex_ratio, 0.5, "0.5");
+    num_is(lm_tex_ratio, NAN, "--");
+    num_is(lm_tex_seconds, 0.0123, "0.012");
+    num_is(lm_tex_seconds, 3.45, "3.5");
+    num_is(lm_tex_seconds, 99.7, "100");
+    num_is(lm_tex_seconds, 1234.4, "1234");
+}
+
+Test(report_tex, sanitize)
+{
+    char buf[64];
+    lm_fig_sanitize(buf, sizeof buf, "dynamics/theorem_1");
+    cr_assert_str_eq(buf, "dynamics-theorem-1");
+    lm_fig_sanitize(buf, sizeof buf, "a..b//c.");
+    cr_assert_str_eq(buf, "a-b-c");
+    lm_fig_sanitize(buf, sizeof buf, "%%");
+    cr_assert_str_eq(buf, "x");
+}
+
+/* ---- literate blocks --------------------------------------------------------------- */
+
+static const char good_file[] =
+    "/* lemmas/fake/lemma_1.c\n"                                      /* 1 */
+    " *\n"                                                            /* 2 */
+    " * \\claim{fake/lemma_1}{Bound on $\\|W\\|$ for 100\\% of steps}\n" /* 3 */
+    " * \\source{Fake paper, Lemma 1}\n"                              /* 4 */
+    " * \\statement{For all $t$,\n"                                   /* 5 */
+    " *   $f(M_t) \\le (1-\\eta\\alpha)^t f(M_0)$ % a comment with }\n" /* 6 */
+    " *   where $\\{x\\}$ is a set.}\n"                               /* 7 */
+    " * \\check{Run GD;\n"                                            /* 8 */
+    " *   compare.}\n"                                                /* 9 */
+    " */\n"                                                           /* 10 */
+    "\n"                                                              /* 11 */
+    "#include \"lm_claim.h\"\n"                                       /* 12 */
+    "static int eval(lm_eval *ev) { (void)ev; return 0; }\n";         /* 13 */
+
+Test(report, literate_blocks)
+{
+    write_text("lemmas/fake/lemma_1.c", good_file);
+    char path[200], err[256] = "";
+    snprintf(path, sizeof path, "%s/lemmas/fake/lemma_1.c", root);
+    lm_literate L;
+    cr_assert_eq(lm_literate_read(&L, path, "lemmas/fake/lemma_1.c", err, sizeof err), 0, "%s",
+                 err);
+    cr_assert_str_eq(L.id.text, "fake/lemma_1");
+    cr_assert_str_eq(L.title.text, "Bound on $\\|W\\|$ for 100\\% of steps");
+    cr_assert_eq(L.title.line, 3);
+    cr_assert_str_eq(L.source.text, "Fake paper, Lemma 1");
+    cr_assert_eq(L.statement.line, 5);
+    cr_assert_str_eq(L.statement.text,
+                     "For all $t$,\n  $f(M_t) \\le (1-\\eta\\alpha)^t f(M_0)$ % a comment with }\n"
+                     "  where $\\{x\\}$ is a set.");
+    cr_assert_str_eq(L.check.text, "Run GD;\n  compare.");
+    cr_assert_eq(L.check.line, 8);
+    cr_assert_null(L.note.text);
+    cr_assert_eq(L.code_line, 12);
+    cr_assert_eq(L.nlines, 13);
+    cr_assert_eq(L.nonascii, 0);
+    lm_literate_free(&L);
+}
+
+Test(report, literate_errors)
+{
+    write_text("lemmas/fake/bad.c", "/*\n * \\claim{fake/bad}{Bad}\n * \\statement{$x \\le y\n"
+                                    " *   and more\n */\nint x;\n");
+    char path[200], err[256] = "";
+    snprintf(path, sizeof path, "%s/lemmas/fake/bad.c", root);
+    lm_literate L;
+    cr_assert_eq(lm_literate_read(&L, path, "lemmas/fake/bad.c", err, sizeof err), -2);
+    cr_assert_str_eq(err, "lemmas/fake/bad.c:3: unclosed brace in the \\statement block");
+    write_text("lemmas/fake/bad.c", "/*\n * \\statement{ok\n * $x \\le y}\n */\n");
+    cr_assert_eq(lm_literate_read(&L, path, "lemmas/fake/bad.c", err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "lemmas/fake/bad.c:3: odd number of $"), "%s", err);
+    write_text("lemmas/fake/bad.c", "/*\n * \\check{\\begin{align}x\n * \\end{aligned}}\n */\n");
+    cr_assert_eq(lm_literate_read(&L, path, "lemmas/fake/bad.c", err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, ":3: \\end{aligned} closes \\begin{align}"), "%s", err);
+    cr_assert_eq(lm_literate_read(&L, "/nonexistent/x.c", "lemmas/x.c", err, sizeof err), -1);
+    cr_assert_str_eq(err, "cannot read claim file lemmas/x.c");
+    /* no header comment: no blocks, not an error */
+    write_text("lemmas/fake/plain.c", "int x;\n");
+    snprintf(path, sizeof path, "%s/lemmas/fake/plain.c", root);
+    cr_assert_eq(lm_literate_read(&L, path, NULL, err, sizeof err), 0);
+    cr_assert_null(L.statement.text);
+    lm_literate_free(&L);
+}
+
+/* ---- whole report ------------------------------------------------------------------ */
+
+static const lm_param_def fake_params[] = {
+    {"alpha_scale", 1, "multiplies alpha", NULL}, {"kernel", 0, "kernel", "softmax|gaussian"},
+    {NULL, 0, NULL, NULL}};
+
+static lm_claim fake1 = {.id = "fake/lemma_1",
+                         .title = "Bound on W",
+                         .file = "lemmas/fake/lemma_1.c",
+                         .kind = LM_KIND_TRAJECTORY,
+                         .source = "Fake paper, Lemma 1",
+                         .origin = "reconstructed",
+                         .confidence = "low",
+                         .params = fake_params};
+
+static lm_claim fake2 = {.id = "other_paper/theorem_2",
+                         .title = "A theorem with_underscores & 50%",
+                         .file = "lemmas/other_paper/theorem_2.c",
+                         .kind = LM_KIND_RATE,
+                         .source = "Other, Thm 2",
+                         .origin = "verbatim",
+                         .confidence = "high",
+                         .proxy = 1};
+
+static void save_fake(const char *db, const char *db_commit)
+{
+    char err[256] = "";
+    lm_store *s = lm_store_open(db, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    lm_run_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.commit, sizeof m.commit, "%s", db_commit);
+    snprintf(m.date, sizeof m.date, "2024-05-06 07:08:09 UTC");
+    snprintf(m.versions, sizeof m.versions,
+             "MPFR 4.2.0, GMP 6.2.1, GSL 2.7, SQLite 3.40.1, OpenBLAS 0.3.21 DYNAMIC_ARCH "
+             "NO_AFFINITY Haswell MAX_THREADS=64");
+    m.seed = 42;
+    m.budget = 8;
+    m.quick = 1;
+    long long run = lm_store_begin_run(s, &m, NULL);
+    cr_assert_gt(run, 0);
+
+    lm_claim_result r;
+    memset(&r, 0, sizeof r);
+    lm_config_result cfg[2];
+    memset(cfg, 0, sizeof cfg);
+    r.claim = &fake1;
+    r.verdict = LM_V_VIOLATED;
+    r.worst_ratio = 1.0 + 2e-9;
+    r.instances = 16;
+    snprintf(r.precisions, sizeof r.precisions, "double,mpfr256");
+    r.seconds = 1.5;
+    snprintf(r.reproduce, sizeof r.reproduce,
+             "bin/lemmata check fake/lemma_1 --seed 42 --budget 8 --quick --config softmax "
+             "--instance 3 --set alpha_scale=1.5");
+    r.nconfig = 2;
+    r.cfg = cfg;
+    snprintf(cfg[0].config, sizeof cfg[0].config, "softmax");
+    cfg[0].verdict = LM_V_VIOLATED;
+    cfg[0].instances = 8;
+    cfg[0].observations = 400;
+    cfg[0].breaks_double = 2;
+    cfg[0].confirmed = 1;
+    cfg[0].artifacts = 1;
+    cfg[0].worst_ratio = r.worst_ratio;
+    snprintf(cfg[0].worst_where, sizeof cfg[0].worst_where, "t=17: f(M_t) <= (1-eta*alpha)^t f_0");
+    cfg[0].worst_index = 3;
+    snprintf(cfg[0].reproduce, sizeof cfg[0].reproduce, "%s", r.reproduce);
+    snprintf(cfg[0].precisions, sizeof cfg[0].precisions, "double,mpfr256");
+    cfg[0].seconds = 1.0;
+    char series[4096] = "", ratios[1024] = "";
+    for (int t = 0; t <= 40; t++) {
+        size_t n = strlen(series);
+        snprintf(series + n, sizeof series - n, "loss\t%d\t%.6g\nbound (1-eta alpha)^t f_0\t%d\t%.6g\n",
+                 t, exp(-0.1 * t), t, exp(-0.099 * t));
+    }
+    strcat(series, "loss\t41\tnan\n");
+    for (int k = 0; k < 8; k++) {
+        size_t n = strlen(ratios);
+        snprintf(ratios + n, sizeof ratios - n, "%.6g\n", -0.3 * k + (k == 0 ? 0.3 : 0));
+    }
+    strcat(ratios, "-inf\n");
+    cfg[0].series = series;
+    cfg[0].ratios = ratios;
+    cfg[0].measures = "alpha=0.0123\neta=0.5\nrank_B0=12\nnote=full rank\n";
+    snprintf(cfg[0].axes, sizeof cfg[0].axes, "iteration t\tloss f(M_t)\t1");
+    snprintf(cfg[1].config, sizeof cfg[1].config, "gaussian_kernel");
+    cfg[1].verdict = LM_V_ASSUMPTION_FAILED;
+    cfg[1].instances = 8;
+    cfg[1].assumption_failed = 8;
+    cfg[1].worst_ratio = NAN;
+    cfg[1].worst_index = -1;
+    snprintf(cfg[1].detail, sizeof cfg[1].detail, "B_0 rank deficient (rank 3 < 12) in 8 instances");
+    cfg[1].seconds = 0.5;
+    cfg[1].ratios = "";
+    cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
+
+    memset(&r, 0, sizeof r);
+    memset(cfg, 0, sizeof cfg);
+    r.claim = &fake2;
+    r.verdict = LM_V_CONSISTENT;
+    r.worst_ratio = 0.25;
+    r.instances = 8;
+    snprintf(r.precisions, sizeof r.precisions, "double");
+    r.seconds = 0.01;
+    r.nconfig = 1;
+    r.cfg = cfg;
+    snprintf(cfg[0].config, sizeof cfg[0].config, "default");
+    cfg[0].verdict = LM_V_CONSISTENT;
+    cfg[0].instances = 8;
+    cfg[0].worst_ratio = 0.25;
+    cfg[0].worst_index = -1;
+    cfg[0].ratios = "-0.6\n-0.7\n-0.9\n";
+    cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
+    cr_assert_eq(lm_store_finish_run(s, run, 2.0), 0);
+    lm_store_close(s);
+}
+
+Test(report, builds_pdf, .timeout = 240)
+{
+    write_text("lemmas/fake/lemma_1.c", good_file);
+    /* non-ASCII (Unicode math) in the statement: typeset, and the listing uses a copy */
+    write_text("lemmas/other_paper/theorem_2.c",
+               "/* \\claim{other_paper/theorem_2}{A theorem with\\_underscores}\n"
+               " * \\source{Other, Thm 2}\n"
+               " * \\statement{The rate is $O(t^{-1/2})$: $\xce\xb1 \xe2\x89\xa4 \xce\xb2$.}\n"
+               " * \\check{Fit the slope.}\n"
+               " */\n"
+               "/* caf\xc3\xa9 */\nint theorem2;\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_fake(db, "0123456789ab+dirty");
+    int rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    long size = file_size("report/lemmata.pdf");
+    cr_assert_gt(size, 20000, "pdf size %ld", size);
+    cr_assert_eq(file_size("report/lemmata-build.pdf"), -1); /* renamed away */
+    cr_assert_gt(file_size("report/lemmata.tex"), 1000);
+    cr_assert_gt(file_size("figures/fake-lemma-1-softmax.pdf"), 1000);
+    cr_assert_gt(file_size("figures/fake-lemma-1-softmax.gp"), 100);
+    cr_assert_gt(file_size("figures/fake-lemma-1-softmax-ratios.pdf"), 1000);
+    cr_assert_gt(file_size("figures/other-paper-theorem-2-default-ratios.pdf"), 1000);
+    cr_assert_eq(file_size("figures/fake-lemma-1-gaussian-kernel.pdf"), -1); /* no data */
+    cr_assert_gt(file_size("report/code/other-paper-theorem-2.c"), 10);
+    /* run again: rebuilding over an existing report works */
+    rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+}
+
+Test(report, latex_error_points_at_claim_file, .timeout = 240)
+{
+    /* \undefinedmacro on line 4 of the claim file */
+    write_text("lemmas/fake/lemma_1.c", "/* \\claim{fake/lemma_1}{Bound}\n"
+                                        " * \\statement{All good,\n"
+                                        " *   still good,\n"
+                                        " *   but $\\undefinedmacro{x}$ is not.}\n"
+                                        " */\nint x;\n");
+    write_text("lemmas/other_paper/theorem_2.c", "int y;\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_fake(db, "abc");
+    int rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_neq(rc, 0);
+    cr_assert_not_null(strstr(err, "lemmas/fake/lemma_1.c:4:"), "%s", err);
+    cr_assert_not_null(strstr(err, "Undefined control sequence"), "%s", err);
+    cr_assert_null(strchr(err, '\n'), "one line: %s", err);
+    cr_assert_eq(file_size("report/lemmata.pdf"), -1);
+}
+
+Test(report, malformed_block_fails_before_output)
+{
+    write_text("lemmas/fake/lemma_1.c", "/* \\statement{unclosed $x$\n */\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_fake(db, "abc");
+    cr_assert_neq(lm_report_build(db, -1, root, err, sizeof err), 0);
+    cr_assert_str_eq(err, "lemmas/fake/lemma_1.c:1: unclosed brace in the \\statement block");
+    cr_assert_eq(file_size("report/lemmata.tex"), -1);
+}
+
+Test(report, missing_tools)
+{
+    char db[160], err[512] = "", empty[160];
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_fake(db, "abc");
+    snprintf(empty, sizeof empty, "%s/emptybin", root);
+    cr_assert_eq(mkdir(empty, 0777), 0);
+    cr_assert_eq(setenv("PATH", empty, 1), 0);
+    int rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_neq(rc, 0);
+    cr_assert_str_eq(err, "latexmk not found (apt-get install latexmk)");
+    cr_assert_eq(file_size("report"), -1); /* nothing written */
+    cr_assert_eq(file_size("figures"), -1);
+}
+
+Test(report, missing_database)
+{
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/nothing.db", root);
+    cr_assert_neq(lm_report_build(db, -1, root, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "nothing.db"), "%s", err);
+}
