@@ -40,6 +40,11 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r);
 int lm_store_finish_run(lm_store *s, long long run, double seconds);
 /* counts[v] = number of claims of run `run` with verdict v (LM_V_COUNT slots) */
 int lm_store_verdict_counts(lm_store *s, long long run, long *counts);
+/* Live training runs repeated wholly in MPFR (table live): series holds
+ * "name\tx\ty" lines for the report's figure, summary one line of text. */
+int lm_store_has_live(lm_store *s, long long run, const char *name);
+int lm_store_save_live(lm_store *s, long long run, const char *name, const char *doc, int steps,
+                       int prec, const char *series, const char *summary, double seconds);
 /* newest finished run id (or newest at all when none finished), -1 if empty */
 long long lm_store_latest_run(lm_store *s);
 

@@ -54,9 +54,10 @@ int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, 
 double lm_run_auto_eta(const lm_run_def *r, uint64_t seed);
 /* Repeat the run wholly in MPFR at `bits` next to the double run and record,
  * per iterate, the relative drift ||theta_double - theta_mpfr|| / ||theta_mpfr||
- * of the trained parameters and the relative loss difference.  Arrays of
+ * of the trained parameters, the relative loss difference and the double
+ * loss.  Arrays of
  * steps+1 entries are allocated for the caller (free them).  Returns 0. */
 int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **param_drift,
-                 double **loss_drift, char *err, int errlen);
+                 double **loss_drift, double **loss, char *err, int errlen);
 
 #endif

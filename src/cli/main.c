@@ -306,15 +306,17 @@ static int cmd_train(int argc, char **argv)
     }
     int rc;
     if (drift) {
-        double *pd = NULL, *ld = NULL;
+        double *pd = NULL, *ld = NULL, *fl = NULL;
         fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
-        rc = lm_run_drift(&r, seed, (mpfr_prec_t)drift, &pd, &ld, err, sizeof err);
+        rc = lm_run_drift(&r, seed, (mpfr_prec_t)drift, &pd, &ld, &fl, err, sizeof err);
         if (!rc) {
-            fprintf(f, "iterate,param_rel_drift,loss_rel_drift\n");
-            for (int t = 0; t <= r.steps; t++) fprintf(f, "%d,%.6e,%.6e\n", t, pd[t], ld[t]);
+            fprintf(f, "iterate,loss,param_rel_drift,loss_rel_drift\n");
+            for (int t = 0; t <= r.steps; t++)
+                fprintf(f, "%d,%.17g,%.6e,%.6e\n", t, fl[t], pd[t], ld[t]);
         }
         free(pd);
         free(ld);
+        free(fl);
     } else {
         rc = lm_run_exec(&r, seed, &ctx, f, 1, err, sizeof err);
     }
@@ -415,6 +417,43 @@ static int cmd_verify(int argc, char **argv)
         }
         print_line(&r, k + 1, lm_registry_count);
         lm_claim_result_clear(&r);
+    }
+    /* live training runs, each repeated wholly in MPFR */
+    for (int k = 0; lm_runs[k].name && !interrupted; k++) {
+        const lm_run_def *rd = &lm_runs[k];
+        if (lm_store_has_live(st, run, rd->name)) continue;
+        lm_run_def r = *rd;
+        r.steps = o.quick ? 100 : 400;
+        double *pd = NULL, *ld = NULL, *fl = NULL;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        if (lm_run_drift(&r, o.seed, 256, &pd, &ld, &fl, err, sizeof err)) {
+            fprintf(stderr, "lemmata: live run %s: %s\n", r.name, err);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        size_t cap = (size_t)(r.steps + 1) * 3 * 48 + 64;
+        char *ser = malloc(cap);
+        size_t len = 0;
+        double maxd = 0;
+        for (int t = 0; t <= r.steps; t++) {
+            if (fl[t] > 0)
+                len += (size_t)snprintf(ser + len, cap - len, "loss f_t (double)\t%d\t%.8g\n", t, fl[t]);
+            if (pd[t] > 0)
+                len += (size_t)snprintf(ser + len, cap - len, "parameter drift double vs MPFR\t%d\t%.4g\n", t, pd[t]);
+            maxd = fmax(maxd, pd[t]);
+        }
+        char summ[200];
+        snprintf(summ, sizeof summ, "Loss %.3g -> %.3g; largest relative parameter drift %.2g; final relative loss difference %.2g.",
+                 fl[0], fl[r.steps], maxd, ld[r.steps]);
+        lm_store_save_live(st, run, r.name, r.doc, r.steps, 256, ser, summ, sec);
+        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", r.name, summ, sec);
+        fflush(stdout);
+        free(ser);
+        free(pd);
+        free(ld);
+        free(fl);
     }
     if (interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");

@@ -811,6 +811,39 @@ static void put_claim(writer *w, const doc *d, int k)
 
 /* ---- build ------------------------------------------------------------------------ */
 
+/* The live training runs, each repeated wholly in MPFR: how far the double
+ * trajectory drifts from the (nearly) exact one. */
+static void put_live(writer *w, const lm_results *R, const lm_figure *fig, int nfig)
+{
+    if (R->nlive == 0) return;
+    P(w, "\\clearpage\n\\section{Live training runs: double against MPFR}\n"
+         "Each named run (\\texttt{bin/lemmata train NAME}) was trained in IEEE double and, "
+         "from the same data and starting point, wholly in MPFR.  The figures show the loss "
+         "$f_t$ of the double run and the relative drift "
+         "$\\|\\theta^{\\rm double}_t-\\theta^{\\rm MPFR}_t\\|/\\|\\theta^{\\rm MPFR}_t\\|$ "
+         "of the trained parameters per iterate (a drift at the level of $10^{-16}$ means the "
+         "double trajectory is the exact one to working accuracy).\n\n");
+    int j = 0;
+    for (int k = 0; k < R->nlive; k++) {
+        const lm_results_live *l = &R->live[k];
+        P(w, "\\subsection*{");
+        ETT(w, l->name ? l->name : "?");
+        P(w, "}\n");
+        E(w, l->doc ? l->doc : "");
+        char buf[64];
+        snprintf(buf, sizeof buf, " (%d iterates, MPFR at %d bits). ", l->steps, l->prec);
+        E(w, buf);
+        E(w, l->summary ? l->summary : "");
+        P(w, "\n\n");
+        if (j < nfig && fig[j].path[0]) {
+            P(w, "\\begin{center}\\includegraphics[width=0.62\\linewidth]{");
+            P(w, fig[j].path);
+            P(w, ".pdf}\\end{center}\n");
+            j++;
+        }
+    }
+}
+
 static int mkdir_p(const char *root, const char *rel, char *err, int errlen)
 {
     char path[1024];
@@ -1009,7 +1042,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     if (mkdir_p(root, "report", err, errlen) || mkdir_p(root, "figures", err, errlen)) goto out;
 
     /* figures */
-    int nfig_all = 0, used = 0;
+    int nfig_all = R.nlive, used = 0;
     for (int k = 0; k < R.nclaims; k++) nfig_all += 2 * docs[k].c->res.nconfig;
     all = calloc((size_t)(nfig_all ? nfig_all : 1), sizeof *all);
     if (!all) {
@@ -1037,6 +1070,23 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         }
         used += d->nfig;
     }
+    /* live runs: loss and double-vs-MPFR drift per iterate */
+    lm_figure *live_fig = all + used;
+    int nlive_fig = 0;
+    for (int k = 0; k < R.nlive; k++) {
+        lm_config_result cr;
+        memset(&cr, 0, sizeof cr);
+        cr.series = R.live[k].series;
+        snprintf(cr.axes, sizeof cr.axes, "iterate t\tvalue\t1");
+        snprintf(cr.config, sizeof cr.config, "%s", R.live[k].name ? R.live[k].name : "run");
+        char id[200];
+        snprintf(id, sizeof id, "live/%s", cr.config);
+        int before = nlive_fig;
+        if (lm_fig_write(root, id, "drift", &cr, live_fig, &nlive_fig, R.nlive, err, errlen))
+            goto out;
+        if (nlive_fig == before) live_fig[nlive_fig].path[0] = 0;
+    }
+    used += nlive_fig;
     if (lm_fig_render(root, all, used, err, errlen)) goto out;
 
     /* ASCII copies for listings that need them */
@@ -1059,6 +1109,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     put_summary(&w, docs, R.nclaims);
     P(&w, "\\clearpage\n");
     for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
+    put_live(&w, &R, live_fig, nlive_fig);
     P(&w, "\\end{document}\n");
     if (w.b.oom) {
         snprintf(err, (size_t)errlen, "out of memory writing the report");

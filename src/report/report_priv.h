@@ -92,12 +92,20 @@ typedef struct {
 } lm_results_claim;
 
 typedef struct {
+    char *name, *doc, *series, *summary;
+    int steps, prec;
+    double seconds;
+} lm_results_live;
+
+typedef struct {
     long long id;
     lm_run_meta meta;
     int finished;
     double seconds;        /* wall time recorded by lm_store_finish_run (NaN if none) */
     int nclaims;
     lm_results_claim *claims; /* sorted by claim id in natural order */
+    int nlive;
+    lm_results_live *live;    /* live training runs, double vs MPFR */
 } lm_results;
 
 /* Loads run `run` (-1: lm_store_latest_run's choice) read-only. */

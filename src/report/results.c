@@ -79,6 +79,13 @@ void lm_results_free(lm_results *R)
 {
     for (int k = 0; k < R->nclaims; k++) free_claim(&R->claims[k]);
     free(R->claims);
+    for (int k = 0; k < R->nlive; k++) {
+        free(R->live[k].name);
+        free(R->live[k].doc);
+        free(R->live[k].series);
+        free(R->live[k].summary);
+    }
+    free(R->live);
     memset(R, 0, sizeof *R);
 }
 
@@ -250,6 +257,25 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
             lm_results_free(R);
             return -1;
         }
+    }
+    /* live runs (absent from databases written before the table existed) */
+    if (sqlite3_prepare_v2(db, "SELECT name, doc, steps, prec, series, summary, seconds FROM live "
+                               "WHERE run_id=?1 ORDER BY name", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, R->id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            lm_results_live *t = realloc(R->live, sizeof *t * (size_t)(R->nlive + 1));
+            if (!t) break;
+            R->live = t;
+            lm_results_live *l = &R->live[R->nlive++];
+            l->name = col_dup(st, 0);
+            l->doc = col_dup(st, 1);
+            l->steps = sqlite3_column_int(st, 2);
+            l->prec = sqlite3_column_int(st, 3);
+            l->series = col_dup(st, 4);
+            l->summary = col_dup(st, 5);
+            l->seconds = col_real(st, 6);
+        }
+        sqlite3_finalize(st);
     }
     sqlite3_close(db);
     if (R->nclaims > 1) qsort(R->claims, (size_t)R->nclaims, sizeof *R->claims, by_id);

@@ -54,6 +54,9 @@ static const char schema[] =
     " ratios TEXT, axes TEXT,"
     " PRIMARY KEY(run_id, claim_id, seq),"
     " FOREIGN KEY(run_id, claim_id) REFERENCES claims(run_id, claim_id) ON DELETE CASCADE);"
+    "CREATE TABLE IF NOT EXISTS live("
+    " run_id INTEGER NOT NULL, name TEXT NOT NULL, doc TEXT, steps INTEGER, prec INTEGER,"
+    " series TEXT, summary TEXT, seconds REAL, PRIMARY KEY(run_id, name));"
     "CREATE INDEX IF NOT EXISTS runs_resume ON runs(finished, commit_id, seed);";
 
 static void complain(lm_store *s, const char *what)
@@ -404,4 +407,35 @@ long long lm_store_latest_run(lm_store *s)
     else if (rc != SQLITE_DONE) complain(s, "looking for the latest run");
     sqlite3_finalize(st);
     return id;
+}
+
+int lm_store_has_live(lm_store *s, long long run, const char *name)
+{
+    sqlite3_stmt *st = prep(s, "SELECT 1 FROM live WHERE run_id=?1 AND name=?2");
+    if (!st) return 0;
+    sqlite3_bind_int64(st, 1, run);
+    bind_text(st, 2, name);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+int lm_store_save_live(lm_store *s, long long run, const char *name, const char *doc, int steps,
+                       int prec, const char *series, const char *summary, double seconds)
+{
+    sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO live(run_id, name, doc, steps, prec, "
+                               "series, summary, seconds) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, run);
+    bind_text(st, 2, name);
+    bind_text(st, 3, doc);
+    sqlite3_bind_int(st, 4, steps);
+    sqlite3_bind_int(st, 5, prec);
+    bind_text(st, 6, series);
+    bind_text(st, 7, summary);
+    bind_real(st, 8, seconds);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) complain(s, "saving a live run");
+    sqlite3_finalize(st);
+    return rc;
 }

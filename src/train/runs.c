@@ -185,7 +185,7 @@ int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, 
 }
 
 int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **param_drift,
-                 double **loss_drift, char *err, int errlen)
+                 double **loss_drift, double **loss, char *err, int errlen)
 {
     lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
     lm_mha *md = lm_run_model(r, seed, &cd);
@@ -200,6 +200,7 @@ int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **
     lm_num_set_d(&ed, e);
     lm_num_set_d(&em, e);
     double *a = calloc((size_t)r->steps + 1, sizeof *a), *b = calloc((size_t)r->steps + 1, sizeof *b);
+    double *fl = calloc((size_t)r->steps + 1, sizeof *fl);
     int rc = 0;
     for (int t = 0; t <= r->steps; t++) {
         lm_mha_get_params(pd, md, r->mask);
@@ -215,6 +216,7 @@ int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **
         lm_num_div(&x, &x, &mm->f);
         lm_num_abs(&x, &x);
         b[t] = lm_num_get_d(&x);
+        fl[t] = lm_num_get_d(&md->f);
         if (!isfinite(a[t]) || !isfinite(b[t])) {
             snprintf(err, (size_t)errlen, "drift not finite at iterate %d", t);
             rc = -1;
@@ -231,8 +233,9 @@ int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **
     lm_mat_free(pd); lm_mat_free(pm); lm_mat_free(pc);
     lm_mha_free(md);
     lm_mha_free(mm);
-    if (rc) { free(a); free(b); return rc; }
+    if (rc) { free(a); free(b); free(fl); return rc; }
     *param_drift = a;
     *loss_drift = b;
+    *loss = fl;
     return 0;
 }
