@@ -39,15 +39,19 @@ ifdef SEED
   VERIFY_FLAGS += --seed $(SEED)
 endif
 
-.PHONY: all deps verify test report clean san
+.PHONY: all deps verify test report clean san FORCE
 all: deps $(BIN)
 
 deps:
 	@sh tools/deps.sh
 
-$(BUILD)/registry.c: $(LEMMA_SRC) tools/gen_registry.sh
+# regenerated on every build, replaced only when the set of claims changed
+$(BUILD)/registry.c: FORCE
 	@mkdir -p $(BUILD)
-	@sh tools/gen_registry.sh $(LEMMA_SRC) > $@.tmp && mv $@.tmp $@
+	@sh tools/gen_registry.sh $(LEMMA_SRC) > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+FORCE:
 
 $(BUILD)/registry.o: $(BUILD)/registry.c
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@

@@ -50,7 +50,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { IT1_DIFF, IT1_FIN, IT2_DIFF, IT2_FIN, IT3_DIFF, IT3_FIN, IT4, IT5, NCFG };
+enum { IT1_DIFF, IT1_FIN, IT2_DIFF, IT2_FIN, IT3_DIFF, IT3_FIN, IT4, IT5 };
 
 static const char *const configs[] = {"item1,differential", "item1,finite",
                                       "item2,differential", "item2,finite",
@@ -99,22 +99,98 @@ static void inst_clear(inst *I)
     lm_mha_free(I->m);
 }
 
+static void mat_pow2(lm_mat *B, long e) /* B *= 2^e, exactly, in steps of at most 2^1000 */
+{
+    while (e != 0) {
+        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
+        lm_mat_scale_d(B, B, ldexp(1.0, (int)st));
+        e -= st;
+    }
+}
+
+static void num_pow2(lm_num *x, long e)
+{
+    while (e != 0) {
+        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
+        lm_num_mul_d(x, x, ldexp(1.0, (int)st));
+        e -= st;
+    }
+}
+
+/* Largest singular value of A and (when v != NULL) its right singular vector, in A's
+ * context.  A is first scaled by a power of two (exact) and entries below 2^-(2p+64) times
+ * the largest are set to zero, which moves sigma_max by a relative amount below 2^-2p.  When
+ * the SVD reports non-convergence, the largest eigenpair of A^T A is used instead.  Reason:
+ * the core's Jacobi SVDs did not converge on saturated softmax Jacobians (double: entries
+ * below ~1e-150, whose squares underflow; MPFR: rank-deficient matrices whose entries span
+ * many orders of magnitude), while the symmetric eigensolver did. */
+static int top_sv(lm_num *smax, lm_mat *v, const lm_mat *A)
+{
+    lm_ctx c = lm_mat_ctx(A);
+    const int k = A->r < A->c ? A->r : A->c;
+    int rc = 0;
+    lm_num mx, t;
+    lm_num_inits(&c, &mx, &t, (lm_num *)NULL);
+    lm_mat_max_abs(&mx, A);
+    if (v) { lm_mat_zero(v); lm_mat_set_d(v, 0, 0, 1.0); }
+    lm_num_set_d(smax, 0.0);
+    if (k == 0 || lm_num_iszero(&mx)) goto done;
+    if (!lm_num_isfinite(&mx) || !lm_mat_isfinite(A)) { rc = 1; goto done; }
+    const long e = (long)floor(lm_num_log_abs_d(&mx) / M_LN2) + 1; /* max ~ 2^(e-1) */
+    lm_mat *B = lm_mat_dup(A);
+    mat_pow2(B, -e);
+    const double tiny = ldexp(1.0, -(int)(2 * c.prec + 64));
+    for (int i = 0; i < B->r; i++)
+        for (int j = 0; j < B->c; j++)
+            if (fabs(lm_mat_get_d(B, i, j)) < tiny) lm_mat_set_d(B, i, j, 0.0);
+    lm_num *s = lm_nums_new(k, &c);
+    lm_mat *V = v ? lm_mat_new(A->c, k, &c) : NULL;
+    rc = lm_mat_svd(s, NULL, V, B);
+    if (!rc) {
+        lm_num_set(smax, &s[0]);
+        if (v) lm_mat_get_block(v, V, 0, 0);
+    } else { /* fallback: sigma_max^2 = lambda_max(B^T B) */
+        lm_mat *G = lm_mat_new(A->c, A->c, &c), *W = v ? lm_mat_new(A->c, A->c, &c) : NULL;
+        lm_num *w = lm_nums_new(A->c, &c);
+        lm_mat_mul(G, B, 1, B, 0);
+        rc = lm_mat_symeig(w, W, G);
+        if (!rc) {
+            lm_num_set_d(&t, 0.0);
+            lm_num_max(smax, &w[A->c - 1], &t);
+            lm_num_sqrt(smax, smax);
+            if (v) lm_mat_get_block(v, W, 0, A->c - 1);
+        }
+        lm_nums_free(w, A->c);
+        lm_mat_free(G);
+        lm_mat_free(W);
+    }
+    num_pow2(smax, e);
+    lm_nums_free(s, k);
+    lm_mat_free(V);
+    lm_mat_free(B);
+done:
+    lm_num_clears(&mx, &t, (lm_num *)NULL);
+    return rc;
+}
+
+static int top_sv_noV(lm_num *smax, const lm_mat *A) { return top_sv(smax, NULL, A); }
+
 /* sigma_max of every weight, in the working precision; nonzero on SVD failure */
 static int weight_norms(lm_num *sQ, lm_num *sK, const lm_mha *m)
 {
     int rc = 0;
     for (int h = 0; h < m->H; h++) {
-        rc |= lm_mat_smax(&sQ[h], m->Wq[h]);
-        rc |= lm_mat_smax(&sK[h], m->Wk[h]);
+        rc |= top_sv_noV(&sQ[h], m->Wq[h]);
+        rc |= top_sv_noV(&sK[h], m->Wk[h]);
     }
     return rc;
 }
 
-/* r = sqrt(sum_h s_h^2) * c */
-static void root_sumsq(lm_num *r, const lm_num *s, int H, double c)
+/* r = c * sqrt(sum_h s_h^2) */
+static void root_sumsq(lm_num *r, const lm_num *s, int H, double c, const lm_ctx *ctx)
 {
     lm_num t;
-    lm_num_init(&t, &(lm_ctx){s[0].mp ? LM_MPFR : LM_DOUBLE, s[0].mp ? mpfr_get_prec(s[0].m) : 53});
+    lm_num_init(&t, ctx);
     lm_num_set_d(r, 0.0);
     for (int h = 0; h < H; h++) {
         lm_num_sqr(&t, &s[h]);
@@ -125,6 +201,21 @@ static void root_sumsq(lm_num *r, const lm_num *s, int H, double c)
     lm_num_clear(&t);
 }
 
+static void normalize(lm_mat *E)
+{
+    lm_ctx c = lm_mat_ctx(E);
+    lm_num t, one;
+    lm_num_inits(&c, &t, &one, (lm_num *)NULL);
+    lm_mat_frob(&t, E);
+    if (!lm_num_iszero(&t)) {
+        lm_num_set_d(&one, 1.0);
+        lm_num_div(&t, &one, &t);
+        lm_mat_scale(E, E, &t);
+    }
+    lm_num_clears(&t, &one, (lm_num *)NULL);
+}
+
+/* the instance: one sample (N = 1) with random scales */
 static int build(inst *I, lm_eval *ev)
 {
     const lm_ctx *c = ev->ctx;
@@ -155,30 +246,41 @@ static int build(inst *I, lm_eval *ev)
     lm_num_sqr(&I->nX2, &I->nX2);
     lm_mat_frob(&I->nWo, m->Wo);
     int rc = weight_norms(I->sQ, I->sK, m);
-    rc |= lm_mat_smax(&I->sV, m->Wv);
+    rc |= top_sv_noV(&I->sV, m->Wv);
+    const char *nm[5] = {"scale_X", "scale_WQ", "scale_WK", "scale_WV", "scale_WO"};
+    for (int j = 0; j < 5; j++) lm_measure(ev, nm[j], sc[j]);
     lm_measure(ev, "n", I->n);
     lm_measure(ev, "D", I->D);
     lm_measure(ev, "d", I->d);
     lm_measure(ev, "H", I->H);
-    lm_measure(ev, "scale_X", sc[0]);
-    lm_measure(ev, "scale_WQ", sc[1]);
-    lm_measure(ev, "scale_WK", sc[2]);
-    lm_measure(ev, "scale_WV", sc[3]);
-    lm_measure(ev, "scale_WO", sc[4]);
     return rc;
 }
 
-/* phi (which=0: uses W^K) or psi (which=1: uses W^Q) = n/sqrt(d) ||X||^2 sqrt(sum sigma^2) */
-static void phipsi(lm_num *r, const inst *I, const lm_num *sQ, const lm_num *sK, int which,
-                   double scale)
+/* the constant of item 1 (mask 1: phi), 2 (mask 2: psi) or 3 (mask 3: sqrt(phi^2+psi^2)),
+ * from the sigma's sQ, sK, with the parameter multipliers */
+static void bound_const(lm_num *r, const inst *I, const lm_num *sQ, const lm_num *sK, int mask,
+                        const lm_eval *ev)
 {
-    root_sumsq(r, which == 0 ? sK : sQ, I->H, scale * I->n);
+    const lm_ctx *c = ev->ctx;
+    lm_num phi, psi;
+    lm_num_inits(c, &phi, &psi, (lm_num *)NULL);
+    root_sumsq(&phi, sK, I->H, lm_par(ev, "phi_scale") * I->n, c);
+    root_sumsq(&psi, sQ, I->H, lm_par(ev, "psi_scale") * I->n, c);
+    if (mask == 1) lm_num_set(r, &phi);
+    else if (mask == 2) lm_num_set(r, &psi);
+    else {
+        lm_num_sqr(&phi, &phi);
+        lm_num_sqr(&psi, &psi);
+        lm_num_add(r, &phi, &psi);
+        lm_num_sqrt(r, r);
+    }
     lm_num_mul(r, r, &I->nX2);
     lm_num_div(r, r, &I->sqd);
+    lm_num_clears(&phi, &psi, (lm_num *)NULL);
 }
 
-/* Jacobian of vec C_h (row-major, row k*n+j) w.r.t. vec W^Q_h (which=0) or W^K_h
- * (which=1), column a + D*b: dC_kj/dWq_ab = X_ka K_jb / sqrt d, dC_kj/dWk_ab = Q_kb X_ja / sqrt d */
+/* Jacobian of vec C_h (row k*n+j) w.r.t. vec W^Q_h (which 0) or vec W^K_h (which 1),
+ * column a + D*b:  dC_kj/dWq_ab = X_ka K_jb / sqrt d,  dC_kj/dWk_ab = Q_kb X_ja / sqrt d */
 static void logit_jac(lm_mat *J, const inst *I, int h, int which)
 {
     const lm_mha *m = I->m;
@@ -187,7 +289,7 @@ static void logit_jac(lm_mat *J, const inst *I, int h, int which)
     lm_mat *P = lm_mat_new(n, d, &c);
     lm_num x, p;
     lm_num_inits(&c, &x, &p, (lm_num *)NULL);
-    lm_mat_mul(P, m->X[0], 0, which == 0 ? m->Wk[h] : m->Wq[h], 0); /* K (which 0) or Q */
+    lm_mat_mul(P, m->X[0], 0, which == 0 ? m->Wk[h] : m->Wq[h], 0); /* K or Q */
     for (int k = 0; k < n; k++)
         for (int j = 0; j < n; j++)
             for (int b = 0; b < d; b++) {
@@ -203,7 +305,7 @@ static void logit_jac(lm_mat *J, const inst *I, int h, int which)
     lm_mat_free(P);
 }
 
-/* row-softmax Jacobian: block k is diag(S_k) - S_k S_k^T */
+/* row-softmax Jacobian (n^2 x n^2): block k is diag(S_k) - S_k S_k^T */
 static void softmax_jac(lm_mat *DS, const lm_mat *S, int n)
 {
     lm_ctx c = lm_mat_ctx(S);
@@ -224,12 +326,12 @@ static void softmax_jac(lm_mat *DS, const lm_mat *S, int n)
     lm_num_clears(&a, &b, &t, (lm_num *)NULL);
 }
 
-/* JS_h = D_S [J^C_Q | J^C_K] restricted to the moving variables (mask bit 1: Q, 2: K) */
+/* JS_h = D_S [J^C_Q | J^C_K], restricted to the moving blocks (mask bit 1: W^Q, bit 2: W^K) */
 static lm_mat *s_jacobian(const inst *I, int h, int mask)
 {
     const int n = I->n, Dd = I->D * I->d;
     const lm_ctx c = I->m->ctx;
-    int cols = ((mask & 1) ? Dd : 0) + ((mask & 2) ? Dd : 0);
+    const int cols = ((mask & 1) ? Dd : 0) + ((mask & 2) ? Dd : 0);
     lm_mat *JC = lm_mat_new(n * n, cols, &c), *T = lm_mat_new(n * n, Dd, &c);
     lm_mat *DS = lm_mat_new(n * n, n * n, &c), *JS = lm_mat_new(n * n, cols, &c);
     int off = 0;
@@ -241,7 +343,57 @@ static lm_mat *s_jacobian(const inst *I, int h, int mask)
     return JS;
 }
 
-/* ||S(m2) - S(m1)||_F over all heads of the one sample */
+static int per_head(const inst *I, int mask)
+{
+    return ((mask & 1) ? I->D * I->d : 0) + ((mask & 2) ? I->D * I->d : 0);
+}
+
+/* copy the moving weights of head h from/to a stacked vector (column a + D*b, Q block first);
+ * dir 0: v[off..] = W(m) (or W(m) - W(m0) when m0 != NULL), dir 1: W(m) = W(m0) + s v */
+static void stack_io(lm_mat *v, lm_mha *m, const lm_mha *m0, const lm_num *s, int mask,
+                     int dir)
+{
+    const int D = m->D, d = m->d, Dd = D * d;
+    const int per = ((mask & 1) ? Dd : 0) + ((mask & 2) ? Dd : 0);
+    lm_ctx c = m->ctx;
+    lm_num x, e;
+    lm_num_inits(&c, &x, &e, (lm_num *)NULL);
+    for (int h = 0; h < m->H; h++) {
+        int off = h * per;
+        for (int w = 0; w < 2; w++) {
+            if (!(mask & (1 << w))) continue;
+            lm_mat *W = w ? m->Wk[h] : m->Wq[h];
+            const lm_mat *W0 = m0 ? (w ? m0->Wk[h] : m0->Wq[h]) : NULL;
+            for (int a = 0; a < D; a++)
+                for (int b = 0; b < d; b++) {
+                    int row = off + a + D * b;
+                    if (dir == 0) {
+                        lm_mat_get(&x, W, a, b);
+                        if (W0) { lm_mat_get(&e, W0, a, b); lm_num_sub(&x, &x, &e); }
+                        lm_mat_set(v, row, 0, &x);
+                    } else {
+                        lm_mat_get(&x, W0, a, b);
+                        lm_mat_get(&e, v, row, 0);
+                        lm_num_fma(&x, &e, s, &x);
+                        lm_mat_set(W, a, b, &x);
+                    }
+                }
+            off += Dd;
+        }
+    }
+    lm_num_clears(&x, &e, (lm_num *)NULL);
+}
+
+/* a copy of m moved by s*E on the blocks in mask (forward done) */
+static lm_mha *moved(const lm_mha *m, const lm_mat *E, const lm_num *s, int mask)
+{
+    lm_mha *m2 = lm_mha_convert(m, &m->ctx);
+    stack_io((lm_mat *)E, m2, m, s, mask, 1);
+    lm_mha_forward(m2);
+    return m2;
+}
+
+/* ||S(m2) - S(m1)||_F over all heads of the sample */
 static void s_dist(lm_num *r, const lm_mha *m1, const lm_mha *m2)
 {
     lm_ctx c = m1->ctx;
@@ -260,64 +412,277 @@ static void s_dist(lm_num *r, const lm_mha *m1, const lm_mha *m2)
     lm_mat_free(T);
 }
 
-/* move W^Q (mask 1) and/or W^K (mask 2) of all heads by s*E, E stacked per head as
- * [vec Q_h ; vec K_h] of length cols*H (column a + D*b) */
-static void move(lm_mha *m2, const lm_mha *m, const lm_mat *E, const lm_num *s, int mask)
+/* Items 1-3, differential form: sup over directions = max_h sigma_max(JS_h); the top
+ * singular direction (stacked over heads) is returned in Etop when non-NULL. */
+static int sup_derivative(lm_num *sup, lm_mat *Etop, const inst *I, int mask)
 {
-    const int D = m->D, d = m->d, Dd = D * d;
-    const int per = ((mask & 1) ? Dd : 0) + ((mask & 2) ? Dd : 0);
-    lm_ctx c = m->ctx;
-    lm_num x, e;
-    lm_num_inits(&c, &x, &e, (lm_num *)NULL);
-    for (int h = 0; h < m->H; h++) {
-        int off = h * per;
-        for (int w = 0; w < 2; w++) {
-            if (!(mask & (1 << w))) continue;
-            lm_mat *W2 = w ? m2->Wk[h] : m2->Wq[h];
-            const lm_mat *W = w ? m->Wk[h] : m->Wq[h];
-            for (int a = 0; a < D; a++)
-                for (int b = 0; b < d; b++) {
-                    lm_mat_get(&x, W, a, b);
-                    lm_mat_get(&e, E, off + a + D * b, 0);
-                    lm_num_fma(&x, &e, s, &x);
-                    lm_mat_set(W2, a, b, &x);
-                }
-            off += Dd;
+    const lm_ctx c = I->m->ctx;
+    const int per = per_head(I, mask);
+    int rc = 0, hbest = 0;
+    lm_num s0;
+    lm_num_init(&s0, &c);
+    lm_mat *V = lm_mat_new(per, 1, &c), *Vb = lm_mat_new(per, 1, &c);
+    lm_num_set_d(sup, 0.0);
+    for (int h = 0; h < I->H && !rc; h++) {
+        lm_mat *JS = s_jacobian(I, h, mask);
+        rc = top_sv(&s0, V, JS);
+        if (!rc && (h == 0 || lm_num_cmp(&s0, sup) > 0)) {
+            lm_num_set(sup, &s0);
+            hbest = h;
+            lm_mat_copy(Vb, V);
         }
+        lm_mat_free(JS);
     }
-    lm_num_clears(&x, &e, (lm_num *)NULL);
-    lm_mha_forward(m2);
+    if (!rc && Etop) {
+        lm_mat_zero(Etop);
+        lm_mat_set_block(Etop, hbest * per, 0, Vb);
+    }
+    lm_num_clear(&s0);
+    lm_mat_free(V);
+    lm_mat_free(Vb);
+    return rc;
 }
 
-/* ||W(m2) - W(m)||_F over the moving blocks, from the rounded weights actually used */
-static void w_dist(lm_num *r, const lm_mha *m, const lm_mha *m2, int mask)
+/* Self-check of the Jacobians: central differences along E, using the perturbation
+ * actually applied after rounding.  Returns |FD - JS dW| / (bound ||dW||). */
+static double jacobian_selfcheck(const inst *I, const lm_mat *E, const lm_num *bound, int mask)
 {
-    lm_ctx c = m->ctx;
-    lm_mat *T = lm_mat_new(m->D, m->d, &c);
-    lm_num t;
-    lm_num_init(&t, &c);
-    lm_num_set_d(r, 0.0);
-    for (int h = 0; h < m->H; h++)
-        for (int w = 0; w < 2; w++) {
-            if (!(mask & (1 << w))) continue;
-            lm_mat_sub(T, w ? m2->Wk[h] : m2->Wq[h], w ? m->Wk[h] : m->Wq[h]);
-            lm_mat_frob(&t, T);
-            lm_num_sqr(&t, &t);
-            lm_num_add(r, r, &t);
-        }
-    lm_num_sqrt(r, r);
-    lm_num_clear(&t);
-    lm_mat_free(T);
+    const lm_ctx c = I->m->ctx;
+    const int n = I->n, per = per_head(I, mask);
+    lm_num s, t, num, den;
+    lm_num_inits(&c, &s, &t, &num, &den, (lm_num *)NULL);
+    /* step: cube root of the unit roundoff in logit units */
+    lm_num_set_d(&s, exp2(lm_ctx_log2eps(&c) / 3.0));
+    lm_num_div(&s, &s, bound);
+    lm_mha *mp = moved(I->m, E, &s, mask);
+    lm_num_neg(&s, &s);
+    lm_mha *mm = moved(I->m, E, &s, mask);
+    lm_mat *dW = lm_mat_new(per * I->H, 1, &c), *dWh = lm_mat_new(per, 1, &c);
+    lm_mat *JdW = lm_mat_new(n * n, 1, &c), *dS = lm_mat_new(n, n, &c);
+    stack_io(dW, mp, mm, NULL, mask, 0); /* W+ - W- */
+    lm_num_set_d(&num, 0.0);
+    for (int h = 0; h < I->H; h++) {
+        lm_mat *JS = s_jacobian(I, h, mask);
+        lm_mat_get_block(dWh, dW, h * per, 0);
+        lm_mat_mul(JdW, JS, 0, dWh, 0);
+        lm_mat_sub(dS, mp->S[h], mm->S[h]);
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n; j++) {
+                lm_mat_get(&t, dS, k, j);
+                lm_mat_get(&s, JdW, k * n + j, 0);
+                lm_num_sub(&t, &t, &s);
+                lm_mat_set(dS, k, j, &t);
+            }
+        lm_mat_frob(&t, dS);
+        lm_num_sqr(&t, &t);
+        lm_num_add(&num, &num, &t);
+        lm_mat_free(JS);
+    }
+    lm_num_sqrt(&num, &num);
+    lm_mat_frob(&den, dW);
+    lm_num_mul(&den, &den, bound);
+    double dev = lm_num_iszero(&den) ? 0.0 : lm_num_get_d(&num) / lm_num_get_d(&den);
+    lm_mha_free(mp);
+    lm_mha_free(mm);
+    lm_mat_free(dW); lm_mat_free(dWh); lm_mat_free(JdW); lm_mat_free(dS);
+    lm_num_clears(&s, &t, &num, &den, (lm_num *)NULL);
+    return dev;
 }
 
-static void normalize(lm_mat *E)
+static int check_differential(lm_eval *ev, const inst *I, int mask)
 {
-    lm_ctx c = lm_mat_ctx(E);
-    lm_num t;
-    lm_num_init(&t, &c);
-    lm_mat_frob(&t, E);
-    if (!lm_num_iszero(&t)) {
-        lm_num_d_sub(&t, 1.0, &(lm_num){0}); /* placeholder, replaced below */
+    const lm_ctx *c = ev->ctx;
+    const int per = per_head(I, mask);
+    int rc = 0;
+    lm_num sup, b;
+    lm_num_inits(c, &sup, &b, (lm_num *)NULL);
+    lm_mat *E = lm_mat_new(per * I->H, 1, c);
+    lm_mat_randn(E, lm_eval_rng(ev), 1.0);
+    normalize(E);
+    bound_const(&b, I, I->sQ, I->sK, mask, ev);
+    if (sup_derivative(&sup, NULL, I, mask)) { rc = lm_fail(ev, "SVD of the softmax Jacobian failed"); goto out; }
+    double dev = jacobian_selfcheck(I, E, &b, mask);
+    lm_measure(ev, "jacobian_vs_FD_rel_dev", dev);
+    if (!(dev <= lm_par(ev, "jvp_tol"))) {
+        rc = lm_fail(ev, "softmax Jacobian disagrees with central differences (%.3g of the bound)", dev);
+        goto out;
     }
-    lm_num_clear(&t);
+    lm_measure(ev, "sup_dW ||dS_i||/||dW||", lm_num_get_d(&sup));
+    lm_measure(ev, mask == 1 ? "phi_i" : mask == 2 ? "psi_i" : "sqrt(phi_i^2+psi_i^2)", lm_num_get_d(&b));
+    lm_obs_le(ev, -1, &sup, &b, 0.0, "sup over directions of ||dS_i||_F/||dW||_F vs %s",
+              mask == 1 ? "phi_i" : mask == 2 ? "psi_i" : "sqrt(phi^2+psi^2)");
+out:
+    lm_mat_free(E);
+    lm_num_clears(&sup, &b, (lm_num *)NULL);
+    return rc;
 }
+
+static double logistic_range(double lo, double hi, double z) { return lo + (hi - lo) * logistic(z); }
+
+static int check_finite(lm_eval *ev, const inst *I, int mask)
+{
+    const lm_ctx *c = ev->ctx;
+    const int per = per_head(I, mask), len = per * I->H;
+    int rc = 0;
+    lm_num sup, b0, b1, t, a, dist, rhs;
+    lm_num_inits(c, &sup, &b0, &b1, &t, &a, &dist, &rhs, (lm_num *)NULL);
+    lm_num *sQ = lm_nums_new(I->H, c), *sK = lm_nums_new(I->H, c);
+    lm_mat *Etop = lm_mat_new(len, 1, c), *Er = lm_mat_new(len, 1, c), *E = lm_mat_new(len, 1, c);
+    lm_mat_randn(Er, lm_eval_rng(ev), 1.0);
+    normalize(Er);
+    bound_const(&b0, I, I->sQ, I->sK, mask, ev);
+    if (sup_derivative(&sup, Etop, I, mask)) { rc = lm_fail(ev, "SVD of the softmax Jacobian failed"); goto out; }
+    const double dmax = lm_par(ev, "dmax");
+    double steps[4] = {1e-3, 1e-1, 1.0, dmax};
+    int nsteps = 4, ndirs = 2;
+    double theta = 0.0;
+    if (ev->x) { /* adversarial: one step length and one direction between top and random */
+        steps[0] = pow(10.0, logistic_range(-3.0, log10(dmax), ev->nx > 5 ? ev->x[5] : 0.0));
+        nsteps = 1;
+        ndirs = 1;
+        theta = 0.5 * M_PI * logistic(ev->nx > 6 ? ev->x[6] : 0.0);
+    }
+    double worst = 0.0;
+    for (int dd = 0; dd < ndirs; dd++) {
+        double ct = ev->x ? cos(theta) : (dd == 0 ? 1.0 : 0.0);
+        double st = ev->x ? sin(theta) : (dd == 0 ? 0.0 : 1.0);
+        lm_mat_zero(E);
+        lm_mat_axpy_d(E, ct, Etop);
+        lm_mat_axpy_d(E, st, Er);
+        lm_mat_frob(&t, E);
+        if (lm_num_iszero(&t)) lm_mat_copy(E, Er); /* no worst direction (e.g. n = 1) */
+        normalize(E);
+        for (int q = 0; q < nsteps; q++) {
+            lm_num_set_d(&t, steps[q]);
+            lm_mha *m2 = moved(I->m, E, &t, mask);
+            s_dist(&a, I->m, m2);
+            lm_mat *dW = lm_mat_new(len, 1, c);
+            stack_io(dW, m2, I->m, NULL, mask, 0);
+            lm_mat_frob(&dist, dW);
+            lm_mat_free(dW);
+            /* constant: phi (item 1) and psi (item 2) use the fixed block only; item 3 takes
+             * the supremum over the segment, attained at an end point */
+            lm_num_set(&rhs, &b0);
+            if (mask == 3) {
+                if (weight_norms(sQ, sK, m2)) { lm_mha_free(m2); rc = lm_fail(ev, "SVD failed at M'"); goto out; }
+                bound_const(&b1, I, sQ, sK, mask, ev);
+                lm_num_max(&rhs, &b0, &b1);
+            }
+            lm_num_mul(&rhs, &rhs, &dist);
+            lm_obs_le(ev, -1, &a, &rhs, 0.0, "||S_i(W+D)-S_i(W)|| vs const*||D||, ||D||=%.3g, %s dir",
+                      steps[q], ev->x ? "mixed" : (dd == 0 ? "worst" : "random"));
+            if (lm_num_sgn(&rhs) > 0) {
+                double r = exp(lm_num_log_abs_d(&a) - lm_num_log_abs_d(&rhs));
+                if (r > worst) worst = r;
+            }
+            lm_mha_free(m2);
+        }
+    }
+    lm_measure(ev, "sup_dW ||dS_i||/||dW||", lm_num_get_d(&sup));
+    lm_measure(ev, "const at M", lm_num_get_d(&b0));
+    lm_measure(ev, "worst finite ratio", worst);
+out:
+    lm_mat_free(Etop); lm_mat_free(Er); lm_mat_free(E);
+    lm_nums_free(sQ, I->H);
+    lm_nums_free(sK, I->H);
+    lm_num_clears(&sup, &b0, &b1, &t, &a, &dist, &rhs, (lm_num *)NULL);
+    return rc;
+}
+
+/* Items 4 (which 0: W^Q, constant Q_i) and 5 (which 1: W^K, constant K_i) */
+static int check_gradient(lm_eval *ev, const inst *I, int which)
+{
+    const lm_ctx *c = ev->ctx;
+    lm_mha *m = I->m;
+    const int n = I->n, H = I->H, Dd = I->D * I->d;
+    int rc = 0;
+    lm_mat **g = calloc((size_t)H, sizeof *g);
+    for (int h = 0; h < H; h++) g[h] = lm_mat_new(I->D, I->d, c);
+    lm_mat *G = lm_mat_new(H * Dd, n, c), *y0 = lm_mat_dup(m->y);
+    lm_num Ci, t, a, nr, rhs, sup;
+    lm_num_inits(c, &Ci, &t, &a, &nr, &rhs, &sup, (lm_num *)NULL);
+    /* Q_i = n sqrt(H) ||X_i||_F^3 ||W^O||_2 sqrt(sum_h sigma^2(W^K_h)) sigma_max(W^V) (K_i: W^Q_h) */
+    root_sumsq(&Ci, which == 0 ? I->sK : I->sQ, H,
+               lm_par(ev, which == 0 ? "Q_scale" : "K_scale") * n * sqrt((double)H), c);
+    lm_num_sqrt(&t, &I->nX2);
+    lm_num_mul(&Ci, &Ci, &I->nX2);
+    lm_num_mul(&Ci, &Ci, &t);
+    lm_num_mul(&Ci, &Ci, &I->nWo);
+    lm_num_mul(&Ci, &Ci, &I->sV);
+    /* random label */
+    lm_mha_grad(m, which == 0 ? g : NULL, which == 0 ? NULL : g, NULL);
+    lm_num_set_d(&a, 0.0);
+    for (int h = 0; h < H; h++) {
+        lm_mat_frob(&t, g[h]);
+        lm_num_sqr(&t, &t);
+        lm_num_add(&a, &a, &t);
+    }
+    lm_num_sqrt(&a, &a);
+    lm_mat_frob(&nr, m->r);
+    lm_num_mul(&rhs, &Ci, &nr);
+    lm_obs_le(ev, -1, &a, &rhs, 0.0, "||df_i/dW^%c||_F vs %c_i ||r_i||, random label",
+              which ? 'K' : 'Q', which ? 'K' : 'Q');
+    /* worst label: the gradient is linear in r_i; column k is the gradient for r_i = e_k */
+    for (int k = 0; k < n; k++) {
+        lm_mat_copy(m->y, m->mh);
+        lm_mat_get(&t, m->y, k, 0);
+        lm_num_add_d(&t, &t, -1.0);
+        lm_mat_set(m->y, k, 0, &t);
+        lm_mha_forward(m);
+        lm_mha_grad(m, which == 0 ? g : NULL, which == 0 ? NULL : g, NULL);
+        for (int h = 0; h < H; h++)
+            for (int q = 0; q < Dd; q++) {
+                lm_mat_get(&t, g[h], q % I->D, q / I->D);
+                lm_mat_set(G, h * Dd + q, k, &t);
+            }
+    }
+    lm_mat_copy(m->y, y0);
+    lm_mha_forward(m);
+    if (top_sv_noV(&sup, G)) { rc = lm_fail(ev, "SVD of the label-to-gradient map failed"); goto out; }
+    lm_obs_le(ev, -1, &sup, &Ci, 0.0, "sup over labels of ||df_i/dW^%c||_F/||r_i|| vs %c_i",
+              which ? 'K' : 'Q', which ? 'K' : 'Q');
+    lm_measure(ev, which ? "K_i" : "Q_i", lm_num_get_d(&Ci));
+    lm_measure(ev, "sup_r ||grad||/||r||", lm_num_get_d(&sup));
+out:
+    for (int h = 0; h < H; h++) lm_mat_free(g[h]);
+    free(g);
+    lm_mat_free(G); lm_mat_free(y0);
+    lm_num_clears(&Ci, &t, &a, &nr, &rhs, &sup, (lm_num *)NULL);
+    return rc;
+}
+
+static int eval(lm_eval *ev)
+{
+    inst I = {0};
+    int rc = 0;
+    int bad = build(&I, ev);
+    if (bad) rc = lm_fail(ev, "SVD of a weight matrix failed");
+    else if (!lm_num_isfinite(&I.m->f)) rc = lm_fail(ev, "forward pass not finite");
+    else switch (ev->config) {
+        case IT1_DIFF: rc = check_differential(ev, &I, 1); break;
+        case IT2_DIFF: rc = check_differential(ev, &I, 2); break;
+        case IT3_DIFF: rc = check_differential(ev, &I, 3); break;
+        case IT1_FIN: rc = check_finite(ev, &I, 1); break;
+        case IT2_FIN: rc = check_finite(ev, &I, 2); break;
+        case IT3_FIN: rc = check_finite(ev, &I, 3); break;
+        case IT4: rc = check_gradient(ev, &I, 0); break;
+        default: rc = check_gradient(ev, &I, 1); break;
+        }
+    inst_clear(&I);
+    return rc;
+}
+
+LM_CLAIM(claim_dynamics_lemma2) = {
+    .id = "dynamics/lemma2",
+    .title = "Softmax perturbation bounds (1)-(5)",
+    .file = __FILE__,
+    .kind = LM_KIND_POINTWISE,
+    .source = "Lemma 2, Appendix 1.2 (eqs. 33-37); proof Appendix 1.6",
+    .origin = "verbatim",
+    .confidence = "high",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 8.0,
+    .search_dim = SEARCH_DIM,
+    .eval = eval,
+};

@@ -227,9 +227,19 @@ static void update_norm(mpfr_ptr nrm, mpfr_srcptr tg, int sign, acc_t *acc, cons
  * number of rotations */
 static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t *v)
 {
-    mpfr_ptr ga = v[0], thr = v[1], c = v[2], s = v[3], t = v[4];
+    mpfr_ptr ga = v[0], thr = v[1], c = v[2], s = v[3], t = v[4], flo = v[5];
     long rot = 0;
-    for (int j = 0; j < W->c; j++) col_dot(nrm[j], acc, W, j, j);
+    mpfr_set_zero(flo, 1);
+    for (int j = 0; j < W->c; j++) {
+        col_dot(nrm[j], acc, W, j, j);
+        mpfr_add(flo, flo, nrm[j], RND);
+    }
+    /* absolute floor m 2^-2wp |A|_F^2: a pair left unrotated below it moves
+     * no singular value by more than ~2^-wp |A|_F, and without it two
+     * columns that are pure rounding noise (a rank-deficient, strongly
+     * graded A) can keep rotating forever */
+    mpfr_mul_ui(flo, flo, (unsigned long)W->r, RND);
+    mpfr_div_2ui(flo, flo, 2 * (unsigned long)W->prec, RND);
     for (int p = 0; p < W->c - 1; p++)
         for (int q = p + 1; q < W->c; q++) {
             col_dot(ga, acc, W, p, q);
@@ -238,6 +248,7 @@ static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t
             mpfr_sqrt(thr, thr, RND);
             mpfr_mul_ui(thr, thr, (unsigned long)W->r, RND);
             mpfr_div_2ui(thr, thr, (unsigned long)W->prec, RND);
+            if (mpfr_cmp(thr, flo) < 0) mpfr_set(thr, flo, RND);
             if (mpfr_cmpabs(ga, thr) <= 0) continue;
             jacobi_cs(c, s, t, nrm[p], nrm[q], ga);
             rot_cols(W, p, q, c, s, thr);
@@ -255,10 +266,10 @@ static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t
 static int svd_mp(lm_num *val, lm_mat *W, lm_mat *Y)
 {
     acc_t acc;
-    mpfr_t v[5];
+    mpfr_t v[6];
     int st = 1, n = W->c;
     mpfr_t *nrm = xcalloc((size_t)n, sizeof *nrm);
-    for (int i = 0; i < 5; i++) mpfr_init2(v[i], W->prec);
+    for (int i = 0; i < 6; i++) mpfr_init2(v[i], W->prec);
     for (int j = 0; j < n; j++) mpfr_init2(nrm[j], W->prec);
     acc_init(&acc, (size_t)W->r, 2 * W->prec);
     if (Y) lm_mat_set_identity(Y);
@@ -273,7 +284,7 @@ static int svd_mp(lm_num *val, lm_mat *W, lm_mat *Y)
         }
     }
     acc_clear(&acc);
-    for (int i = 0; i < 5; i++) mpfr_clear(v[i]);
+    for (int i = 0; i < 6; i++) mpfr_clear(v[i]);
     for (int j = 0; j < n; j++) mpfr_clear(nrm[j]);
     free(nrm);
     return st;
@@ -289,10 +300,20 @@ static int svd_gsl(lm_num *val, lm_mat *W, lm_mat *Y)
     gsl_matrix_view Yv;
     if (Y) Yv = gsl_matrix_view_array(Y->d, n, n);
     gsl_vector *S = gsl_vector_alloc(n);
+    /* scale by a power of two so the largest entry is ~1: GSL's Jacobi squares
+     * column norms, which underflow for entries below ~1e-154 (saturated
+     * softmax Jacobians) and overflow above ~1e154.  Exact, and undone below. */
+    double amax = 0;
+    for (size_t k = 0; k < m * n; k++) amax = fmax(amax, fabs(W->d[k]));
+    int e = 0;
+    if (amax > 0 && isfinite(amax)) {
+        frexp(amax, &e);
+        for (size_t k = 0; k < m * n; k++) W->d[k] = ldexp(W->d[k], -e);
+    }
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     int st = gsl_linalg_SV_decomp_jacobi(&Wv.matrix, Y ? &Yv.matrix : Q, S);
     gsl_set_error_handler(old);
-    for (size_t j = 0; j < n; j++) val[j].d = gsl_vector_get(S, j);
+    for (size_t j = 0; j < n; j++) val[j].d = ldexp(gsl_vector_get(S, j), e);
     gsl_vector_free(S);
     if (Q) gsl_matrix_free(Q);
     return st != 0;

@@ -96,7 +96,8 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     if (!lm_num_isfinite(a) || !lm_num_isfinite(b)) { nonfinite(ev, lab); return; }
     lm_num bt;
     lm_num_init(&bt, ev->ctx);
-    lm_num_mul_d(&bt, b, 1.0 + reltol);
+    lm_num_mul_d(&bt, b, reltol); /* b(1+tol) formed in the context: a tolerance */
+    lm_num_add(&bt, &bt, b);      /* below 2^-53 must survive an MPFR replay     */
     int broke = lm_num_cmp(a, &bt) > 0;
     int near = 0;
     double l10;

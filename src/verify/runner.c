@@ -160,7 +160,8 @@ static void add_prec(char *buf, size_t n, const lm_ctx *ctx)
 static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int index,
                             const lm_run_opts *o)
 {
-    int w = snprintf(dst, n, "bin/lemmata check %s --seed %llu --budget %d%s --config %s --instance %d",
+    /* configuration names may hold ( ) * : single-quote them for the shell */
+    int w = snprintf(dst, n, "bin/lemmata check %s --seed %llu --budget %d%s --config '%s' --instance %d",
                      c->id, (unsigned long long)o->seed, o->budget, o->quick ? " --quick" : "",
                      lm_claim_config(c, cfg), index);
     if (o->prec) w += snprintf(dst + w, n - (size_t)w, " --prec %ld", (long)o->prec);
