@@ -54,6 +54,8 @@ typedef struct lm_claim {
     const char *const *configs;  /* NULL-terminated names; NULL = one "default" */
     double inst_scale;      /* random instances per config = budget*inst_scale (>=1) */
     int search_dim;         /* adversarial search dimension; 0 = none */
+    /* optional: 0 for configurations where the search does not apply */
+    int (*search_in)(int config);
     int proxy;              /* 1: verdicts read consistent/inconsistent */
     int no_replay;          /* 1: breaks are not replayed in MPFR (proxy claims only) */
     int (*eval)(lm_eval *ev);

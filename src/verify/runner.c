@@ -183,7 +183,9 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     lm_ctx rep = lm_ctx_mpfr(rp);
     int nrand = (int)lrint(o->budget * (c->inst_scale > 0 ? c->inst_scale : 1.0));
     if (nrand < 1) nrand = 1;
-    int nsearch = c->search_dim > 0 ? (o->budget >= 32 ? o->budget / 16 : 1) : 0;
+    int nsearch = c->search_dim > 0 && (!c->search_in || c->search_in(cfg))
+                      ? (o->budget >= 32 ? o->budget / 16 : 1)
+                      : 0;
     int ntotal = nrand + nsearch;
     double worst = -INFINITY;
     long ok_inst = 0, notchk = 0;
@@ -242,6 +244,10 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
         } else if (r.assume_failed) {
             cr->assumption_failed++;
             if (!why_af[0]) snprintf(why_af, sizeof why_af, "instance %d: %.340s", k, r.why);
+            if (cr->worst_index < 0 && !cr->measures) { /* what the hypotheses measured */
+                cr->measures = r.measures;
+                r.measures = NULL;
+            }
         } else if (r.nobs == 0) {
             cr->errors++;
             if (!why_err[0])
