@@ -55,7 +55,7 @@ typedef struct {
  * failed (lm_assume already recorded; the caller returns 0), -1 on a numerical
  * failure (lm_fail already recorded).  Hypotheses checked for enforced
  * conditions: delta > 0, min|V'W^O| > 0, the condition itself, and eps above the
- * double resolution of MH_0 (2^-30 ||MH_0||).  On return 1 or -1 nothing is
+ * double resolution of MH_0 (2^-36 ||MH_0||).  On return 1 or -1 nothing is
  * left allocated. */
 int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o);
 void lm_t3_clear(lm_t3_inst *I);

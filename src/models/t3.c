@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#ifndef LM_T3_RES_BITS
-#define LM_T3_RES_BITS (-36)
-#endif
+/* labels y = MH_0 + eps u need eps above 2^RES_BITS ||MH_0|| to be represented in double
+ * with a few digits of the residual left */
+#define RES_BITS (-36)
 
 const int lm_t3_sizes[4][5] = {{1, 2, 2, 2, 1}, {1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}};
 
@@ -250,7 +250,7 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     else /* violated on purpose: at least eps_free times too large, and well resolved */
         eps = fmax(o->eps_free * exp(I->log_eps_max), ldexp(mhn, -20));
     if (kind == 0 && enforced) eps = fmin(eps, M_SQRT2 * 1e-6);
-    if (!lm_assume(ev, isfinite(eps) && eps > ldexp(mhn, LM_T3_RES_BITS),
+    if (!lm_assume(ev, isfinite(eps) && eps > ldexp(mhn, RES_BITS),
                    "the residual %.3g needed for the condition is below the double resolution "
                    "of MH_0 (||MH_0|| = %.3g)", eps, mhn))
         goto afail;
