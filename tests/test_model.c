@@ -134,3 +134,32 @@ Test(model, rescaling_preserves_output)
         lm_mha_free(m);
     }
 }
+
+/* Regression: the MPFR Jacobi SVD must converge on exactly rank-deficient
+ * Jacobians J_h built from dyadic data (noise columns once rotated forever). */
+Test(model, mpfr_svd_converges_on_rank_deficient_jacobians)
+{
+    lm_ctx mc = lm_ctx_mpfr(256);
+    static const int sz[2][4] = {{2, 2, 2, 4}, {3, 2, 2, 6}};
+    for (int seed = 0; seed < 60; seed++) {
+        const int *z = sz[seed % 2];
+        int R = z[0] * z[1] * z[1], C = z[2] * z[3];
+        lm_rng g;
+        lm_rng_init(&g, (uint64_t)seed + 1);
+        lm_mha *m = lm_mha_new(z[0], z[1], z[2], z[3], 1, (seed / 2) % 2 ? LM_SOFTMAX : LM_GAUSS,
+                               LM_WV_BLOCK, &mc);
+        lm_mat *all[8] = {m->Wq[0], m->Wk[0]};
+        for (int i = 0; i < z[0]; i++) all[2 + i] = m->X[i];
+        for (int q = 0; q < 2 + z[0]; q++)
+            for (int i = 0; i < all[q]->r; i++)
+                for (int j = 0; j < all[q]->c; j++)
+                    lm_mat_set_d(all[q], i, j, lm_rng_int(&g, -16, 16) / 8.0);
+        lm_mat *J = lm_mat_new(R, C, &mc);
+        lm_mha_jacQ(J, m, 0);
+        lm_num *s = lm_nums_new(R < C ? R : C, &mc);
+        cr_expect_eq(lm_mat_svals(s, J), 0, "seed %d: SVD did not converge", seed);
+        lm_nums_free(s, R < C ? R : C);
+        lm_mat_free(J);
+        lm_mha_free(m);
+    }
+}
