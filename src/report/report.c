@@ -433,6 +433,40 @@ static void put_summary(writer *w, const doc *docs, int n)
              "violation may reflect our reading rather than the paper.\\par}\n");
 }
 
+/* Where it broke: every configuration whose verdict is not a pass, so a
+ * reviewer sees at a glance which reading, mode or step size failed. */
+static void put_findings(writer *w, const doc *docs, int n)
+{
+    int any = 0;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < docs[k].c->res.nconfig; j++) {
+            lm_verdict v = docs[k].c->res.cfg[j].verdict;
+            if (v == LM_V_HOLDS || v == LM_V_CONSISTENT) continue;
+            if (!any) {
+                P(w, "\\Needspace{8\\baselineskip}\\section*{Where it broke}\\pdfbookmark[1]{Where it broke}{findings}\n"
+                     "Every configuration whose verdict is not a pass (the claim's verdict is the worst of its "
+                     "configurations; the others passed).\n\n"
+                     "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
+                     "\\begin{longtable}{@{}L{3.3cm}L{6.6cm}L{2.6cm}R{2.0cm}R{1.1cm}@{}}\n"
+                     "\\toprule claim & configuration & verdict & worst ratio & inst.\\\\\\midrule\n\\endhead\n"
+                     "\\bottomrule\n\\endlastfoot\n");
+                any = 1;
+            }
+            const lm_config_result *c = &docs[k].c->res.cfg[j];
+            lm_tbuf_printf(&w->b, "\\hyperref[claim:%d]{\\texttt{", k);
+            const char *id = docs[k].c->claim.id, *slash = strchr(id, '/');
+            ETT(w, slash ? slash + 1 : id);
+            P(w, "}} & \\texttt{");
+            ETT(w, c->config);
+            P(w, "} & ");
+            verdict_tex(w, v);
+            char ratio[80];
+            lm_tex_ratio(ratio, sizeof ratio, c->worst_ratio);
+            lm_tbuf_printf(&w->b, " & %s & %ld\\\\\n", ratio, c->instances);
+        }
+    if (any) P(w, "\\end{longtable}}\n");
+}
+
 /* ---- one claim --------------------------------------------------------------------- */
 
 static void put_configs(writer *w, const lm_claim_result *r)
@@ -1107,6 +1141,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     put_preamble(&w, &R);
     put_front(&w, &R, docs, dbpath);
     put_summary(&w, docs, R.nclaims);
+    put_findings(&w, docs, R.nclaims);
     P(&w, "\\clearpage\n");
     for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
     put_live(&w, &R, live_fig, nlive_fig);
