@@ -56,15 +56,26 @@ FORCE:
 $(BUILD)/registry.o: $(BUILD)/registry.c
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
+# the commit recorded with every result: regenerated on every build
+$(BUILD)/commit.c: FORCE
+	@mkdir -p $(BUILD)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 git diff --quiet HEAD -- 2>/dev/null || c="$$c+dirty"; \
+	 echo "const char lm_commit[] = \"$$c\";" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/commit.o: $(BUILD)/commit.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/%.o: %.c $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -DLM_COMMIT='"$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)"' -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o
+$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o $(BUILD)/commit.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(TBIN): $(LIB_OBJ) $(TEST_OBJ)
+$(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
 
@@ -76,11 +87,11 @@ verify: deps $(BIN)
 report: deps $(BIN)
 	./$(BIN) report
 
-test: deps $(TBIN)
-	./$(TBIN) --jobs 2
+test: deps $(BIN) $(TBIN)
+	LEMMATA_BIN=$(BIN) ./$(TBIN) --jobs 2
 
 san:
-	$(MAKE) SAN=1 bin/test_lemmata-san && ./bin/test_lemmata-san --jobs 2
+	$(MAKE) SAN=1 bin/lemmata-san bin/test_lemmata-san && LEMMATA_BIN=bin/lemmata-san ./bin/test_lemmata-san --jobs 2
 
 clean:
 	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk
