@@ -181,7 +181,7 @@ Test(dynamics_theorem2, remark2_empty_band_is_inconsistent)
 Test(dynamics_theorem2, remark2_as_stated_not_error)
 {
     lm_test_not_error("dynamics/remark2", "L=3,init (8)", 3);
-    lm_test_not_error("dynamics/remark2", "L=1,random init", 3);
+    lm_test_not_error("dynamics/remark2", "L=1,init (8)", 3);
 }
 
 /* ---- dynamics/corollary1 ---- */
