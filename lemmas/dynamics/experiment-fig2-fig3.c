@@ -47,6 +47,7 @@
  */
 #include "lm_claim.h"
 #include "lm_model.h"
+#include "lm_synth.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,86 +102,24 @@ static void mean_sd(double *mean, double *sd, const double *v, int k)
     *sd = k > 1 ? sqrt(q / (k - 1)) : 0.0;
 }
 
-/* one seed's pair of students (same data, init and labels) from the instance stream */
+/* one seed's pair of students (same data, init and labels): the R4 setting */
 static void build_pair(lm_mha **soft, lm_mha **gauss, lm_eval *ev)
 {
-    lm_rng *g = lm_eval_rng(ev);
-    const double sX = lm_par(ev, "sX"), sQK = lm_par(ev, "sQK");
-    const lm_wvmode wv = lm_par_i(ev, "wv") ? LM_WV_DENSE : LM_WV_BLOCK;
-    lm_mha *s = lm_mha_new(RN, Rn, RD, Rd, RH, LM_SOFTMAX, wv, ev->ctx);
-    s->cG = lm_par(ev, "cG");
-    lm_mha_randomize(s, g, sX, sQK, 1.0, 1.0);
-    /* teacher: same X and W^O, independent W^Q*, W^K*, W^V* */
-    lm_mha *te = lm_mha_convert(s, ev->ctx);
-    lm_mha *tmp = lm_mha_new(RN, Rn, RD, Rd, RH, LM_SOFTMAX, wv, ev->ctx);
-    lm_mha_randomize(tmp, g, sX, sQK, 1.0, 1.0);
-    for (int h = 0; h < RH; h++) {
-        lm_mat_copy(te->Wq[h], tmp->Wq[h]);
-        lm_mat_copy(te->Wk[h], tmp->Wk[h]);
-    }
-    lm_mat_copy(te->Wv, tmp->Wv);
-    lm_mha_free(tmp);
-    const int teacher = lm_par_i(ev, "teacher");
-    lm_mat *y = lm_mat_new(RN * Rn, 1, ev->ctx);
-    for (int k = 0; k < 2; k++) {
-        if (teacher == 1 && k == 1) continue;
-        if (teacher == 2 && k == 0) continue;
-        te->kernel = k ? LM_GAUSS : LM_SOFTMAX;
-        lm_mha_forward(te);
-        lm_mat_axpy_d(y, teacher == 0 ? 0.5 : 1.0, te->mh);
-    }
-    lm_mat_copy(s->y, y);
-    lm_mat_free(y);
-    lm_mha_free(te);
-    *gauss = lm_mha_convert(s, ev->ctx);
+    const lm_synth_setup r4 = {
+        .N = RN, .n = Rn, .D = RD, .d = Rd, .H = RH,
+        .sX = lm_par(ev, "sX"), .sQK = lm_par(ev, "sQK"), .cG = lm_par(ev, "cG"),
+        .wv = lm_par_i(ev, "wv") ? LM_WV_DENSE : LM_WV_BLOCK,
+        .teacher = lm_par_i(ev, "teacher")};
+    *soft = lm_synth_student(ev, &r4);
+    *gauss = lm_mha_convert(*soft, ev->ctx);
     (*gauss)->kernel = LM_GAUSS;
-    *soft = s;
-}
-
-/* lambda_max of the Gauss-Newton matrix J J^T at the current point, J the
- * Jacobian of MH(M;X) in the variables of mask (central differences; it only
- * sets the step size, so its accuracy is not critical).  Returns NaN when
- * the eigensolver fails. */
-static double gn_lmax(lm_mha *m, int mask)
-{
-    const lm_ctx *c = &m->ctx;
-    const int P = lm_mha_nparams(m, mask), Nn = m->N * m->n;
-    lm_mat *th = lm_mat_new(P, 1, c), *J = lm_mat_new(Nn, P, c), *K = lm_mat_new(Nn, Nn, c);
-    lm_mat *mp = lm_mat_new(Nn, 1, c);
-    lm_num *w = lm_nums_new(Nn, c);
-    lm_mha_get_params(th, m, mask);
-    for (int p = 0; p < P; p++) {
-        const double x = lm_mat_get_d(th, p, 0), h = 1e-6 * (1.0 + fabs(x));
-        lm_mat_set_d(th, p, 0, x + h);
-        lm_mha_set_params(m, mask, th);
-        lm_mha_forward(m);
-        lm_mat_copy(mp, m->mh);
-        lm_mat_set_d(th, p, 0, x - h);
-        lm_mha_set_params(m, mask, th);
-        lm_mha_forward(m);
-        for (int i = 0; i < Nn; i++)
-            lm_mat_set_d(J, i, p, (lm_mat_get_d(mp, i, 0) - lm_mat_get_d(m->mh, i, 0)) / (2 * h));
-        lm_mat_set_d(th, p, 0, x);
-    }
-    lm_mha_set_params(m, mask, th);
-    lm_mha_forward(m);
-    lm_mat_mul(K, J, 0, J, 1);
-    double l = lm_mat_symeig(w, NULL, K) ? (double)NAN : lm_num_get_d(&w[Nn - 1]);
-    lm_nums_free(w, Nn);
-    lm_mat_free(th), lm_mat_free(J), lm_mat_free(K), lm_mat_free(mp);
-    return l;
 }
 
 static int eval(lm_eval *ev)
 {
     const int mask = ev->config == 0 ? LM_VAR_Q : LM_VAR_ALL;
-    int seeds = ev->quick ? 3 : lm_par_i(ev, "seeds");
-    if (seeds < 1) seeds = 1;
-    if (seeds > 64) seeds = 64;
-    const int Tpar = lm_par_i(ev, "T");
-    int T = (int)lrint(Tpar * (ev->budget / 128.0));
-    if (T > Tpar) T = Tpar;
-    if (T < 20) T = 20;
+    const int seeds = lm_synth_seeds(ev);
+    const int T = lm_synth_steps(ev, lm_par_i(ev, "T"), 20);
     const double reach = lm_par(ev, "reach"), margin = lm_par(ev, "margin");
     int rc = 0;
     /* log10 f_t/f_0 at NPTS sample points, per kernel and seed */
@@ -195,7 +134,7 @@ static int eval(lm_eval *ev)
         build_pair(&m[0], &m[1], ev);
         /* one step size for both kernels: eta_scale over the larger Gauss-Newton
          * curvature at the common initial point */
-        const double L0 = fmax(gn_lmax(m[0], mask), gn_lmax(m[1], mask));
+        const double L0 = fmax(lm_synth_gn_lmax(m[0], mask), lm_synth_gn_lmax(m[1], mask));
         if (!isfinite(L0) || !(L0 > 0)) {
             rc = lm_fail(ev, "Gauss-Newton curvature at init of seed %d is not finite", s);
             lm_mha_free(m[0]);

@@ -40,6 +40,7 @@
  */
 #include "lm_claim.h"
 #include "lm_model.h"
+#include "lm_synth.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,60 +68,11 @@ static const char *const proxy_name[NPROXY] = {"local minima (+1)", "total varia
 /* the R4 student (Softmax) with teacher-mixture labels, from the instance stream */
 static lm_mha *build(lm_eval *ev)
 {
-    lm_rng *g = lm_eval_rng(ev);
-    const double sX = lm_par(ev, "sX"), sQK = lm_par(ev, "sQK");
-    lm_mha *s = lm_mha_new(RN, Rn, RD, Rd, RH, LM_SOFTMAX, LM_WV_BLOCK, ev->ctx);
-    s->cG = lm_par(ev, "cG");
-    lm_mha_randomize(s, g, sX, sQK, 1.0, 1.0);
-    lm_mha *te = lm_mha_convert(s, ev->ctx);
-    lm_mha *tmp = lm_mha_new(RN, Rn, RD, Rd, RH, LM_SOFTMAX, LM_WV_BLOCK, ev->ctx);
-    lm_mha_randomize(tmp, g, sX, sQK, 1.0, 1.0);
-    for (int h = 0; h < RH; h++) {
-        lm_mat_copy(te->Wq[h], tmp->Wq[h]);
-        lm_mat_copy(te->Wk[h], tmp->Wk[h]);
-    }
-    lm_mat_copy(te->Wv, tmp->Wv);
-    lm_mha_free(tmp);
-    lm_mat_zero(s->y);
-    for (int k = 0; k < 2; k++) {
-        te->kernel = k ? LM_GAUSS : LM_SOFTMAX;
-        lm_mha_forward(te);
-        lm_mat_axpy_d(s->y, 0.5, te->mh);
-    }
-    lm_mha_free(te);
-    return s;
-}
-
-/* lambda_max(J J^T) of MH(M;X) in all trainable variables, by central
- * differences (it only sets the step size) */
-static double gn_lmax(lm_mha *m)
-{
-    const lm_ctx *c = &m->ctx;
-    const int mask = LM_VAR_ALL, P = lm_mha_nparams(m, mask), Nn = m->N * m->n;
-    lm_mat *th = lm_mat_new(P, 1, c), *J = lm_mat_new(Nn, P, c), *K = lm_mat_new(Nn, Nn, c);
-    lm_mat *mp = lm_mat_new(Nn, 1, c);
-    lm_num *w = lm_nums_new(Nn, c);
-    lm_mha_get_params(th, m, mask);
-    for (int p = 0; p < P; p++) {
-        const double x = lm_mat_get_d(th, p, 0), h = 1e-6 * (1.0 + fabs(x));
-        lm_mat_set_d(th, p, 0, x + h);
-        lm_mha_set_params(m, mask, th);
-        lm_mha_forward(m);
-        lm_mat_copy(mp, m->mh);
-        lm_mat_set_d(th, p, 0, x - h);
-        lm_mha_set_params(m, mask, th);
-        lm_mha_forward(m);
-        for (int i = 0; i < Nn; i++)
-            lm_mat_set_d(J, i, p, (lm_mat_get_d(mp, i, 0) - lm_mat_get_d(m->mh, i, 0)) / (2 * h));
-        lm_mat_set_d(th, p, 0, x);
-    }
-    lm_mha_set_params(m, mask, th);
-    lm_mha_forward(m);
-    lm_mat_mul(K, J, 0, J, 1);
-    double l = lm_mat_symeig(w, NULL, K) ? (double)NAN : lm_num_get_d(&w[Nn - 1]);
-    lm_nums_free(w, Nn);
-    lm_mat_free(th), lm_mat_free(J), lm_mat_free(K), lm_mat_free(mp);
-    return l;
+    const lm_synth_setup r4 = {
+        .N = RN, .n = Rn, .D = RD, .d = Rd, .H = RH,
+        .sX = lm_par(ev, "sX"), .sQK = lm_par(ev, "sQK"), .cG = lm_par(ev, "cG"),
+        .wv = LM_WV_BLOCK, .teacher = 0};
+    return lm_synth_student(ev, &r4);
 }
 
 /* T GD steps on everything; nonzero if the loss stops being finite */
@@ -216,13 +168,8 @@ static void roughness(double *P, const double *F, int g, double tie_rel)
 
 static int eval(lm_eval *ev)
 {
-    int seeds = ev->quick ? 3 : lm_par_i(ev, "seeds");
-    if (seeds < 1) seeds = 1;
-    if (seeds > 64) seeds = 64;
-    const int T1par = lm_par_i(ev, "T1");
-    int T1 = (int)lrint(T1par * (ev->budget / 128.0));
-    if (T1 > T1par) T1 = T1par;
-    if (T1 < 32) T1 = 32;
+    const int seeds = lm_synth_seeds(ev);
+    const int T1 = lm_synth_steps(ev, lm_par_i(ev, "T1"), 32);
     const int T2 = T1 / 16;
     int g = lm_par_i(ev, "grid");
     double step = lm_par(ev, "step");
@@ -244,7 +191,7 @@ static int eval(lm_eval *ev)
         lm_mha *m0 = build(ev);
         lm_mha *mg0 = lm_mha_convert(m0, ev->ctx);
         mg0->kernel = LM_GAUSS;
-        const double L0 = fmax(gn_lmax(m0), gn_lmax(mg0));
+        const double L0 = fmax(lm_synth_gn_lmax(m0, LM_VAR_ALL), lm_synth_gn_lmax(mg0, LM_VAR_ALL));
         lm_mha_free(mg0);
         if (!isfinite(L0) || !(L0 > 0)) {
             lm_mha_free(m0);

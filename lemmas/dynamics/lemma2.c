@@ -47,6 +47,7 @@
  */
 #include "lm_claim.h"
 #include "lm_model.h"
+#include "lm_perturb.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -73,118 +74,8 @@ static const int sizes[8][4] = {{2, 3, 2, 1}, {3, 4, 2, 2}, {1, 2, 2, 1}, {4, 3,
 
 #define SEARCH_DIM 7
 
-static double logistic(double z) { return 1.0 / (1.0 + exp(-z)); }
-
-/* scale exponent u in [lo,hi]: a uniform draw moved smoothly by the search offset */
-static double pick_scale(double lo, double hi, double frac, const lm_eval *ev, int j)
-{
-    if (ev->x && j < ev->nx) frac = logistic(log(frac / (1.0 - frac)) + ev->x[j]);
-    return pow(10.0, lo + (hi - lo) * frac);
-}
-
-typedef struct {
-    lm_mha *m;
-    int n, D, d, H;
-    lm_num sqd;          /* sqrt(d) */
-    lm_num nX2;          /* ||X_i||_F^2 */
-    lm_num *sQ, *sK;     /* sigma_max(W^Q_h), sigma_max(W^K_h) */
-    lm_num sV, nWo;      /* sigma_max(W^V), ||W^O||_2 */
-} inst;
-
-static void inst_clear(inst *I)
-{
-    lm_nums_free(I->sQ, I->H);
-    lm_nums_free(I->sK, I->H);
-    lm_num_clears(&I->sqd, &I->nX2, &I->sV, &I->nWo, (lm_num *)NULL);
-    lm_mha_free(I->m);
-}
-
-static void mat_pow2(lm_mat *B, long e) /* B *= 2^e, exactly, in steps of at most 2^1000 */
-{
-    while (e != 0) {
-        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
-        lm_mat_scale_d(B, B, ldexp(1.0, (int)st));
-        e -= st;
-    }
-}
-
-static void num_pow2(lm_num *x, long e)
-{
-    while (e != 0) {
-        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
-        lm_num_mul_d(x, x, ldexp(1.0, (int)st));
-        e -= st;
-    }
-}
-
-/* Largest singular value of A and (when v != NULL) its right singular vector, in A's
- * context.  A is first scaled by a power of two (exact) and entries below 2^-(2p+64) times
- * the largest are set to zero, which moves sigma_max by a relative amount below 2^-2p.  When
- * the SVD reports non-convergence, the largest eigenpair of A^T A is used instead.  Reason:
- * the core's Jacobi SVDs did not converge on saturated softmax Jacobians (double: entries
- * below ~1e-150, whose squares underflow; MPFR: rank-deficient matrices whose entries span
- * many orders of magnitude), while the symmetric eigensolver did. */
-static int top_sv(lm_num *smax, lm_mat *v, const lm_mat *A)
-{
-    lm_ctx c = lm_mat_ctx(A);
-    const int k = A->r < A->c ? A->r : A->c;
-    int rc = 0;
-    lm_num mx, t;
-    lm_num_inits(&c, &mx, &t, (lm_num *)NULL);
-    lm_mat_max_abs(&mx, A);
-    if (v) { lm_mat_zero(v); lm_mat_set_d(v, 0, 0, 1.0); }
-    lm_num_set_d(smax, 0.0);
-    if (k == 0 || lm_num_iszero(&mx)) goto done;
-    if (!lm_num_isfinite(&mx) || !lm_mat_isfinite(A)) { rc = 1; goto done; }
-    const long e = (long)floor(lm_num_log_abs_d(&mx) / M_LN2) + 1; /* max ~ 2^(e-1) */
-    lm_mat *B = lm_mat_dup(A);
-    mat_pow2(B, -e);
-    const double tiny = ldexp(1.0, -(int)(2 * c.prec + 64));
-    for (int i = 0; i < B->r; i++)
-        for (int j = 0; j < B->c; j++)
-            if (fabs(lm_mat_get_d(B, i, j)) < tiny) lm_mat_set_d(B, i, j, 0.0);
-    lm_num *s = lm_nums_new(k, &c);
-    lm_mat *V = v ? lm_mat_new(A->c, k, &c) : NULL;
-    rc = lm_mat_svd(s, NULL, V, B);
-    if (!rc) {
-        lm_num_set(smax, &s[0]);
-        if (v) lm_mat_get_block(v, V, 0, 0);
-    } else { /* fallback: sigma_max^2 = lambda_max(B^T B) */
-        lm_mat *G = lm_mat_new(A->c, A->c, &c), *W = v ? lm_mat_new(A->c, A->c, &c) : NULL;
-        lm_num *w = lm_nums_new(A->c, &c);
-        lm_mat_mul(G, B, 1, B, 0);
-        rc = lm_mat_symeig(w, W, G);
-        if (!rc) {
-            lm_num_set_d(&t, 0.0);
-            lm_num_max(smax, &w[A->c - 1], &t);
-            lm_num_sqrt(smax, smax);
-            if (v) lm_mat_get_block(v, W, 0, A->c - 1);
-        }
-        lm_nums_free(w, A->c);
-        lm_mat_free(G);
-        lm_mat_free(W);
-    }
-    num_pow2(smax, e);
-    lm_nums_free(s, k);
-    lm_mat_free(V);
-    lm_mat_free(B);
-done:
-    lm_num_clears(&mx, &t, (lm_num *)NULL);
-    return rc;
-}
-
-static int top_sv_noV(lm_num *smax, const lm_mat *A) { return top_sv(smax, NULL, A); }
-
-/* sigma_max of every weight, in the working precision; nonzero on SVD failure */
-static int weight_norms(lm_num *sQ, lm_num *sK, const lm_mha *m)
-{
-    int rc = 0;
-    for (int h = 0; h < m->H; h++) {
-        rc |= top_sv_noV(&sQ[h], m->Wq[h]);
-        rc |= top_sv_noV(&sK[h], m->Wk[h]);
-    }
-    return rc;
-}
+/* the instance: one sample (N = 1), its norms and sigma's (lm_perturb.h) */
+typedef lm_pert_one inst;
 
 /* r = c * sqrt(sum_h s_h^2) */
 static void root_sumsq(lm_num *r, const lm_num *s, int H, double c, const lm_ctx *ctx)
@@ -201,59 +92,13 @@ static void root_sumsq(lm_num *r, const lm_num *s, int H, double c, const lm_ctx
     lm_num_clear(&t);
 }
 
-static void normalize(lm_mat *E)
-{
-    lm_ctx c = lm_mat_ctx(E);
-    lm_num t, one;
-    lm_num_inits(&c, &t, &one, (lm_num *)NULL);
-    lm_mat_frob(&t, E);
-    if (!lm_num_iszero(&t)) {
-        lm_num_set_d(&one, 1.0);
-        lm_num_div(&t, &one, &t);
-        lm_mat_scale(E, E, &t);
-    }
-    lm_num_clears(&t, &one, (lm_num *)NULL);
-}
-
 /* the instance: one sample (N = 1) with random scales */
 static int build(inst *I, lm_eval *ev)
 {
-    const lm_ctx *c = ev->ctx;
-    lm_rng *g = lm_eval_rng(ev);
-    const int *z = sizes[ev->index % 8];
-    I->n = z[0]; I->D = z[1]; I->d = z[2]; I->H = z[3];
-    const double lo = lm_par(ev, "logscale_lo"), hi = lm_par(ev, "logscale_hi");
     double sc[5];
-    for (int j = 0; j < 5; j++) sc[j] = pick_scale(lo, hi, lm_rng_uniform(g), ev, j);
-    lm_mha *m = lm_mha_new(1, I->n, I->D, I->d, I->H, LM_SOFTMAX, LM_WV_BLOCK, c);
-    I->m = m;
-    lm_mat_randn(m->X[0], g, sc[0]);
-    for (int h = 0; h < I->H; h++) lm_mat_randn(m->Wq[h], g, sc[1]);
-    for (int h = 0; h < I->H; h++) lm_mat_randn(m->Wk[h], g, sc[2]);
-    for (int h = 0; h < I->H; h++)
-        for (int a = 0; a < I->D; a++)
-            for (int b = 0; b < I->d; b++)
-                lm_mat_set_d(m->Wv, h * I->D + a, h * I->d + b, sc[3] * lm_rng_normal(g));
-    lm_mat_randn(m->Wo, g, sc[4]);
-    lm_mat_randn(m->y, g, 1.0);
-    lm_mha_forward(m);
-    lm_num_inits(c, &I->sqd, &I->nX2, &I->sV, &I->nWo, (lm_num *)NULL);
-    I->sQ = lm_nums_new(I->H, c);
-    I->sK = lm_nums_new(I->H, c);
-    lm_num_set_d(&I->sqd, (double)I->d);
-    lm_num_sqrt(&I->sqd, &I->sqd);
-    lm_mat_frob(&I->nX2, m->X[0]);
-    lm_num_sqr(&I->nX2, &I->nX2);
-    lm_mat_frob(&I->nWo, m->Wo);
-    int rc = weight_norms(I->sQ, I->sK, m);
-    rc |= top_sv_noV(&I->sV, m->Wv);
-    const char *nm[5] = {"scale_X", "scale_WQ", "scale_WK", "scale_WV", "scale_WO"};
-    for (int j = 0; j < 5; j++) lm_measure(ev, nm[j], sc[j]);
-    lm_measure(ev, "n", I->n);
-    lm_measure(ev, "D", I->D);
-    lm_measure(ev, "d", I->d);
-    lm_measure(ev, "H", I->H);
-    return rc;
+    lm_mha *m = lm_pert_one_new(I, ev, sizes[ev->index % 8], LM_SOFTMAX, sc);
+    lm_pert_draw(m, lm_eval_rng(ev), sc);
+    return lm_pert_one_finish(I, ev, sc);
 }
 
 /* the constant of item 1 (mask 1: phi), 2 (mask 2: psi) or 3 (mask 3: sqrt(phi^2+psi^2)),
@@ -425,7 +270,7 @@ static int sup_derivative(lm_num *sup, lm_mat *Etop, const inst *I, int mask)
     lm_num_set_d(sup, 0.0);
     for (int h = 0; h < I->H && !rc; h++) {
         lm_mat *JS = s_jacobian(I, h, mask);
-        rc = top_sv(&s0, V, JS);
+        rc = lm_pert_top_sv(&s0, V, JS);
         if (!rc && (h == 0 || lm_num_cmp(&s0, sup) > 0)) {
             lm_num_set(sup, &s0);
             hbest = h;
@@ -466,13 +311,7 @@ static double jacobian_selfcheck(const inst *I, const lm_mat *E, const lm_num *b
         lm_mat_get_block(dWh, dW, h * per, 0);
         lm_mat_mul(JdW, JS, 0, dWh, 0);
         lm_mat_sub(dS, mp->S[h], mm->S[h]);
-        for (int k = 0; k < n; k++)
-            for (int j = 0; j < n; j++) {
-                lm_mat_get(&t, dS, k, j);
-                lm_mat_get(&s, JdW, k * n + j, 0);
-                lm_num_sub(&t, &t, &s);
-                lm_mat_set(dS, k, j, &t);
-            }
+        lm_pert_sub_jvp(dS, JdW);
         lm_mat_frob(&t, dS);
         lm_num_sqr(&t, &t);
         lm_num_add(&num, &num, &t);
@@ -498,7 +337,7 @@ static int check_differential(lm_eval *ev, const inst *I, int mask)
     lm_num_inits(c, &sup, &b, (lm_num *)NULL);
     lm_mat *E = lm_mat_new(per * I->H, 1, c);
     lm_mat_randn(E, lm_eval_rng(ev), 1.0);
-    normalize(E);
+    lm_pert_normalize(E);
     bound_const(&b, I, I->sQ, I->sK, mask, ev);
     if (sup_derivative(&sup, NULL, I, mask)) { rc = lm_fail(ev, "SVD of the softmax Jacobian failed"); goto out; }
     double dev = jacobian_selfcheck(I, E, &b, mask);
@@ -517,8 +356,6 @@ out:
     return rc;
 }
 
-static double logistic_range(double lo, double hi, double z) { return lo + (hi - lo) * logistic(z); }
-
 static int check_finite(lm_eval *ev, const inst *I, int mask)
 {
     const lm_ctx *c = ev->ctx;
@@ -529,31 +366,16 @@ static int check_finite(lm_eval *ev, const inst *I, int mask)
     lm_num *sQ = lm_nums_new(I->H, c), *sK = lm_nums_new(I->H, c);
     lm_mat *Etop = lm_mat_new(len, 1, c), *Er = lm_mat_new(len, 1, c), *E = lm_mat_new(len, 1, c);
     lm_mat_randn(Er, lm_eval_rng(ev), 1.0);
-    normalize(Er);
+    lm_pert_normalize(Er);
     bound_const(&b0, I, I->sQ, I->sK, mask, ev);
     if (sup_derivative(&sup, Etop, I, mask)) { rc = lm_fail(ev, "SVD of the softmax Jacobian failed"); goto out; }
-    const double dmax = lm_par(ev, "dmax");
-    double steps[4] = {1e-3, 1e-1, 1.0, dmax};
-    int nsteps = 4, ndirs = 2;
-    double theta = 0.0;
-    if (ev->x) { /* adversarial: one step length and one direction between top and random */
-        steps[0] = pow(10.0, logistic_range(-3.0, log10(dmax), ev->nx > 5 ? ev->x[5] : 0.0));
-        nsteps = 1;
-        ndirs = 1;
-        theta = 0.5 * M_PI * logistic(ev->nx > 6 ? ev->x[6] : 0.0);
-    }
+    lm_pert_steps S; /* ||Delta|| and the worst/random directions, or the search's mix */
+    lm_pert_steps_init(&S, ev);
     double worst = 0.0;
-    for (int dd = 0; dd < ndirs; dd++) {
-        double ct = ev->x ? cos(theta) : (dd == 0 ? 1.0 : 0.0);
-        double st = ev->x ? sin(theta) : (dd == 0 ? 0.0 : 1.0);
-        lm_mat_zero(E);
-        lm_mat_axpy_d(E, ct, Etop);
-        lm_mat_axpy_d(E, st, Er);
-        lm_mat_frob(&t, E);
-        if (lm_num_iszero(&t)) lm_mat_copy(E, Er); /* no worst direction (e.g. n = 1) */
-        normalize(E);
-        for (int q = 0; q < nsteps; q++) {
-            lm_num_set_d(&t, steps[q]);
+    for (int dd = 0; dd < S.ndirs; dd++) {
+        lm_pert_steps_dir(E, &S, dd, Etop, Er, 1); /* Er when there is no worst direction (n = 1) */
+        for (int q = 0; q < S.nsteps; q++) {
+            lm_num_set_d(&t, S.step[q]);
             lm_mha *m2 = moved(I->m, E, &t, mask);
             s_dist(&a, I->m, m2);
             lm_mat *dW = lm_mat_new(len, 1, c);
@@ -564,13 +386,13 @@ static int check_finite(lm_eval *ev, const inst *I, int mask)
              * the supremum over the segment, attained at an end point */
             lm_num_set(&rhs, &b0);
             if (mask == 3) {
-                if (weight_norms(sQ, sK, m2)) { lm_mha_free(m2); rc = lm_fail(ev, "SVD failed at M'"); goto out; }
+                if (lm_pert_weight_sigmas(sQ, sK, m2)) { lm_mha_free(m2); rc = lm_fail(ev, "SVD failed at M'"); goto out; }
                 bound_const(&b1, I, sQ, sK, mask, ev);
                 lm_num_max(&rhs, &b0, &b1);
             }
             lm_num_mul(&rhs, &rhs, &dist);
             lm_obs_le(ev, -1, &a, &rhs, 0.0, "||S_i(W+D)-S_i(W)|| vs const*||D||, ||D||=%.3g, %s dir",
-                      steps[q], ev->x ? "mixed" : (dd == 0 ? "worst" : "random"));
+                      S.step[q], lm_pert_steps_name(&S, dd));
             if (lm_num_sgn(&rhs) > 0) {
                 double r = exp(lm_num_log_abs_d(&a) - lm_num_log_abs_d(&rhs));
                 if (r > worst) worst = r;
@@ -598,7 +420,7 @@ static int check_gradient(lm_eval *ev, const inst *I, int which)
     int rc = 0;
     lm_mat **g = calloc((size_t)H, sizeof *g);
     for (int h = 0; h < H; h++) g[h] = lm_mat_new(I->D, I->d, c);
-    lm_mat *G = lm_mat_new(H * Dd, n, c), *y0 = lm_mat_dup(m->y);
+    lm_mat *G = lm_mat_new(H * Dd, n, c);
     lm_num Ci, t, a, nr, rhs, sup;
     lm_num_inits(c, &Ci, &t, &a, &nr, &rhs, &sup, (lm_num *)NULL);
     /* Q_i = n sqrt(H) ||X_i||_F^3 ||W^O||_2 sqrt(sum_h sigma^2(W^K_h)) sigma_max(W^V) (K_i: W^Q_h) */
@@ -623,22 +445,8 @@ static int check_gradient(lm_eval *ev, const inst *I, int which)
     lm_obs_le(ev, -1, &a, &rhs, 0.0, "||df_i/dW^%c||_F vs %c_i ||r_i||, random label",
               which ? 'K' : 'Q', which ? 'K' : 'Q');
     /* worst label: the gradient is linear in r_i; column k is the gradient for r_i = e_k */
-    for (int k = 0; k < n; k++) {
-        lm_mat_copy(m->y, m->mh);
-        lm_mat_get(&t, m->y, k, 0);
-        lm_num_add_d(&t, &t, -1.0);
-        lm_mat_set(m->y, k, 0, &t);
-        lm_mha_forward(m);
-        lm_mha_grad(m, which == 0 ? g : NULL, which == 0 ? NULL : g, NULL);
-        for (int h = 0; h < H; h++)
-            for (int q = 0; q < Dd; q++) {
-                lm_mat_get(&t, g[h], q % I->D, q / I->D);
-                lm_mat_set(G, h * Dd + q, k, &t);
-            }
-    }
-    lm_mat_copy(m->y, y0);
-    lm_mha_forward(m);
-    if (top_sv_noV(&sup, G)) { rc = lm_fail(ev, "SVD of the label-to-gradient map failed"); goto out; }
+    lm_pert_label_maps(&G, 1, m, which);
+    if (lm_pert_top_sv(&sup, NULL, G)) { rc = lm_fail(ev, "SVD of the label-to-gradient map failed"); goto out; }
     lm_obs_le(ev, -1, &sup, &Ci, 0.0, "sup over labels of ||df_i/dW^%c||_F/||r_i|| vs %c_i",
               which ? 'K' : 'Q', which ? 'K' : 'Q');
     lm_measure(ev, which ? "K_i" : "Q_i", lm_num_get_d(&Ci));
@@ -646,7 +454,7 @@ static int check_gradient(lm_eval *ev, const inst *I, int which)
 out:
     for (int h = 0; h < H; h++) lm_mat_free(g[h]);
     free(g);
-    lm_mat_free(G); lm_mat_free(y0);
+    lm_mat_free(G);
     lm_num_clears(&Ci, &t, &a, &nr, &rhs, &sup, (lm_num *)NULL);
     return rc;
 }
@@ -668,7 +476,7 @@ static int eval(lm_eval *ev)
         case IT4: rc = check_gradient(ev, &I, 0); break;
         default: rc = check_gradient(ev, &I, 1); break;
         }
-    inst_clear(&I);
+    lm_pert_one_clear(&I);
     return rc;
 }
 

@@ -28,6 +28,7 @@
  *   unit roundoff of the working precision.}
  */
 #include "lm_claim.h"
+#include "lm_gradcheck.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -40,57 +41,12 @@ static const lm_param_def params[] = {
      NULL},
     {NULL, 0, NULL, NULL}};
 
-/* vec: column-major (row == 0) or row-major (row == 1), into an (r*c) x 1 matrix */
-static void vec(lm_mat *v, const lm_mat *A, int row)
-{
-    lm_ctx c = lm_mat_ctx(v);
-    lm_num x;
-    lm_num_init(&x, &c);
-    for (int a = 0; a < A->r; a++)
-        for (int b = 0; b < A->c; b++) {
-            lm_mat_get(&x, A, a, b);
-            lm_mat_set(v, row ? b + A->c * a : a + A->r * b, 0, &x);
-        }
-    lm_num_clear(&x);
-}
-
-/* R = P (x) Q; R must be (P.r Q.r) x (P.c Q.c) */
-static void kron(lm_mat *R, const lm_mat *P, const lm_mat *Q, const lm_ctx *c)
-{
-    lm_num p, q;
-    lm_num_inits(c, &p, &q, (lm_num *)NULL);
-    for (int i1 = 0; i1 < P->r; i1++)
-        for (int j1 = 0; j1 < P->c; j1++) {
-            lm_mat_get(&p, P, i1, j1);
-            for (int i2 = 0; i2 < Q->r; i2++)
-                for (int j2 = 0; j2 < Q->c; j2++) {
-                    lm_mat_get(&q, Q, i2, j2);
-                    lm_num_mul(&q, &p, &q);
-                    lm_mat_set(R, i1 * Q->r + i2, j1 * Q->c + j2, &q);
-                }
-        }
-    lm_num_clears(&p, &q, (lm_num *)NULL);
-}
-
 /* entries drawn as doubles: integers in [-R, R] or N(0,1) */
 static void fill(lm_mat *A, lm_rng *g, int integer, int R)
 {
     for (int i = 0; i < A->r; i++)
         for (int j = 0; j < A->c; j++)
             lm_mat_set_d(A, i, j, integer ? (double)lm_rng_int(g, -R, R) : lm_rng_normal(g));
-}
-
-static void absm(lm_mat *B, const lm_mat *A, const lm_ctx *c)
-{
-    lm_num x;
-    lm_num_init(&x, c);
-    for (int i = 0; i < A->r; i++)
-        for (int j = 0; j < A->c; j++) {
-            lm_mat_get(&x, A, i, j);
-            lm_num_abs(&x, &x);
-            lm_mat_set(B, i, j, &x);
-        }
-    lm_num_clear(&x);
 }
 
 enum { NID = 5 };
@@ -173,22 +129,22 @@ static int eval(lm_eval *ev)
                     lm_mat *vA = lm_mat_new(k * l, 1, c), *vB = lm_mat_new(l * m, 1, c),
                            *vC = lm_mat_new(m * n, 1, c), *vA2 = lm_mat_new(k * l, 1, c);
                     lm_mat *vABC = lm_mat_new(k * n, 1, c), *vAB = lm_mat_new(k * m, 1, c);
-                    vec(vA, A, row);
-                    vec(vB, B, row);
-                    vec(vC, C, row);
-                    vec(vA2, A2, row);
-                    vec(vABC, ABC, row);
-                    vec(vAB, AB, row);
+                    lm_gc_vec(vA, A, row);
+                    lm_gc_vec(vB, B, row);
+                    lm_gc_vec(vC, C, row);
+                    lm_gc_vec(vA2, A2, row);
+                    lm_gc_vec(vABC, ABC, row);
+                    lm_gc_vec(vAB, AB, row);
                     /* the Kronecker sides */
                     lm_mat *K1 = lm_mat_new(n * k, n * m, c), *K2 = lm_mat_new(n * k, l * k, c);
                     lm_mat *K3 = lm_mat_new(m * k, m * l, c), *K4 = lm_mat_new(m * k, l * k, c);
-                    kron(K1, In, AB, c);
-                    kron(K2, CtBt, Ik, c);
-                    kron(K3, Im, A, c);
+                    lm_gc_kron(K1, In, AB);
+                    lm_gc_kron(K2, CtBt, Ik);
+                    lm_gc_kron(K3, Im, A);
                     {
                         lm_mat *Bt = lm_mat_new(m, l, c);
                         lm_mat_transpose(Bt, B);
-                        kron(K4, Bt, Ik, c);
+                        lm_gc_kron(K4, Bt, Ik);
                         lm_mat_free(Bt);
                     }
                     lm_mat *r1 = lm_mat_new(k * n, 1, c), *r2 = lm_mat_new(k * n, 1, c);
@@ -200,7 +156,7 @@ static int eval(lm_eval *ev)
                     lm_mat_mul(r3, K3, 0, vB, 0);
                     lm_mat_mul(r4, K4, 0, vA, 0);
                     lm_mat_hadamard(h1, A, A2);
-                    vec(vh, h1, row);
+                    lm_gc_vec(vh, h1, row);
                     lm_mat_hadamard(r5, vA, vA2);
                     /* natural scales for real entries: the same expressions in |.| */
                     lm_mat *s1 = NULL, *s2 = NULL, *s5 = NULL;
@@ -208,19 +164,19 @@ static int eval(lm_eval *ev)
                         lm_mat *aA = lm_mat_new(k, l, c), *aB = lm_mat_new(l, m, c),
                                *aC = lm_mat_new(m, n, c), *aA2 = lm_mat_new(k, l, c);
                         lm_mat *aAB = lm_mat_new(k, m, c), *aABC = lm_mat_new(k, n, c);
-                        absm(aA, A, c);
-                        absm(aB, B, c);
-                        absm(aC, C, c);
-                        absm(aA2, A2, c);
+                        lm_gc_absm(aA, A);
+                        lm_gc_absm(aB, B);
+                        lm_gc_absm(aC, C);
+                        lm_gc_absm(aA2, A2);
                         lm_mat_mul(aAB, aA, 0, aB, 0);
                         lm_mat_mul(aABC, aAB, 0, aC, 0);
                         s1 = lm_mat_new(k * n, 1, c);
                         s2 = lm_mat_new(k * m, 1, c);
                         s5 = lm_mat_new(k * l, 1, c);
-                        vec(s1, aABC, row);
-                        vec(s2, aAB, row);
+                        lm_gc_vec(s1, aABC, row);
+                        lm_gc_vec(s2, aAB, row);
                         lm_mat_hadamard(aA, aA, aA2);
-                        vec(s5, aA, row);
+                        lm_gc_vec(s5, aA, row);
                         lm_mat *ms[] = {aA, aB, aC, aA2, aAB, aABC};
                         for (size_t q = 0; q < sizeof ms / sizeof *ms; q++) lm_mat_free(ms[q]);
                     }

@@ -51,6 +51,7 @@
  */
 #include "lm_claim.h"
 #include "lm_model.h"
+#include "lm_perturb.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,121 +81,14 @@ static const int sizes[8][4] = {{1, 2, 2, 1}, {2, 2, 2, 1}, {3, 3, 3, 1}, {2, 4,
 
 #define SEARCH_DIM 7
 
-static double logistic(double z) { return 1.0 / (1.0 + exp(-z)); }
+/* the instance: one sample (N = 1), its norms and sigma's (lm_perturb.h) */
+typedef lm_pert_one inst;
 
-/* scale exponent u in [lo,hi]: a uniform draw moved smoothly by the search offset */
-static double pick_scale(double lo, double hi, double frac, const lm_eval *ev, int j)
+/* (1): every eighth instance with n = 1 is the equality case W^K = -W^Q, x along the top
+ * left singular vector of W^Q */
+static int witness1(const lm_eval *ev, const inst *I)
 {
-    if (ev->x && j < ev->nx) frac = logistic(log(frac / (1.0 - frac)) + ev->x[j]);
-    return pow(10.0, lo + (hi - lo) * frac);
-}
-
-static void mat_pow2(lm_mat *B, long e) /* B *= 2^e, exactly, in steps of at most 2^1000 */
-{
-    while (e != 0) {
-        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
-        lm_mat_scale_d(B, B, ldexp(1.0, (int)st));
-        e -= st;
-    }
-}
-
-static void num_pow2(lm_num *x, long e)
-{
-    while (e != 0) {
-        long st = e > 1000 ? 1000 : (e < -1000 ? -1000 : e);
-        lm_num_mul_d(x, x, ldexp(1.0, (int)st));
-        e -= st;
-    }
-}
-
-/* Largest singular value of A and (when v != NULL) its right singular vector, in A's
- * context.  A is first scaled by a power of two (exact) and entries below 2^-(2p+64) times
- * the largest are set to zero, which moves sigma_max by a relative amount below 2^-2p.  When
- * the SVD reports non-convergence, the largest eigenpair of A^T A is used instead.  Reason:
- * the core's Jacobi SVDs did not converge on saturated softmax Jacobians (double: entries
- * below ~1e-150, whose squares underflow; MPFR: rank-deficient matrices whose entries span
- * many orders of magnitude), while the symmetric eigensolver did. */
-static int top_sv(lm_num *smax, lm_mat *v, const lm_mat *A)
-{
-    lm_ctx c = lm_mat_ctx(A);
-    const int k = A->r < A->c ? A->r : A->c;
-    int rc = 0;
-    lm_num mx, t;
-    lm_num_inits(&c, &mx, &t, (lm_num *)NULL);
-    lm_mat_max_abs(&mx, A);
-    if (v) { lm_mat_zero(v); lm_mat_set_d(v, 0, 0, 1.0); }
-    lm_num_set_d(smax, 0.0);
-    if (k == 0 || lm_num_iszero(&mx)) goto done;
-    if (!lm_num_isfinite(&mx) || !lm_mat_isfinite(A)) { rc = 1; goto done; }
-    const long e = (long)floor(lm_num_log_abs_d(&mx) / M_LN2) + 1; /* max ~ 2^(e-1) */
-    lm_mat *B = lm_mat_dup(A);
-    mat_pow2(B, -e);
-    const double tiny = ldexp(1.0, -(int)(2 * c.prec + 64));
-    for (int i = 0; i < B->r; i++)
-        for (int j = 0; j < B->c; j++)
-            if (fabs(lm_mat_get_d(B, i, j)) < tiny) lm_mat_set_d(B, i, j, 0.0);
-    lm_num *s = lm_nums_new(k, &c);
-    lm_mat *V = v ? lm_mat_new(A->c, k, &c) : NULL;
-    rc = lm_mat_svd(s, NULL, V, B);
-    if (!rc) {
-        lm_num_set(smax, &s[0]);
-        if (v) lm_mat_get_block(v, V, 0, 0);
-    } else { /* fallback: sigma_max^2 = lambda_max(B^T B) */
-        lm_mat *G = lm_mat_new(A->c, A->c, &c), *W = v ? lm_mat_new(A->c, A->c, &c) : NULL;
-        lm_num *w = lm_nums_new(A->c, &c);
-        lm_mat_mul(G, B, 1, B, 0);
-        rc = lm_mat_symeig(w, W, G);
-        if (!rc) {
-            lm_num_set_d(&t, 0.0);
-            lm_num_max(smax, &w[A->c - 1], &t);
-            lm_num_sqrt(smax, smax);
-            if (v) lm_mat_get_block(v, W, 0, A->c - 1);
-        }
-        lm_nums_free(w, A->c);
-        lm_mat_free(G);
-        lm_mat_free(W);
-    }
-    num_pow2(smax, e);
-    lm_nums_free(s, k);
-    lm_mat_free(V);
-    lm_mat_free(B);
-done:
-    lm_num_clears(&mx, &t, (lm_num *)NULL);
-    return rc;
-}
-
-static int top_sv_noV(lm_num *smax, const lm_mat *A) { return top_sv(smax, NULL, A); }
-
-static void normalize(lm_mat *E)
-{
-    lm_ctx c = lm_mat_ctx(E);
-    lm_num t, one;
-    lm_num_inits(&c, &t, &one, (lm_num *)NULL);
-    lm_mat_frob(&t, E);
-    if (!lm_num_iszero(&t)) {
-        lm_num_set_d(&one, 1.0);
-        lm_num_div(&t, &one, &t);
-        lm_mat_scale(E, E, &t);
-    }
-    lm_num_clears(&t, &one, (lm_num *)NULL);
-}
-
-typedef struct {
-    lm_mha *m;
-    int n, D, d, H;
-    int witness;         /* (1): W^K = -W^Q, x along the top singular vector */
-    lm_num sqd, nX, nX2; /* sqrt(d), ||X_i||_F, ||X_i||_F^2 */
-    lm_num sV, nWo;      /* sigma_max(W^V), ||W^O||_2 */
-    lm_num *sQ, *sK;     /* sigma_max(W^Q_h), sigma_max(W^K_h) */
-} inst;
-
-static void inst_clear(inst *I)
-{
-    if (!I->m) return;
-    lm_nums_free(I->sQ, I->H);
-    lm_nums_free(I->sK, I->H);
-    lm_num_clears(&I->sqd, &I->nX, &I->nX2, &I->sV, &I->nWo, (lm_num *)NULL);
-    lm_mha_free(I->m);
+    return (ev->config == C1_DIFF || ev->config == C1_FIN) && ev->index % 8 == 0 && I->n == 1;
 }
 
 static double rel_tol(const lm_eval *ev)
@@ -249,41 +143,21 @@ static void hypot_num(lm_num *r, const lm_num *a, const lm_num *b, const lm_ctx 
 
 static int build(inst *I, lm_eval *ev)
 {
-    const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     int rc = 0;
-    if (ev->config == C2_WIT) {
-        I->n = 1 + ev->index % 4;
-        I->D = 1 + (ev->index / 4) % 4;
-        I->d = 1;
-        I->H = 1;
-    } else {
-        const int *z = sizes[ev->index % 8];
-        I->n = z[0]; I->D = z[1]; I->d = z[2]; I->H = z[3];
-    }
-    const int n = I->n, D = I->D, d = I->d, H = I->H;
-    const double lo = lm_par(ev, "logscale_lo"), hi = lm_par(ev, "logscale_hi");
+    int wit[4] = {1 + ev->index % 4, 1 + (ev->index / 4) % 4, 1, 1}; /* (2) witness: d = H = 1 */
     double sc[5];
-    for (int j = 0; j < 5; j++) sc[j] = pick_scale(lo, hi, lm_rng_uniform(g), ev, j);
-    lm_mha *m = lm_mha_new(1, n, D, d, H, LM_GAUSS, LM_WV_BLOCK, c);
+    lm_mha *m = lm_pert_one_new(I, ev, ev->config == C2_WIT ? wit : sizes[ev->index % 8], LM_GAUSS, sc);
+    const int n = I->n, D = I->D, d = I->d;
     m->cG = lm_par(ev, "cG");
-    I->m = m;
     if (ev->config == C2_WIT) { /* a single nonzero row x */
         int k0 = lm_rng_int(g, 0, n - 1);
         for (int a = 0; a < D; a++) lm_mat_set_d(m->X[0], k0, a, sc[0] * lm_rng_normal(g));
     } else {
         lm_mat_randn(m->X[0], g, sc[0]);
     }
-    for (int h = 0; h < H; h++) lm_mat_randn(m->Wq[h], g, sc[1]);
-    for (int h = 0; h < H; h++) lm_mat_randn(m->Wk[h], g, sc[2]);
-    for (int h = 0; h < H; h++)
-        for (int a = 0; a < D; a++)
-            for (int b = 0; b < d; b++)
-                lm_mat_set_d(m->Wv, h * D + a, h * d + b, sc[3] * lm_rng_normal(g));
-    lm_mat_randn(m->Wo, g, sc[4]);
-    lm_mat_randn(m->y, g, 1.0);
-    I->witness = (ev->config == C1_DIFF || ev->config == C1_FIN) && ev->index % 8 == 0 && n == 1;
-    if (I->witness) {
+    lm_pert_draw_weights(m, g, sc);
+    if (witness1(ev, I)) {
         /* equality case of (1): W^K = -W^Q and x^T the top left singular vector of W^Q,
          * computed in double from the drawn doubles so every context sees the same instance */
         lm_ctx dc = lm_ctx_double();
@@ -298,26 +172,8 @@ static int build(inst *I, lm_eval *ev)
         lm_mat_free(Wd);
         lm_mat_free(U);
     }
-    lm_mha_forward(m);
-    lm_num_inits(c, &I->sqd, &I->nX, &I->nX2, &I->sV, &I->nWo, (lm_num *)NULL);
-    I->sQ = lm_nums_new(H, c);
-    I->sK = lm_nums_new(H, c);
-    sqrt_ratio(&I->sqd, d, 1, c);
-    lm_mat_frob(&I->nX, m->X[0]);
-    lm_num_sqr(&I->nX2, &I->nX);
-    lm_mat_frob(&I->nWo, m->Wo);
-    for (int h = 0; h < H; h++) {
-        rc |= top_sv_noV(&I->sQ[h], m->Wq[h]);
-        rc |= top_sv_noV(&I->sK[h], m->Wk[h]);
-    }
-    rc |= top_sv_noV(&I->sV, m->Wv);
-    const char *nm[5] = {"scale_X", "scale_WQ", "scale_WK", "scale_WV", "scale_WO"};
-    for (int j = 0; j < 5; j++) lm_measure(ev, nm[j], sc[j]);
-    lm_measure(ev, "n", n);
-    lm_measure(ev, "D", D);
-    lm_measure(ev, "d", d);
-    lm_measure(ev, "H", H);
-    if (I->witness) lm_measure(ev, "equality case of (1)", 1);
+    rc |= lm_pert_one_finish(I, ev, sc);
+    if (witness1(ev, I)) lm_measure(ev, "equality case of (1)", 1);
     return rc;
 }
 
@@ -402,13 +258,13 @@ static int check1_diff(lm_eval *ev, const inst *I)
     lm_mat *dW = lm_mat_new(D, d, c), *dv = lm_mat_new(D * d, 1, c), *Jd = lm_mat_new(n * n, 1, c);
     lm_mat *dC = lm_mat_new(n, n, c);
     lm_mat_randn(E, lm_eval_rng(ev), 1.0);
-    normalize(E);
+    lm_pert_normalize(E);
     for (int h = 0; h < I->H; h++) {
         lm_mha_jacQ(J, I->m, h);
-        if (top_sv(&a, NULL, J)) { rc = lm_fail(ev, "SVD of J_ih failed"); goto out; }
+        if (lm_pert_top_sv(&a, NULL, J)) { rc = lm_fail(ev, "SVD of J_ih failed"); goto out; }
         const1(&b, I, &I->sQ[h], h, ev);
         obs_le_tol(ev, &a, &b, rel_tol(ev), "head %d: sup ||dC_ih||_F/||dW^Q_h||_F vs constant of (1)%s",
-                  h, I->witness ? " (equality case)" : "");
+                  h, witness1(ev, I) ? " (equality case)" : "");
         if (h == 0) {
             lm_measure(ev, "sigma_max(J_ih)", lm_num_get_d(&a));
             lm_measure(ev, "constant (1)", lm_num_get_d(&b));
@@ -430,13 +286,7 @@ static int check1_diff(lm_eval *ev, const inst *I)
     vec_of(dv, dW);
     lm_mat_mul(Jd, J, 0, dv, 0);
     lm_mat_sub(dC, mp->C[0], mm->C[0]);
-    for (int k = 0; k < n; k++)
-        for (int j = 0; j < n; j++) {
-            lm_mat_get(&a, dC, k, j);
-            lm_mat_get(&t, Jd, k * n + j, 0);
-            lm_num_sub(&a, &a, &t);
-            lm_mat_set(dC, k, j, &a);
-        }
+    lm_pert_sub_jvp(dC, Jd);
     lm_mat_frob(&a, dC);
     lm_mat_frob(&t, dW);
     lm_num_mul(&t, &t, &b);
@@ -451,8 +301,6 @@ out:
     lm_num_clears(&a, &b, &s, &t, (lm_num *)NULL);
     return rc;
 }
-
-static double logistic_range(double lo, double hi, double z) { return lo + (hi - lo) * logistic(z); }
 
 /* (1), finite: ||C_ih(W^Q_h + Delta) - C_ih(W^Q_h)|| vs the constant with the segment's
  * supremum of sigma_max(W^Q_h) (an end point, by convexity) times ||Delta|| */
@@ -469,38 +317,26 @@ static int check1_fin(lm_eval *ev, const inst *I)
     for (int h = 0; h < H; h++) {
         Er[h] = lm_mat_new(D * d, 1, c);
         lm_mat_randn(Er[h], lm_eval_rng(ev), 1.0);
-        normalize(Er[h]);
+        lm_pert_normalize(Er[h]);
     }
-    const double dmax = lm_par(ev, "dmax");
-    double steps[4] = {1e-3, 1e-1, 1.0, dmax}, theta = 0.0;
-    int nsteps = 4, ndirs = 2;
-    if (ev->x) {
-        steps[0] = pow(10.0, logistic_range(-3.0, log10(dmax), ev->nx > 5 ? ev->x[5] : 0.0));
-        nsteps = 1;
-        ndirs = 1;
-        theta = 0.5 * M_PI * logistic(ev->nx > 6 ? ev->x[6] : 0.0);
-    }
+    lm_pert_steps S; /* ||Delta|| and the worst/random directions, or the search's mix */
+    lm_pert_steps_init(&S, ev);
     double worst = 0.0;
     for (int h = 0; h < H; h++) {
         lm_mha_jacQ(J, I->m, h);
-        if (top_sv(&a, Et, J)) { rc = lm_fail(ev, "SVD of J_ih failed"); goto out; }
-        for (int dd = 0; dd < ndirs; dd++) {
-            double ct = ev->x ? cos(theta) : (dd == 0 ? 1.0 : 0.0);
-            double st = ev->x ? sin(theta) : (dd == 0 ? 0.0 : 1.0);
-            lm_mat_zero(E);
-            lm_mat_axpy_d(E, ct, Et);
-            lm_mat_axpy_d(E, st, Er[h]);
-            normalize(E);
-            for (int q = 0; q < nsteps; q++) {
+        if (lm_pert_top_sv(&a, Et, J)) { rc = lm_fail(ev, "SVD of J_ih failed"); goto out; }
+        for (int dd = 0; dd < S.ndirs; dd++) {
+            lm_pert_steps_dir(E, &S, dd, Et, Er[h], 0);
+            for (int q = 0; q < S.nsteps; q++) {
                 lm_mha *m2 = lm_mha_convert(I->m, c);
-                lm_num_set_d(&t, steps[q]);
+                lm_num_set_d(&t, S.step[q]);
                 add_vec(m2->Wq[h], I->m->Wq[h], E, &t);
                 lm_mha_forward(m2);
                 lm_mat_sub(dC, m2->C[h], I->m->C[h]);
                 lm_mat_frob(&a, dC);
                 lm_mat_sub(dW, m2->Wq[h], I->m->Wq[h]);
                 lm_mat_frob(&dist, dW);
-                int bad = top_sv_noV(&sq2, m2->Wq[h]);
+                int bad = lm_pert_top_sv(&sq2, NULL, m2->Wq[h]);
                 lm_mha_free(m2);
                 if (bad) { rc = lm_fail(ev, "SVD failed at W^Q_h + Delta"); goto out; }
                 lm_num_max(&sq2, &sq2, &I->sQ[h]);
@@ -508,8 +344,8 @@ static int check1_fin(lm_eval *ev, const inst *I)
                 lm_num_mul(&b, &b, &dist);
                 obs_le_tol(ev, &a, &b, rel_tol(ev),
                           "head %d: ||C_ih(W+D)-C_ih(W)|| vs const(1) ||D||, ||D||=%.3g, %s dir%s", h,
-                          steps[q], ev->x ? "mixed" : (dd == 0 ? "worst" : "random"),
-                          I->witness ? " (equality case)" : "");
+                          S.step[q], lm_pert_steps_name(&S, dd),
+                          witness1(ev, I) ? " (equality case)" : "");
                 if (lm_num_sgn(&b) > 0 && lm_num_sgn(&a) > 0)
                     worst = fmax(worst, exp(lm_num_log_abs_d(&a) - lm_num_log_abs_d(&b)));
             }
@@ -562,7 +398,7 @@ static int check2(lm_eval *ev, const inst *I)
                     lm_mat_set(M, r * Dd + s, q, &t);
                 }
         }
-        if (top_sv(&a, NULL, M)) { rc = lm_fail(ev, "SVD of the map dW -> dJ failed"); goto out; }
+        if (lm_pert_top_sv(&a, NULL, M)) { rc = lm_fail(ev, "SVD of the map dW -> dJ failed"); goto out; }
         obs_le_tol(ev, &a, &b, rel_tol(ev), "head %d: sup ||d(dC_ih/dW^Q_h)||_F/||dW^Q_h||_F vs sqrt(n)||X_i||^2", h);
         if (h == 0) lm_measure(ev, "sup ratio (2)", exp(lm_num_log_abs_d(&a) - lm_num_log_abs_d(&b)));
         /* a random direction */
@@ -615,13 +451,7 @@ static void parts3(lm_num *lhs_r, lm_num *rhs_r, lm_num *lhs_w, lm_num *rhs_w, l
         if (h == 0 || lm_num_cmp(&t, minS) < 0) lm_num_set(minS, &t);
     }
     for (int k = -1; k < n; k++) {
-        if (k >= 0) { /* label with r_i = e_k */
-            lm_mat_copy(m->y, m->mh);
-            lm_mat_get(&t, m->y, k, 0);
-            lm_num_add_d(&t, &t, -1.0);
-            lm_mat_set(m->y, k, 0, &t);
-            lm_mha_forward(m);
-        }
+        if (k >= 0) lm_pert_unit_residual(m, k); /* label with r_i = e_k */
         lm_num_set_d(&s, 0.0);
         for (int h = 0; h < H; h++) {
             lm_mha_dfdC(G, m, 0, h);
@@ -737,9 +567,8 @@ static int check4(lm_eval *ev, const inst *I)
         g[h] = lm_mat_new(D, d, c);
         G[h] = lm_mat_new(Dd, n, c);
     }
-    lm_mat *y0 = lm_mat_dup(m->y);
-    lm_num a, b, t, nr;
-    lm_num_inits(c, &a, &b, &t, &nr, (lm_num *)NULL);
+    lm_num a, b, nr;
+    lm_num_inits(c, &a, &b, &nr, (lm_num *)NULL);
     lm_mha_grad(m, g, NULL, NULL);
     lm_mat_frob(&nr, m->r);
     for (int h = 0; h < H; h++) {
@@ -748,23 +577,9 @@ static int check4(lm_eval *ev, const inst *I)
         lm_num_mul(&b, &b, &nr);
         obs_le_tol(ev, &a, &b, rel_tol(ev), "head %d: ||df_i/dW^Q_h|| vs Q'_i ||r_i||, random label", h);
     }
-    for (int k = 0; k < n; k++) {
-        lm_mat_copy(m->y, m->mh);
-        lm_mat_get(&t, m->y, k, 0);
-        lm_num_add_d(&t, &t, -1.0);
-        lm_mat_set(m->y, k, 0, &t);
-        lm_mha_forward(m);
-        lm_mha_grad(m, g, NULL, NULL);
-        for (int h = 0; h < H; h++)
-            for (int q = 0; q < Dd; q++) {
-                lm_mat_get(&t, g[h], q % D, q / D);
-                lm_mat_set(G[h], q, k, &t);
-            }
-    }
-    lm_mat_copy(m->y, y0);
-    lm_mha_forward(m);
+    lm_pert_label_maps(G, 0, m, 0); /* linear in r_i: column k is the gradient for r_i = e_k */
     for (int h = 0; h < H; h++) {
-        if (top_sv(&a, NULL, G[h])) { rc = lm_fail(ev, "SVD of the label-to-gradient map failed"); goto out; }
+        if (lm_pert_top_sv(&a, NULL, G[h])) { rc = lm_fail(ev, "SVD of the label-to-gradient map failed"); goto out; }
         const4(&b, I, h, ev);
         obs_le_tol(ev, &a, &b, rel_tol(ev), "head %d: sup over labels ||df_i/dW^Q_h||/||r_i|| vs Q'_i", h);
         if (h == 0) {
@@ -776,8 +591,7 @@ out:
     for (int h = 0; h < H; h++) { lm_mat_free(g[h]); lm_mat_free(G[h]); }
     free(g);
     free(G);
-    lm_mat_free(y0);
-    lm_num_clears(&a, &b, &t, &nr, (lm_num *)NULL);
+    lm_num_clears(&a, &b, &nr, (lm_num *)NULL);
     return rc;
 }
 
@@ -795,7 +609,7 @@ static int eval(lm_eval *ev)
         case C3: rc = check3(ev, &I); break;
         default: rc = check4(ev, &I); break;
         }
-    inst_clear(&I);
+    lm_pert_one_clear(&I);
     return rc;
 }
 
