@@ -109,9 +109,7 @@ void lm_gc_fd_refs(lm_mat *gQ, lm_mat *gK, lm_mat *gV, lm_mat *gG, lm_mat *J, co
 /* The formulas on absolute values: natV = |B|^T r_abs |W^O|^T (HD x Hd) with
  * r_abs = |y| + sum_h S_ih |X_i||u_h|, and natG (Nn x Hn) the natural scale of
  * dF/dC_ih: S .* (G + rowsum(G .* S)) for Softmax, G .* S for the Gaussian
- * kernel, G = r_abs,i v^T.  v is |X_i||u_h| of sample i, or of the last
- * sample N-1 for every i when v_last (the reading dynamics/lemma1 has always
- * used; it changes the scale, not the formula checked). */
-void lm_gc_natural_scales(lm_mat *natG, lm_mat *natV, const lm_mha *m, int v_last);
+ * kernel, G = r_abs,i v^T, v = |X_i||u_h| of sample i. */
+void lm_gc_natural_scales(lm_mat *natG, lm_mat *natV, const lm_mha *m);
 
 #endif

@@ -337,10 +337,8 @@ static int eval(lm_eval *ev)
     lm_mat *nG = lm_mat_new(Nn, H * n, &w), *nQ = lm_mat_new(H * D, d, &w),
            *nK = lm_mat_new(H * D, d, &w), *nV = lm_mat_new(H * D, H * d, &w);
     lm_mat *nVv = lm_mat_new(H * d * H * D, 1, &w), *gVv = lm_mat_new(H * d * H * D, 1, &w);
-    /* v_last = 1: the scale of dF/dC_ih takes |X||u_h| of the last sample for every i,
-     * as this check always has (per-sample would move the worst ratio of `random`
-     * from 6.23e-11 to 6.02e-11); it scales the tolerance, not the formula */
-    lm_gc_natural_scales(nG, nV, m, 1);
+    /* the scale of dF/dC_ih uses each sample's own |X_i||u_h| */
+    lm_gc_natural_scales(nG, nV, m);
     natural_scales_qk(nQ, nK, m, nG, &cd1);
     lm_gc_vec(nVv, nV, 0);
     lm_gc_vec(gVv, gV, 0);

@@ -252,7 +252,7 @@ static int eval(lm_eval *ev)
     lm_mat *nG = lm_mat_new(Nn, H * n, &w), *nV = lm_mat_new(H * D, H * d, &w),
            *nQ = lm_mat_new(H * D, d, &w);
     lm_mat *nVv = lm_mat_new(H * d * H * D, 1, &w), *gVv = lm_mat_new(H * d * H * D, 1, &w);
-    lm_gc_natural_scales(nG, nV, m, 0);
+    lm_gc_natural_scales(nG, nV, m);
     grad_q_literal(nQ, m, nG, &one, 1);
     lm_gc_vec(nVv, nV, 0);
     lm_gc_vec(gVv, gV, 0);

@@ -427,7 +427,7 @@ void lm_gc_fd_refs(lm_mat *gQ, lm_mat *gK, lm_mat *gV, lm_mat *gG, lm_mat *J, co
 
 /* ------------------------------------------------------ natural scales */
 
-void lm_gc_natural_scales(lm_mat *natG, lm_mat *natV, const lm_mha *m, int v_last)
+void lm_gc_natural_scales(lm_mat *natG, lm_mat *natV, const lm_mha *m)
 {
     const lm_ctx *c = &m->ctx;
     const int N = m->N, n = m->n, H = m->H, D = m->D, d = m->d;
@@ -464,7 +464,7 @@ void lm_gc_natural_scales(lm_mat *natG, lm_mat *natV, const lm_mha *m, int v_las
         lm_mat_get_block(ay, rabs, i * n, 0);
         for (int h = 0; h < H; h++) {
             const lm_mat *S = m->S[i * H + h];
-            lm_mat_get_block(t, av, (v_last ? N - 1 : i) * n, h);
+            lm_mat_get_block(t, av, i * n, h);
             lm_mat_mul(G, ay, 0, t, 1);
             if (m->kernel == LM_SOFTMAX) {
                 for (int k = 0; k < n; k++) {
