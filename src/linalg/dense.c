@@ -50,6 +50,7 @@
 #include <stdlib.h>
 
 #include "lm_mat.h"
+#include "linalg_priv.h"
 
 #define RND MPFR_RNDN
 #define GUARD 32
@@ -57,15 +58,6 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "lemmata: out of memory\n");
-        abort();
-    }
-    return p;
-}
 
 static mpfr_ptr el(const lm_mat *A, int i, int j)
 {
@@ -122,55 +114,17 @@ static void put_cols(lm_mat *dst, const lm_mat *src, const int *order)
     lm_num_clear(&t);
 }
 
-/* exact terms summed with one rounding (see mat.c) */
-typedef struct {
-    size_t n, cap;
-    mpfr_t *t;
-    mpfr_ptr *p;
-} acc_t;
 
-static void acc_init(acc_t *a, size_t cap, mpfr_prec_t prec)
-{
-    a->n = 0;
-    a->cap = cap;
-    a->t = xcalloc(cap, sizeof *a->t);
-    a->p = xcalloc(cap, sizeof *a->p);
-    for (size_t i = 0; i < cap; i++) {
-        mpfr_init2(a->t[i], prec);
-        a->p[i] = a->t[i];
-    }
-}
 
-static void acc_clear(acc_t *a)
-{
-    for (size_t i = 0; i < a->cap; i++) mpfr_clear(a->t[i]);
-    free(a->t);
-    free(a->p);
-}
 
-static void acc_prod(acc_t *a, mpfr_srcptr x, mpfr_srcptr y, int neg)
-{
-    mpfr_ptr t = a->t[a->n++];
-    mpfr_mul(t, x, y, RND);
-    if (neg) mpfr_neg(t, t, RND);
-}
 
-static void acc_add(acc_t *a, mpfr_srcptr x)
-{
-    mpfr_set(a->t[a->n++], x, RND);
-}
 
-static void acc_sum(mpfr_ptr r, acc_t *a)
-{
-    mpfr_sum(r, a->p, a->n, RND);
-    a->n = 0;
-}
 
 /* r = sum_i W[i,p] W[i,q] (correctly rounded) */
-static void col_dot(mpfr_ptr r, acc_t *acc, const lm_mat *W, int p, int q)
+static void col_dot(mpfr_ptr r, lm_acc *acc, const lm_mat *W, int p, int q)
 {
-    for (int i = 0; i < W->r; i++) acc_prod(acc, el(W, i, p), el(W, i, q), 0);
-    acc_sum(r, acc);
+    for (int i = 0; i < W->r; i++) lm_acc_prod(acc, el(W, i, p), el(W, i, q), 0);
+    lm_acc_sum(r, acc);
 }
 
 /* columns (p, q) <- (c w_p - s w_q, s w_p + c w_q), each entry rounded once */
@@ -211,7 +165,7 @@ static void jacobi_cs(mpfr_ptr c, mpfr_ptr s, mpfr_ptr t, mpfr_srcptr app, mpfr_
 /* After a rotation the squared column norms are updated as in the 2x2
  * eigenproblem, |w_p|^2 -= t g and |w_q|^2 += t g; when that cancels more
  * than half of the old value the norm is recomputed from the column. */
-static void update_norm(mpfr_ptr nrm, mpfr_srcptr tg, int sign, acc_t *acc, const lm_mat *W,
+static void update_norm(mpfr_ptr nrm, mpfr_srcptr tg, int sign, lm_acc *acc, const lm_mat *W,
                         int p, mpfr_ptr old)
 {
     mpfr_set(old, nrm, RND);
@@ -225,7 +179,7 @@ static void update_norm(mpfr_ptr nrm, mpfr_srcptr tg, int sign, acc_t *acc, cons
 
 /* one sweep over all column pairs (nrm: squared column norms); returns the
  * number of rotations */
-static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t *v)
+static long hestenes_sweep(lm_mat *W, lm_mat *Y, lm_acc *acc, mpfr_t *nrm, mpfr_t *v)
 {
     mpfr_ptr ga = v[0], thr = v[1], c = v[2], s = v[3], t = v[4], flo = v[5];
     long rot = 0;
@@ -265,13 +219,13 @@ static long hestenes_sweep(lm_mat *W, lm_mat *Y, acc_t *acc, mpfr_t *nrm, mpfr_t
  * Y (optional) accumulates the rotations: W_in = X diag(val) Y^T. */
 static int svd_mp(lm_num *val, lm_mat *W, lm_mat *Y)
 {
-    acc_t acc;
+    lm_acc acc;
     mpfr_t v[6];
     int st = 1, n = W->c;
-    mpfr_t *nrm = xcalloc((size_t)n, sizeof *nrm);
+    mpfr_t *nrm = lm_xcalloc((size_t)n, sizeof *nrm);
     for (int i = 0; i < 6; i++) mpfr_init2(v[i], W->prec);
     for (int j = 0; j < n; j++) mpfr_init2(nrm[j], W->prec);
-    acc_init(&acc, (size_t)W->r, 2 * W->prec);
+    lm_acc_init(&acc, (size_t)W->r, 2 * W->prec);
     if (Y) lm_mat_set_identity(Y);
     for (int sw = 0; sw < MAX_SWEEPS && st; sw++)
         if (hestenes_sweep(W, Y, &acc, nrm, v) == 0) st = 0;
@@ -283,7 +237,7 @@ static int svd_mp(lm_num *val, lm_mat *W, lm_mat *Y)
             else mpfr_div(el(W, i, j), el(W, i, j), val[j].m, RND);
         }
     }
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
     for (int i = 0; i < 6; i++) mpfr_clear(v[i]);
     for (int j = 0; j < n; j++) mpfr_clear(nrm[j]);
     free(nrm);
@@ -360,7 +314,7 @@ static void complete_column(lm_mat *X, int j, const char *keep)
 /* give every exactly zero column of X a completing orthonormal vector */
 static void complete_basis(lm_mat *X)
 {
-    char *keep = xcalloc((size_t)X->c, 1);
+    char *keep = lm_xcalloc((size_t)X->c, 1);
     lm_ctx c = lm_mat_ctx(X);
     lm_mat *col = lm_mat_new(X->r, 1, &c);
     lm_num t;
@@ -398,7 +352,7 @@ int lm_mat_svd(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A)
     lm_mat *W = lm_mat_new(tall ? A->r : A->c, k, &wc);
     lm_mat *Y = (U || V) ? lm_mat_new(k, k, &wc) : NULL;
     lm_num *val = lm_nums_new(k, &wc);
-    int *order = xcalloc((size_t)k, sizeof *order);
+    int *order = lm_xcalloc((size_t)k, sizeof *order);
     if (tall) lm_mat_copy(W, A);
     else lm_mat_transpose(W, A);
     int st = A->mp ? svd_mp(val, W, Y) : svd_gsl(val, W, Y);
@@ -569,7 +523,7 @@ int lm_mat_symeig(lm_num *w, lm_mat *V, const lm_mat *A)
     lm_ctx wc = work_ctx(A);
     lm_mat *W = lm_mat_new(n, n, &wc), *Y = V ? lm_mat_new(n, n, &wc) : NULL;
     lm_num *val = lm_nums_new(n, &wc);
-    int *order = xcalloc((size_t)n, sizeof *order);
+    int *order = lm_xcalloc((size_t)n, sizeof *order);
     symmetrize(W, A);
     int st = A->mp ? eig_mp(val, W, Y) : eig_gsl(val, W, Y);
     sort_order(order, val, n, 1);
@@ -643,16 +597,16 @@ static int gepp_forward(lm_mat *W, lm_mat *Y, mpfr_ptr l)
 static void back_subst(lm_mat *Y, const lm_mat *W, mpfr_ptr t)
 {
     int n = W->r;
-    acc_t acc;
-    acc_init(&acc, (size_t)n, 2 * W->prec);
+    lm_acc acc;
+    lm_acc_init(&acc, (size_t)n, 2 * W->prec);
     for (int j = 0; j < Y->c; j++)
         for (int i = n - 1; i >= 0; i--) {
-            acc_add(&acc, el(Y, i, j));
-            for (int k = i + 1; k < n; k++) acc_prod(&acc, el(W, i, k), el(Y, k, j), 1);
-            acc_sum(t, &acc);
+            lm_acc_add(&acc, el(Y, i, j));
+            for (int k = i + 1; k < n; k++) lm_acc_prod(&acc, el(W, i, k), el(Y, k, j), 1);
+            lm_acc_sum(t, &acc);
             mpfr_div(el(Y, i, j), t, el(W, i, i), RND);
         }
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
 }
 
 static int solve_mp(lm_mat *X, const lm_mat *A, const lm_mat *B)

@@ -34,21 +34,13 @@
 #include <string.h>
 
 #include "lm_mat.h"
+#include "linalg_priv.h"
 
 #define RND MPFR_RNDN
 #define GUARD 32 /* extra bits for MPFR intermediates */
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "lemmata: out of memory\n");
-        abort();
-    }
-    return p;
-}
 
 static size_t nel(const lm_mat *A)
 {
@@ -76,43 +68,10 @@ static void num_from_mp(lm_num *r, mpfr_srcptr x)
     else r->d = mpfr_get_d(x, RND);
 }
 
-/* A list of exactly formed terms, summed with a single rounding. */
-typedef struct {
-    size_t n, cap;
-    mpfr_t *t;
-    mpfr_ptr *p;
-} acc_t;
 
-static void acc_init(acc_t *a, size_t cap, mpfr_prec_t prec)
-{
-    a->n = 0;
-    a->cap = cap;
-    a->t = xcalloc(cap, sizeof *a->t);
-    a->p = xcalloc(cap, sizeof *a->p);
-    for (size_t i = 0; i < cap; i++) {
-        mpfr_init2(a->t[i], prec);
-        a->p[i] = a->t[i];
-    }
-}
 
-static void acc_clear(acc_t *a)
-{
-    for (size_t i = 0; i < a->cap; i++) mpfr_clear(a->t[i]);
-    free(a->t);
-    free(a->p);
-}
 
-/* exact when the term precision is >= prec(x) + prec(y) */
-static void acc_prod(acc_t *a, mpfr_srcptr x, mpfr_srcptr y)
-{
-    mpfr_mul(a->t[a->n++], x, y, RND);
-}
 
-static void acc_sum(mpfr_ptr r, acc_t *a)
-{
-    mpfr_sum(r, a->p, a->n, RND);
-    a->n = 0;
-}
 
 /* r = round(sum of the n terms p[]) at r's precision (53 bits for double) */
 static void sum_to_num(lm_num *r, mpfr_ptr *p, size_t n)
@@ -146,10 +105,10 @@ static void mat_alloc(lm_mat *A, int r, int c)
     A->d = NULL;
     A->m = NULL;
     if (!A->mp) {
-        A->d = xcalloc(n, sizeof *A->d);
+        A->d = lm_xcalloc(n, sizeof *A->d);
         return;
     }
-    A->m = xcalloc(n, sizeof *A->m);
+    A->m = lm_xcalloc(n, sizeof *A->m);
     for (size_t i = 0; i < n; i++) {
         mpfr_init2(A->m[i], A->prec);
         mpfr_set_zero(A->m[i], 1);
@@ -168,7 +127,7 @@ static void mat_release(lm_mat *A)
 
 lm_mat *lm_mat_new(int r, int c, const lm_ctx *ctx)
 {
-    lm_mat *A = xcalloc(1, sizeof *A);
+    lm_mat *A = lm_xcalloc(1, sizeof *A);
     A->mp = ctx->backend == LM_MPFR;
     A->prec = A->mp ? ctx->prec : 53;
     mat_alloc(A, r, c);
@@ -315,15 +274,15 @@ static void mul_d(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, i
 /* C_ij = round(sum_k a_ik b_kj): k exact products, one mpfr_sum. */
 static void mul_mp(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
 {
-    acc_t acc;
-    acc_init(&acc, (size_t)k, A->prec + B->prec);
+    lm_acc acc;
+    lm_acc_init(&acc, (size_t)k, A->prec + B->prec);
     for (int i = 0; i < C->r; i++)
         for (int j = 0; j < C->c; j++) {
             for (int l = 0; l < k; l++)
-                acc_prod(&acc, A->m[op_idx(A, ta, i, l)], B->m[op_idx(B, !tb, j, l)]);
-            acc_sum(C->m[(size_t)i * (size_t)C->c + (size_t)j], &acc);
+                lm_acc_prod(&acc, A->m[op_idx(A, ta, i, l)], B->m[op_idx(B, !tb, j, l)], 0);
+            lm_acc_sum(C->m[(size_t)i * (size_t)C->c + (size_t)j], &acc);
         }
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
 }
 
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
@@ -487,7 +446,7 @@ void lm_mat_softmax_rows(lm_mat *S, const lm_mat *C)
             softmax_row_d(S->d + (size_t)i * (size_t)n, C->d + (size_t)i * (size_t)n, n);
         return;
     }
-    mpfr_ptr *sp = xcalloc((size_t)n, sizeof *sp), *cp = xcalloc((size_t)n, sizeof *cp);
+    mpfr_ptr *sp = lm_xcalloc((size_t)n, sizeof *sp), *cp = lm_xcalloc((size_t)n, sizeof *cp);
     mpfr_t mx, t;
     mpfr_init2(mx, C->prec);
     mpfr_init2(t, (S->prec > C->prec ? S->prec : C->prec) + GUARD);
@@ -526,22 +485,22 @@ void lm_mat_gauss_logits(lm_mat *C, const lm_mat *Q, const lm_mat *K, const lm_n
     }
     mpfr_prec_t wp = (Q->prec > K->prec ? Q->prec : K->prec) + GUARD;
     mpfr_t df, s;
-    acc_t acc;
+    lm_acc acc;
     tmp64 ts;
     mpfr_srcptr scm = mp_arg(scale, &ts);
     mpfr_inits2(wp, df, s, (mpfr_ptr)0);
-    acc_init(&acc, (size_t)d, 2 * wp);
+    lm_acc_init(&acc, (size_t)d, 2 * wp);
     for (int i = 0; i < Q->r; i++)
         for (int j = 0; j < K->r; j++) {
             for (int t = 0; t < d; t++) {
                 mpfr_sub(df, Q->m[idx(Q, i, t)], K->m[idx(K, j, t)], RND);
-                acc_prod(&acc, df, df);
+                lm_acc_prod(&acc, df, df, 0);
             }
-            acc_sum(s, &acc);
+            lm_acc_sum(s, &acc);
             mpfr_neg(s, s, RND);
             mpfr_div(C->m[idx(C, i, j)], s, scm, RND);
         }
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
     mpfr_clears(df, s, (mpfr_ptr)0);
 }
 
@@ -576,16 +535,16 @@ void lm_mat_frob(lm_num *r, const lm_mat *A)
         lm_num_set_d(r, frob_d(A->d, n));
         return;
     }
-    acc_t acc;
+    lm_acc acc;
     mpfr_t s;
-    acc_init(&acc, n, 2 * A->prec);
+    lm_acc_init(&acc, n, 2 * A->prec);
     mpfr_init2(s, (r->mp ? mpfr_get_prec(r->m) : 53) + GUARD);
-    for (size_t i = 0; i < n; i++) acc_prod(&acc, A->m[i], A->m[i]);
-    acc_sum(s, &acc);
+    for (size_t i = 0; i < n; i++) lm_acc_prod(&acc, A->m[i], A->m[i], 0);
+    lm_acc_sum(s, &acc);
     mpfr_sqrt(s, s, RND);
     num_from_mp(r, s);
     mpfr_clear(s);
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
 }
 
 /* Dot2 of Ogita, Rump and Oishi: products split exactly with fma. */
@@ -608,11 +567,11 @@ void lm_mat_dot(lm_num *r, const lm_mat *A, const lm_mat *B)
         lm_num_set_d(r, dot_d(A->d, B->d, n));
         return;
     }
-    acc_t acc;
-    acc_init(&acc, n, A->prec + B->prec);
-    for (size_t i = 0; i < n; i++) acc_prod(&acc, A->m[i], B->m[i]);
+    lm_acc acc;
+    lm_acc_init(&acc, n, A->prec + B->prec);
+    for (size_t i = 0; i < n; i++) lm_acc_prod(&acc, A->m[i], B->m[i], 0);
     sum_to_num(r, acc.p, acc.n);
-    acc_clear(&acc);
+    lm_acc_clear(&acc);
 }
 
 void lm_mat_sum(lm_num *r, const lm_mat *A)
@@ -627,7 +586,7 @@ void lm_mat_sum(lm_num *r, const lm_mat *A)
         lm_num_set_d(r, s + c);
         return;
     }
-    mpfr_ptr *p = xcalloc(n, sizeof *p);
+    mpfr_ptr *p = lm_xcalloc(n, sizeof *p);
     for (size_t i = 0; i < n; i++) p[i] = A->m[i];
     sum_to_num(r, p, n);
     free(p);
@@ -711,7 +670,7 @@ int lm_mat_isfinite(const lm_mat *A)
 
 lm_num *lm_nums_new(int k, const lm_ctx *ctx)
 {
-    lm_num *v = xcalloc((size_t)(k > 0 ? k : 0), sizeof *v);
+    lm_num *v = lm_xcalloc((size_t)(k > 0 ? k : 0), sizeof *v);
     for (int i = 0; i < k; i++) lm_num_init(&v[i], ctx);
     return v;
 }
