@@ -1,0 +1,51 @@
+/* ibdata.c -- allocation and exact conversion of implicit-bias data sets. */
+#include "lm_ibdata.h"
+#include <stdlib.h>
+
+lm_ibdata *lm_ibdata_new(int n, int T, int d, const lm_ctx *ctx)
+{
+    lm_ibdata *D = calloc(1, sizeof *D);
+    D->n = n;
+    D->T = T;
+    D->d = d;
+    D->ctx = *ctx;
+    D->X = calloc((size_t)n, sizeof *D->X);
+    D->y = calloc((size_t)n, sizeof *D->y);
+    D->opt = calloc((size_t)n, sizeof *D->opt);
+    for (int i = 0; i < n; i++) {
+        D->X[i] = lm_mat_new(T, d, ctx);
+        D->y[i] = 1;
+        D->opt[i] = -1;
+    }
+    D->u = lm_mat_new(d, 1, ctx);
+    D->ustar = NULL;
+    return D;
+}
+
+void lm_ibdata_free(lm_ibdata *D)
+{
+    if (!D) return;
+    for (int i = 0; i < D->n; i++) lm_mat_free(D->X[i]);
+    free(D->X);
+    free(D->y);
+    free(D->opt);
+    lm_mat_free(D->u);
+    lm_mat_free(D->ustar);
+    free(D);
+}
+
+lm_ibdata *lm_ibdata_convert(const lm_ibdata *S, const lm_ctx *ctx)
+{
+    lm_ibdata *D = lm_ibdata_new(S->n, S->T, S->d, ctx);
+    for (int i = 0; i < S->n; i++) {
+        lm_mat_copy(D->X[i], S->X[i]);
+        D->y[i] = S->y[i];
+        D->opt[i] = S->opt[i];
+    }
+    lm_mat_copy(D->u, S->u);
+    if (S->ustar) {
+        D->ustar = lm_mat_new(S->d, 1, ctx);
+        lm_mat_copy(D->ustar, S->ustar);
+    }
+    return D;
+}
