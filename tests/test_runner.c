@@ -1,0 +1,109 @@
+/* The verdict semantics of design.md section 2, on planted claims: a break
+ * that survives MPFR is violated, one that vanishes is an artifact, NaN is
+ * error, unmet hypotheses are assumption-failed, a check that records nothing
+ * is error, and the claim verdict is the worst over its configurations. */
+#include "lm_verify.h"
+#include <criterion/criterion.h>
+#include <math.h>
+
+static lm_claim_result run(const lm_claim *c)
+{
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 4;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, c, &o), 0);
+    return r;
+}
+
+/* Configuration 0: a = 1 + 2^-60, b = 1 - 2^-60 both round to 1 in double
+ * (a near miss there); MPFR sees the break -> violated.  Configuration 1:
+ * a = 1 + 2^-52 exactly, b = (1 + 2^-53) + 2^-53, which double rounds to 1
+ * twice (ties to even): double sees a > b, exactly a = b -> artifact. */
+static int eval_planted(lm_eval *ev)
+{
+    lm_num a, b, e;
+    lm_num_inits(ev->ctx, &a, &b, &e, (lm_num *)NULL);
+    switch (ev->config) {
+    case 0: /* true break at 2^-60: double misses it, MPFR confirms -> violated */
+        lm_num_set_d(&a, 1.0);
+        lm_num_set_d(&e, ldexp(1.0, -60));
+        lm_num_add(&a, &a, &e);
+        lm_num_set_d(&b, 1.0);
+        lm_num_sub(&b, &b, &e);
+        break;
+    case 1: /* double-only break */
+        lm_num_set_d(&a, 1.0 + ldexp(1.0, -52));
+        lm_num_set_d(&b, 1.0);
+        lm_num_set_d(&e, ldexp(1.0, -53));
+        lm_num_add(&b, &b, &e);
+        lm_num_add(&b, &b, &e);
+        break;
+    case 2: /* NaN -> error */
+        lm_num_set_d(&a, NAN);
+        lm_num_set_d(&b, 1.0);
+        break;
+    case 3: /* hypotheses never met -> assumption-failed */
+        lm_assume(ev, 0, "planted");
+        goto done;
+    case 4: /* records nothing -> error */
+        goto done;
+    default: /* clean hold */
+        lm_num_set_d(&a, 0.5);
+        lm_num_set_d(&b, 1.0);
+        break;
+    }
+    lm_obs_le(ev, -1, &a, &b, 0.0, "planted");
+done:
+    lm_num_clears(&a, &b, &e, (lm_num *)NULL);
+    return 0;
+}
+
+static const char *const cfgs[] = {"violated", "artifact", "nan", "assume", "nothing", "holds", NULL};
+
+static lm_claim planted(void)
+{
+    lm_claim c = {.id = "test/planted", .title = "planted", .file = __FILE__,
+                  .kind = LM_KIND_POINTWISE, .source = "test", .origin = "verbatim",
+                  .confidence = "high", .configs = cfgs, .inst_scale = 1.0, .eval = eval_planted};
+    return c;
+}
+
+static lm_verdict verdict_of(const lm_claim_result *r, const char *cfg)
+{
+    for (int k = 0; k < r->nconfig; k++)
+        if (!strcmp(r->cfg[k].config, cfg)) return r->cfg[k].verdict;
+    cr_assert_fail("no configuration %s", cfg);
+    return LM_V_COUNT;
+}
+
+Test(runner, verdict_semantics)
+{
+    lm_claim c = planted();
+    lm_claim_result r = run(&c);
+    cr_expect_eq(verdict_of(&r, "violated"), LM_V_VIOLATED, "a break confirmed in MPFR");
+    cr_expect_eq(verdict_of(&r, "nan"), LM_V_ERROR, "NaN is never holds");
+    cr_expect_eq(verdict_of(&r, "assume"), LM_V_ASSUMPTION_FAILED);
+    cr_expect_eq(verdict_of(&r, "nothing"), LM_V_ERROR, "a check that records nothing is a defect");
+    cr_expect_eq(verdict_of(&r, "holds"), LM_V_HOLDS);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "the claim is the worst of its configurations");
+    /* the confirmed break went through MPFR */
+    for (int k = 0; k < r.nconfig; k++)
+        if (!strcmp(r.cfg[k].config, "violated")) {
+            cr_expect_geq(r.cfg[k].near_misses + r.cfg[k].breaks_double, 1);
+            cr_expect(strstr(r.cfg[k].precisions, "mpfr256") != NULL, "%s", r.cfg[k].precisions);
+        }
+    lm_claim_result_clear(&r);
+}
+
+Test(runner, double_only_break_is_artifact)
+{
+    lm_claim c = planted();
+    lm_claim_result r = run(&c);
+    lm_verdict v = verdict_of(&r, "artifact");
+    for (int k = 0; k < r.nconfig; k++)
+        if (!strcmp(r.cfg[k].config, "artifact"))
+            cr_expect_eq(v, LM_V_ARTIFACT, "got %s (double breaks %ld, artifacts %ld)",
+                         lm_verdict_name(v), r.cfg[k].breaks_double, r.cfg[k].artifacts);
+    lm_claim_result_clear(&r);
+}
