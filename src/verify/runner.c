@@ -409,7 +409,25 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         json_str(f, c->worst_where);
         fputs(",\"detail\":", f);
         json_str(f, c->detail);
-        fputs("}", f);
+        fputs(",\"measures\":{", f); /* "name=value" lines of the worst instance */
+        int first = 1;
+        for (const char *p = c->measures; p && *p;) {
+            const char *nl = strchr(p, '\n'), *eq = NULL;
+            if (!nl) nl = p + strlen(p);
+            for (const char *q = p; q < nl; q++) /* names may hold '=': the value follows the last */
+                if (*q == '=') eq = q;
+            if (eq && eq < nl) {
+                char name[200];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+                fputs(first ? "" : ",", f);
+                json_str(f, name);
+                fputc(':', f);
+                json_num(f, strtod(eq + 1, NULL));
+                first = 0;
+            }
+            p = *nl ? nl + 1 : nl;
+        }
+        fputs("}}", f);
     }
     fputs("]}\n", f);
 }
