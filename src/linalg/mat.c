@@ -681,3 +681,9 @@ void lm_nums_free(lm_num *v, int k)
     for (int i = 0; i < k; i++) lm_num_clear(&v[i]);
     free(v);
 }
+
+void lm_mat_randn(lm_mat *A, lm_rng *g, double s)
+{
+    for (int i = 0; i < A->r; i++)
+        for (int j = 0; j < A->c; j++) lm_mat_set_d(A, i, j, s * lm_rng_normal(g));
+}

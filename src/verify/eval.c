@@ -203,9 +203,3 @@ void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int log
 {
     snprintf(ev->p->axes, sizeof ev->p->axes, "%s\t%s\t%d", xlabel, ylabel, logy);
 }
-
-void lm_mat_randn(lm_mat *A, lm_rng *g, double s)
-{
-    for (int i = 0; i < A->r; i++)
-        for (int j = 0; j < A->c; j++) lm_mat_set_d(A, i, j, s * lm_rng_normal(g));
-}

@@ -165,8 +165,14 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
                      c->id, (unsigned long long)o->seed, o->budget, o->quick ? " --quick" : "",
                      lm_claim_config(c, cfg), index);
     if (o->prec) w += snprintf(dst + w, n - (size_t)w, " --prec %ld", (long)o->prec);
-    for (int k = 0; k < o->nset && (size_t)w < n; k++)
-        w += snprintf(dst + w, n - (size_t)w, " --set %s=%.17g", o->set_name[k], o->set_val[k]);
+    for (int k = 0; k < o->nset && (size_t)w < n; k++) {
+        char v[40]; /* the shortest decimal that reads back as the same double */
+        for (int p = 1; p <= 17; p++) {
+            snprintf(v, sizeof v, "%.*g", p, o->set_val[k]);
+            if (strtod(v, NULL) == o->set_val[k]) break;
+        }
+        w += snprintf(dst + w, n - (size_t)w, " --set %s=%s", o->set_name[k], v);
+    }
 }
 
 static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const double *par,
