@@ -101,8 +101,10 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     int broke = lm_num_cmp(a, &bt) > 0;
     int near = 0;
     double l10;
-    int sa = lm_num_sgn(a), sb = lm_num_sgn(b);
-    if (sb > 0 && sa > 0) l10 = (lm_num_log_abs_d(a) - lm_num_log_abs_d(b)) / M_LN10;
+    /* the ratio is taken against the bound with its tolerance, b(1+tol), so
+     * that a reported ratio <= 1 means exactly "held" */
+    int sa = lm_num_sgn(a), sb = lm_num_sgn(&bt);
+    if (sb > 0 && sa > 0) l10 = (lm_num_log_abs_d(a) - lm_num_log_abs_d(&bt)) / M_LN10;
     else if (sb > 0) l10 = -400.0; /* a <= 0 < b */
     else if (!broke) l10 = 0.0;    /* b <= 0 and a <= b: tight */
     else l10 = 400.0;
@@ -134,7 +136,7 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     int near = 0;
     if (!broke && ev->ctx->backend == LM_DOUBLE)
         near = -dd <= NEAR_REL * fmax(1.0, fabs(lm_num_get_d(&lb)));
-    lm_num_sub(&diff, loga, logb);
+    lm_num_sub(&diff, loga, &lb); /* against log b + log1p(tol), as in lm_obs_le */
     double l10 = lm_num_get_d(&diff) / M_LN10;
     lm_num_clears(&lb, &diff, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
@@ -150,8 +152,8 @@ void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const ch
     if (!isfinite(a) || !isfinite(b)) { nonfinite(ev, lab); return; }
     double bt = b * (1.0 + reltol);
     int broke = a > bt;
-    double l10 = (a > 0 && b > 0) ? log10(a / b) : (b > 0 ? -400.0 : (broke ? 400.0 : 0.0));
-    if (a > 0 && b > 0) l10 = (log(a) - log(b)) / M_LN10;
+    double l10 = (a > 0 && bt > 0) ? (log(a) - log(bt)) / M_LN10
+                                   : (bt > 0 ? -400.0 : (broke ? 400.0 : 0.0));
     record(ev, t, l10, broke, 0, lab);
 }
 
