@@ -1,0 +1,160 @@
+/* lemmas/implicit/lemma1.c
+ *
+ * \claim{implicit/lemma1}{Softmax score rate (sparsification) under NGD}
+ * \source{implicit-bias-self-attention, Lemma 1 (Section 3.1)}
+ * \statement{Under Theorem~1's conditions there is $t_1$ such that for all $t\ge t_1$ and
+ *   $i\in[n]$: $1-s^{(t)}_{i,\mathrm{opt}_i}\le(T-1)\exp\big(-c_1\eta t/(D\|W_{mm}\|^2)\big)$
+ *   (reconstructed; the paper's $c_1$ is lost, the derived value is $c_1=\tfrac12$ with an
+ *   initialisation term $\|W_0\|/(2\|W_{mm}\|)$ added to the exponent's bound, valid once
+ *   $D\|\bar W_t-\bar W_{mm}\|\le1/(2\|W_{mm}\|)$).}
+ * \check{Rate claim: verdicts read consistent/inconsistent.  Each instance draws
+ *   Example-1-like heterogeneous data ($n=6$, $T=4$, $d=\texttt{d}=40$, $u=3e_1$), the
+ *   Lemma-4 initialisation, solves the W-SVM in the working precision (infeasible:
+ *   assumption-failed) and runs NGD~(4), $\eta=\texttt{eta}=0.5$, for
+ *   $\texttt{steps}=2000$ iterations with the scaled (never underflowing) gradient.  It
+ *   records $\lambda_t=-\max_i\log(1-s^{(t)}_{i,\mathrm{opt}})$, where
+ *   $\log(1-s_{\mathrm{opt}})$ is the log-sum-exp of the non-optimal log-scores (no
+ *   cancellation at saturation, no underflow).
+ *   (a) Rate proxy: the least-squares slope $b$ of $\lambda_t$ against $t$ over
+ *   $[T_{\max}/10,T_{\max}]$ with standard error $s_b$ must satisfy
+ *   $c_1\eta/(D\|W_{mm}\|^2)\le b+2s_b$ with $c_1=\tfrac12\cdot\texttt{c1\_scale}$: the
+ *   exponential rate is at least the claimed one (the catalogue asks only $b>0$; this
+ *   reading is stronger and still has slack of an order of magnitude).
+ *   (b) Explicit form, at every $t\ge t_1$ ($t_1$ the first iterate with
+ *   $D\sqrt{2e_t}\le1/(2\|W_{mm}\|)$), in the log domain and the working precision:
+ *   $\log(1-s^{(t)}_{i,\mathrm{opt}})\le\log(T-1)-c_1\eta t/(D\|W_{mm}\|^2)+\|W_0\|/(2\|W_{mm}\|)$
+ *   for every $i$.  $D=\max_i\max_{\tau\ne\mathrm{opt}}\|x_{i,\mathrm{opt}}-x_{i\tau}\|\|x_{i1}\|$
+ *   is measured on the data.  A break is replayed wholly in MPFR (256 bits).  Figure:
+ *   $\max_i(1-s_{i,\mathrm{opt}})$ and the bound per iterate (log axis).  The
+ *   wrong-constant test sets $\texttt{c1\_scale}=30$ (a claimed rate above the measured one),
+ *   which must be inconsistent.}
+ */
+#include "lm_claim.h"
+#include "lm_ib.h"
+#include "lm_ibgen.h"
+#include "lm_svm.h"
+#include <math.h>
+#include <stdlib.h>
+
+static const char *const configs[] = {"EX1-hetero", NULL};
+
+static const lm_param_def params[] = {
+    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2", NULL},
+    {"init_scale", 1.0, "multiplies the initialisation term ||W0||/(2||W_mm||)", NULL},
+    {"eta", 0.5, "NGD step size", NULL},
+    {"steps", 2000, "NGD iterations T_max", NULL},
+    {"d", 40, "embedding dimension", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static int eval(lm_eval *ev)
+{
+    const lm_ctx *c = ev->ctx;
+    lm_rng *g = lm_eval_rng(ev);
+    lm_ibgen_ex1_opts o;
+    lm_ibgen_ex1_defaults(&o, 1);
+    o.d = lm_par_i(ev, "d");
+    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
+    lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
+    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_ib_state *S = NULL;
+    lm_svm_sol sol = {0};
+    lm_ibgen_stats st;
+    lm_ibgen_stats_init(&st, c);
+    int rc = 0, steps = lm_par_i(ev, "steps"), n = D->n;
+    if (steps < 100) steps = 100;
+    if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
+    double *lam = malloc(sizeof(double) * (size_t)(steps + 1));
+    double eta = lm_par(ev, "eta"), c1 = 0.5 * lm_par(ev, "c1_scale");
+    lm_num e, la, lb, x, nmm, rate, off;
+    lm_num_inits(c, &e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);
+    int src = lm_svm_w(&sol, D, NULL);
+    if (src == LM_SVM_INFEASIBLE || src == LM_SVM_BADINPUT) {
+        lm_assume(ev, 0, "W-SVM infeasible or optimal tokens not unique (code %d)", src);
+        goto out;
+    }
+    if (src) { rc = lm_fail(ev, "W-SVM solver failed (code %d)", src); goto out; }
+    if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
+    lm_svm_w_matrix(Wmm, &sol, D);
+    lm_num_sqrt(&nmm, &sol.norm2);
+    /* rate = c1 eta / (D ||W_mm||^2); off = log(T-1) + init_scale ||W0|| / (2 ||W_mm||) */
+    lm_num_mul(&rate, &st.Dc, &sol.norm2);
+    lm_num_set_d(&x, c1 * eta);
+    lm_num_div(&rate, &x, &rate);
+    lm_mat_frob(&off, W0);
+    lm_num_div(&off, &off, &nmm);
+    lm_num_mul_d(&off, &off, 0.5 * lm_par(ev, "init_scale"));
+    lm_num_add_d(&off, &off, log((double)(D->T - 1)));
+    double thr = 1.0 / (2.0 * lm_num_get_d(&nmm) * lm_num_get_d(&st.Dc));
+    lm_ib_opt_par p;
+    lm_ib_opt_par_default(&p);
+    p.eta = eta;
+    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
+    S = lm_ib_state_new(W0, D->u);
+    lm_series_axes(ev, "iteration t", "max_i (1 - s_opt)", 1);
+    int t1 = -1, next = 1;
+    for (int t = 0; t <= steps; t++) {
+        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
+        lm_mat_get(&la, F->lomso, 0, 0);
+        for (int i = 1; i < n; i++) { lm_mat_get(&x, F->lomso, i, 0); lm_num_max(&la, &la, &x); }
+        lam[t] = -lm_num_get_d(&la);
+        if (t1 < 0) {
+            lm_ib_one_minus_cos(&e, S->W, Wmm);
+            if (sqrt(2.0 * lm_num_get_d(&e)) <= thr) t1 = t;
+        }
+        lm_num_mul_d(&lb, &rate, (double)t);
+        lm_num_sub(&lb, &off, &lb);
+        if (t1 >= 0)
+            lm_obs_le_log(ev, t, &la, &lb, 0.0, "(b) max_i log(1 - s_opt) <= log(T-1) - c1 eta t/(D||W_mm||^2) + init (t1 = %d)", t1);
+        if (t == next || t == steps) {
+            lm_series(ev, "max_i (1 - s_opt)", t, exp(-lam[t]));
+            lm_series(ev, "bound (T-1) exp(-c1 eta t/(D ||W_mm||^2) + init)", t, exp(lm_num_get_d(&lb)));
+            next = (int)ceil(next * 1.05);
+        }
+        if (t < steps && opt->step(S, F, D, &p)) { rc = lm_fail(ev, "NGD step failed at t=%d", t); goto out; }
+    }
+    lm_measure(ev, "t1", t1);
+    lm_measure(ev, "D", lm_num_get_d(&st.Dc));
+    lm_measure(ev, "||W_mm||", lm_num_get_d(&nmm));
+    lm_measure(ev, "predicted rate c1 eta/(D ||W_mm||^2)", lm_num_get_d(&rate));
+    if (!lm_assume(ev, t1 >= 0, "D ||Wbar_t - Wbar_mm|| never fell below 1/(2||W_mm||)")) goto out;
+    if (steps >= 100 && (ev->tmax < 0 || ev->tmax >= lm_par_i(ev, "steps"))) {
+        int a = steps / 10, m = 0;
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, ss = 0;
+        for (int t = a; t <= steps; t++) { sx += t; sy += lam[t]; sxx += (double)t * t; sxy += t * lam[t]; m++; }
+        double mx = sx / m, my = sy / m, Sxx = sxx - m * mx * mx;
+        double b = (sxy - m * mx * my) / Sxx, ic = my - b * mx;
+        for (int t = a; t <= steps; t++) { double r = lam[t] - ic - b * t; ss += r * r; }
+        double se = sqrt(ss / (m - 2) / Sxx);
+        lm_measure(ev, "fitted slope of lambda_t vs t", b);
+        lm_measure(ev, "empirical c1 = slope D ||W_mm||^2 / eta", b / lm_num_get_d(&rate) * c1);
+        lm_obs_le_d(ev, -1, lm_num_get_d(&rate), b + 2.0 * se, 0.0,
+                    "(a) predicted rate <= fitted slope %.4g + 2 se (%.2g)", b, se);
+    }
+out:
+    lm_num_clears(&e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);
+    free(lam);
+    if (S) lm_ib_state_free(S);
+    lm_svm_sol_clear(&sol);
+    lm_ibgen_stats_clear(&st);
+    lm_ib_fwd_free(F);
+    lm_mat_free(W0); lm_mat_free(Wmm);
+    lm_ibdata_free(D);
+    return rc;
+}
+
+LM_CLAIM(claim_implicit_lemma1) = {
+    .id = "implicit/lemma1",
+    .title = "1 - s_opt <= (T-1) exp(-c1 eta t/(D ||W_mm||^2)) under NGD",
+    .file = __FILE__,
+    .kind = LM_KIND_RATE,
+    .source = "Lemma 1 (Section 3.1)",
+    .origin = "reconstructed",
+    .confidence = "medium",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 0.125,
+    .search_dim = 0,
+    .proxy = 1,
+    .eval = eval,
+};
