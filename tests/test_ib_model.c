@@ -371,3 +371,37 @@ Test(implicit_text_stationary, as_stated_not_error)
     lm_test_not_error("implicit/text-stationary", "random", 4);
     lm_test_not_error("implicit/text-stationary", "sopt->1", 4);
 }
+
+/* Regression: with s_opt ~ e^-800 (W pushed against W_mm) the general form
+ * once scaled each centred score by a term whose score difference is zero and
+ * lost the optimal token's contribution to underflow; it must agree with the
+ * Assumption-2 form on Assumption-2 data. */
+Test(ib_model, general_gradient_survives_collapsed_optimal_softmax)
+{
+    lm_ctx cd = lm_ctx_double();
+    lm_rng g;
+    lm_rng_init(&g, 17);
+    lm_ibdata *D = lm_ib_toy_data(&g, 3, 3, 12, 1, &cd);
+    cr_assert_eq(lm_ib_set_opt(D), 1);
+    lm_mat *V = lm_mat_new(3, 3, &cd), *W = lm_mat_new(12, 12, &cd);
+    cr_assert_eq(lm_ib_sep_direction(V, D, D->opt), 0);
+    lm_ib_expand(W, V, NULL, D);
+    lm_mat_scale_d(W, W, -800.0); /* optimal logits 800 below the others */
+    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    cr_assert_eq(lm_ib_forward(F, D, W, D->u, LM_IB_EXP), 0);
+    lm_mat *C1 = lm_mat_new(3, 3, &cd), *C2 = lm_mat_new(3, 3, &cd);
+    lm_num l1, l2;
+    lm_num_inits(&cd, &l1, &l2, (lm_num *)NULL);
+    lm_ib_grad_coef(C1, &l1, F);
+    lm_ib_grad_coef_a2(C2, &l2, F);
+    cr_expect_float_eq(lm_num_get_d(&l1), lm_num_get_d(&l2), 1e-9 * fabs(lm_num_get_d(&l2)) + 1e-9);
+    for (int i = 0; i < 3; i++)
+        for (int t = 0; t < 3; t++)
+            cr_expect_float_eq(lm_mat_get_d(C1, i, t), lm_mat_get_d(C2, i, t), 1e-9,
+                               "C[%d][%d]: general %g vs A2 form %g", i, t,
+                               lm_mat_get_d(C1, i, t), lm_mat_get_d(C2, i, t));
+    lm_num_clears(&l1, &l2, (lm_num *)NULL);
+    lm_mat_free(C1); lm_mat_free(C2); lm_mat_free(V); lm_mat_free(W);
+    lm_ib_fwd_free(F);
+    lm_ibdata_free(D);
+}

@@ -315,23 +315,29 @@ void lm_ib_grad_coef(lm_mat *C, lm_num *logscale, const lm_ib_fwd *F)
         sub_logn(&base, &base, n, &c);
         for (int t = 0; t < T; t++) {
             /* centred score c_it = sum_{t' != t} s_it' (gamma_t - gamma_t'),
-             * scaled by exp(-M), M = max_{t' != t} log s_it' */
+             * scaled by exp(-M), M = max log s_it' over the terms that
+             * contribute (gamma_t' != gamma_t): scaling by a term whose score
+             * difference is zero lets the others underflow to exactly 0 */
             int first = 1;
+            lm_mat_get(&g, F->gam, i, t);
             for (int tp = 0; tp < T; tp++) {
                 if (tp == t) continue;
+                lm_mat_get(&g2, F->gam, i, tp);
+                if (lm_num_cmp(&g2, &g) == 0) continue;
                 lm_mat_get(&v, F->logs, i, tp);
                 if (first || lm_num_cmp(&v, &M) > 0) lm_num_set(&M, &v);
                 first = 0;
             }
+            if (first) continue; /* every difference is zero: c_it = 0 exactly */
             lm_num_set_d(&S, 0.0);
-            lm_mat_get(&g, F->gam, i, t);
             for (int tp = 0; tp < T; tp++) {
                 if (tp == t) continue;
+                lm_mat_get(&g2, F->gam, i, tp);
+                lm_num_sub(&g2, &g, &g2);
+                if (lm_num_iszero(&g2)) continue; /* exactly 0 (and exp could overflow) */
                 lm_mat_get(&v, F->logs, i, tp);
                 lm_num_sub(&v, &v, &M);
                 lm_num_exp(&v, &v);
-                lm_mat_get(&g2, F->gam, i, tp);
-                lm_num_sub(&g2, &g, &g2);
                 lm_num_fma(&S, &v, &g2, &S);
             }
             int sgn = lm_num_sgn(&S);
