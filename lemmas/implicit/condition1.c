@@ -1,0 +1,115 @@
+/* lemmas/implicit/condition1.c
+ *
+ * \claim{implicit/condition1}{Conditions for joint training (informal)}
+ * \source{implicit-bias-self-attention, Condition 1 (Section 4)}
+ * \statement{There are absolute constants $c,C$ such that, for $\delta\in(0,1)$: zero
+ *   initialisation $W_0=0$, $u_0=0$; the optimal token has larger norm, $\zeta\ge\zeta_0$; $d\ge
+ *   C\,\mathrm{poly}(n)\log(n/\delta)$; $\eta\le\eta_0$.  (The explicit $\zeta_0,C,\eta_0$ are lost.)}
+ * \check{A gate, checked on DM data sets.  The lost constants are instantiated as follows (readings
+ *   chosen here, each a named parameter): $\mathrm{poly}(n)=n^2$ with $C=\texttt{C\_d}=1$;
+ *   $\eta_0=\texttt{eta0}=1$ against the step $\texttt{eta}=0.5$ of implicit/theorem2; and the
+ *   derived threshold $\zeta_0=\texttt{zeta0\_scale}\cdot\sqrt{(1+\epsilon_+)/(1-\epsilon_-)}$ with the
+ *   Laurent--Massart deviations $\epsilon_-=2\sqrt{x/d}$, $\epsilon_+=2\sqrt{x/d}+2x/d$,
+ *   $x=\log(4n/\delta)$: above it, with probability at least $1-\delta$, every optimal token is longer
+ *   than the other token of its sequence (the ``optimal token has larger norm'' clause).  When the
+ *   instantiated $(\zeta,d,n,\eta)$ miss a condition the configuration is assumption-failed and the
+ *   measured $\zeta_0$, $Cn^2\log(n/\delta)$ and $\eta_0$ are reported.  When the gate passes, the
+ *   clause's content is checked by Monte Carlo: $m=\texttt{draws}\cdot$budget$/64$ DM data sets
+ *   (at least 16); a data set succeeds when $\|x_{i\bar\tau}\|^2\le\|x_{i,\mathrm{opt}}\|^2$ for every
+ *   $i$ (compared in the working precision from the Gram matrix); with $k$ successes the observation
+ *   is $1-\delta\le U$, $U$ the Wilson upper bound ($z=1.96$).  $\delta=\texttt{delta}=0.05$.
+ *   Configurations: (1) the catalogue's DM default $d=600$, $n=8$, $\zeta=1.5$ (gate met); (2) the
+ *   run of implicit/theorem2, $d=100$, $n=4$, $\zeta=1.5$ (the derived $\zeta_0\approx2$ is missed:
+ *   assumption-failed, reported).  Wrong-constant test: configuration (1) with $\zeta=1.02$ and
+ *   \texttt{zeta0\_scale}$=0.5$ (a threshold too low to guarantee the clause) must be violated.}
+ */
+#include "lm_claim.h"
+#include "lm_ib.h"
+#include "lm_ibgen.h"
+#include <math.h>
+
+static const char *const configs[] = {"DM d=600, n=8 (catalogue default)",
+                                      "DM d=100, n=4 (theorem2 run)", NULL};
+
+static const lm_param_def params[] = {
+    {"delta", 0.05, "failure probability delta", NULL},
+    {"zeta", 1.5, "DM optimal-token std ratio", NULL},
+    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL},
+    {"C_d", 1.0, "overparameterisation: d >= C_d n^2 log(n/delta)", NULL},
+    {"eta", 0.5, "step size of (13) used by the joint-training claims", NULL},
+    {"eta0", 1.0, "step-size threshold eta0 (lost; reading)", NULL},
+    {"z", 1.96, "Wilson score interval z", NULL},
+    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static int eval(lm_eval *ev)
+{
+    const double delta = lm_par(ev, "delta");
+    if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
+    lm_ibgen_dm_opts o;
+    lm_ibgen_dm_defaults(&o);
+    o.d = ev->config == 0 ? 600 : 100;
+    o.n = ev->config == 0 ? 8 : 4;
+    o.zeta = lm_par(ev, "zeta");
+    const double x = log(4.0 * o.n / delta), em = 2.0 * sqrt(x / o.d), ep = em + 2.0 * x / o.d;
+    const double zeta0 = em < 1 ? lm_par(ev, "zeta0_scale") * sqrt((1.0 + ep) / (1.0 - em)) : HUGE_VAL;
+    const double dmin = lm_par(ev, "C_d") * o.n * o.n * log(o.n / delta);
+    const double eta = lm_par(ev, "eta"), eta0 = lm_par(ev, "eta0");
+    lm_measure(ev, "zeta", o.zeta);
+    lm_measure(ev, "zeta0 (derived)", zeta0);
+    lm_measure(ev, "d", o.d);
+    lm_measure(ev, "C_d n^2 log(n/delta)", dmin);
+    lm_measure(ev, "eta", eta);
+    lm_measure(ev, "eta0", eta0);
+    if (!lm_assume(ev, o.zeta >= zeta0, "zeta = %g below the derived zeta0 = %.4g (d=%d, n=%d)", o.zeta,
+                   zeta0, o.d, o.n))
+        return 0;
+    if (!lm_assume(ev, o.d >= dmin, "d = %d below C n^2 log(n/delta) = %.4g", o.d, dmin)) return 0;
+    if (!lm_assume(ev, eta <= eta0, "eta = %g above eta0 = %g", eta, eta0)) return 0;
+    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
+    if (m < 16) m = 16;
+    lm_rng *g = lm_eval_rng(ev);
+    long ok = 0;
+    double worst = 0.0;
+    lm_num a, b;
+    lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
+    for (int r = 0; r < m; r++) {
+        lm_ibdata *D = lm_ibgen_dm(&o, g, ev->ctx);
+        lm_mat *K = lm_ibgen_gram(D);
+        int good = 1;
+        for (int i = 0; i < D->n; i++) {
+            const int op = D->opt[i], ot = 1 - op;
+            lm_mat_get(&a, K, i * 2 + ot, i * 2 + ot);
+            lm_mat_get(&b, K, i * 2 + op, i * 2 + op);
+            worst = fmax(worst, lm_num_get_d(&a) / lm_num_get_d(&b));
+            if (lm_num_cmp(&a, &b) > 0) good = 0;
+        }
+        ok += good;
+        lm_mat_free(K);
+        lm_ibdata_free(D);
+    }
+    lm_num_clears(&a, &b, (lm_num *)NULL);
+    const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));
+    lm_measure(ev, "data sets", m);
+    lm_measure(ev, "fraction with every optimal token longer", (double)ok / m);
+    lm_measure(ev, "worst ||x_other||^2 / ||x_opt||^2", worst);
+    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, lm_par(ev, "z")));
+    lm_obs_le_d(ev, -1, 1.0 - delta, U, 0.0,
+                "%ld of %d DM data sets (d=%d, zeta=%g) have every optimal token longer: 1-delta <= Wilson upper %.4g",
+                ok, m, o.d, o.zeta, U);
+    return 0;
+}
+
+LM_CLAIM(claim_implicit_condition1) = {
+    .id = "implicit/condition1",
+    .title = "Conditions for joint training (informal)",
+    .file = __FILE__,
+    .kind = LM_KIND_STRUCTURAL,
+    .source = "Condition 1 (Section 4)",
+    .origin = "reconstructed",
+    .confidence = "low",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 1.0 / 64,
+    .eval = eval,
+};
