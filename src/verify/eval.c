@@ -69,7 +69,11 @@ static void record(lm_eval *ev, int t, double log10r, int broke, int near, const
         p->broke = 1;
         if (p->first_break_t < 0 || (t >= 0 && t < p->first_break_t)) p->first_break_t = t;
     }
-    if (near) p->near = 1;
+    if (near) {
+        p->near = 1;
+        if (t < 0) p->near_untimed = 1;
+        else if (t > p->last_near_t) p->last_near_t = t;
+    }
     if (p->nobs == 1 || log10r > p->worst_log10) {
         p->worst_log10 = log10r;
         p->worst_t = t;

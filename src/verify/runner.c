@@ -39,7 +39,7 @@ typedef struct {
     double log10;     /* worst log10 ratio */
     int t;
     char where[160];
-    int broke, near, first_break_t;
+    int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
     int failed, assume_failed, not_checkable;
     long nobs;
     char why[400];
@@ -65,6 +65,7 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
     lm_sb_init(&p.series);
     lm_rng_init(&p.rng, seed);
     p.first_break_t = -1;
+    p.last_near_t = -1;
     p.worst_log10 = -INFINITY;
     lm_eval ev = {.claim = c, .ctx = ctx, .config = cfg, .config_name = lm_claim_config(c, cfg),
                   .index = index, .seed = seed, .x = x, .nx = nx, .tmax = tmax,
@@ -82,6 +83,7 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
     out->broke = p.broke;
     out->near = p.near;
     out->first_break_t = p.first_break_t;
+    out->near_tmax = p.near_untimed ? -1 : p.last_near_t;
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
@@ -223,7 +225,8 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 confirmed = was_break;
             } else {
                 inst_out r2;
-                int tmax = was_break ? r.first_break_t : -1;
+                /* a trajectory replay need only reach the break (or the last near miss) */
+                int tmax = was_break ? r.first_break_t : r.near_tmax;
                 eval_once(&r2, c, cfg, k, seed, x, nx, &rep, tmax, par, o, 0);
                 add_prec(cr->precisions, sizeof cr->precisions, &rep);
                 if (r2.failed) {
