@@ -136,4 +136,8 @@ void lm_ib_opt_par_default(lm_ib_opt_par *p);
 lm_ib_state *lm_ib_state_new(const lm_mat *W0, const lm_mat *u0);
 void lm_ib_state_free(lm_ib_state *S);
 
+/* Lemma 2's reconstructed R_eps inverted: the root eps of R = Cw/eps log(K/eps)
+ * on (0, 1] by bisection; >= 1 when there is none below 1 (the lemma is then silent) */
+double lm_ib_eps_of_R(double R, double Cw, double K);
+
 #endif

@@ -57,18 +57,6 @@ static const lm_param_def params[] = {
     {"d", 200, "embedding dimension", NULL},
     {NULL, 0, NULL, NULL}};
 
-/* eps(R): root of R = C w/eps log(K/eps) on (0, 1]; returns >= 1 when none below 1 */
-static double eps_of_R(double R, double Cw, double K)
-{
-    double lo = 1e-300, hi = 1.0;
-    if (Cw * log(K) >= R) return 1.0; /* R_1 > R */
-    for (int k = 0; k < 2000 && hi - lo > 1e-15 * hi; k++) {
-        double mid = 0.5 * (lo + hi);
-        if (mid < 1e-200) mid = sqrt(lo * hi);
-        if (Cw / mid * log(K / mid) > R) lo = mid; else hi = mid;
-    }
-    return hi;
-}
 
 static int eval(lm_eval *ev)
 {
@@ -176,7 +164,7 @@ static int eval(lm_eval *ev)
     lm_num_div(&num, &num, &den); /* eps* */
     double gmin = lm_num_get_d(&st.gam_min), gmax = lm_num_get_d(&st.gam_max);
     double K = lm_par(ev, "Cp_scale") * n * T * exp(gmax) * (gmax / gmin);
-    double epsR = eps_of_R(R, lm_par(ev, "C_scale") * nwd, K);
+    double epsR = lm_ib_eps_of_R(R, lm_par(ev, "C_scale") * nwd, K);
     if (!lm_assume(ev, epsR < 1.0, "R = %.3g ||W_mm|| is below R_1", R / nwd)) goto out;
     lm_num_set_d(&t1, epsR);
     if (lm_par_i(ev, "flip"))

@@ -54,17 +54,6 @@ static const lm_param_def params[] = {
     {"d", 200, "embedding dimension", NULL},
     {NULL, 0, NULL, NULL}};
 
-static double eps_of_R(double R, double Cw, double K)
-{
-    double lo = 1e-300, hi = 1.0;
-    if (Cw * log(K) >= R) return 1.0;
-    for (int k = 0; k < 2000 && hi - lo > 1e-15 * hi; k++) {
-        double mid = 0.5 * (lo + hi);
-        if (mid < 1e-200) mid = sqrt(lo * hi);
-        if (Cw / mid * log(K / mid) > R) lo = mid; else hi = mid;
-    }
-    return hi;
-}
 
 static int eval(lm_eval *ev)
 {
@@ -119,7 +108,7 @@ static int eval(lm_eval *ev)
     for (int t = 0;; t++) {
         if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
         lm_mat_frob(&nW, S->W);
-        double R = lm_num_get_d(&nW), epsR = eps_of_R(R, Cw, K);
+        double R = lm_num_get_d(&nW), epsR = lm_ib_eps_of_R(R, Cw, K);
         double mls = 0.0;
         for (int i = 0; i < n; i++) mls = fmin(mls, lm_mat_get_d(F->logs, i, F->opt[i]));
         if (epsR < 1.0 && mls >= lslow) {

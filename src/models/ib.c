@@ -731,3 +731,16 @@ out:
     free(ct);
     return rc;
 }
+
+/* Lemma 2 (reconstructed R_eps): eps(R), the root of R = C w/eps log(K/eps) on (0, 1]; returns >= 1 when none below 1 */
+double lm_ib_eps_of_R(double R, double Cw, double K)
+{
+    double lo = 1e-300, hi = 1.0;
+    if (Cw * log(K) >= R) return 1.0; /* R_1 > R */
+    for (int k = 0; k < 2000 && hi - lo > 1e-15 * hi; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid < 1e-200) mid = sqrt(lo * hi);
+        if (Cw / mid * log(K / mid) > R) lo = mid; else hi = mid;
+    }
+    return hi;
+}
