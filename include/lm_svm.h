@@ -77,6 +77,11 @@ void lm_svm_opts_default(lm_svm_opts *o);
  * any nonzero return s holds no solution (but must still be cleared).
  * o may be NULL (defaults). */
 int lm_svm_w(lm_svm_sol *s, const lm_ibdata *D, const lm_svm_opts *o);
+/* lm_svm_w (default options) for a claim: an infeasible W-SVM or non-unique
+ * optimal tokens are recorded as an unmet hypothesis (returns 1), any other
+ * solver failure as an error (returns -1); 0 on success. */
+struct lm_eval;
+int lm_svm_w_claim(struct lm_eval *ev, lm_svm_sol *s, const lm_ibdata *D);
 int lm_svm_u(lm_svm_sol *s, const lm_ibdata *D, const lm_svm_opts *o);
 void lm_svm_sol_clear(lm_svm_sol *s);
 

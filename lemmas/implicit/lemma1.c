@@ -68,12 +68,11 @@ static int eval(lm_eval *ev)
     double eta = lm_par(ev, "eta"), c1 = 0.5 * lm_par(ev, "c1_scale");
     lm_num e, la, lb, x, nmm, rate, off;
     lm_num_inits(c, &e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);
-    int src = lm_svm_w(&sol, D, NULL);
-    if (src == LM_SVM_INFEASIBLE || src == LM_SVM_BADINPUT) {
-        lm_assume(ev, 0, "W-SVM infeasible or optimal tokens not unique (code %d)", src);
+    int src = lm_svm_w_claim(ev, &sol, D);
+    if (src) {
+        if (src < 0) rc = -1;
         goto out;
     }
-    if (src) { rc = lm_fail(ev, "W-SVM solver failed (code %d)", src); goto out; }
     if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
     lm_svm_w_matrix(Wmm, &sol, D);
     lm_num_sqrt(&nmm, &sol.norm2);

@@ -75,12 +75,11 @@ static int eval(lm_eval *ev)
     double *nw = malloc(sizeof(double) * (size_t)(steps + 1));
     lm_num v;
     lm_num_init(&v, c);
-    int src = lm_svm_w(&sol, D, NULL);
-    if (src == LM_SVM_INFEASIBLE || src == LM_SVM_BADINPUT) {
-        lm_assume(ev, 0, "W-SVM infeasible or optimal tokens not unique (code %d)", src);
+    int src = lm_svm_w_claim(ev, &sol, D);
+    if (src) {
+        if (src < 0) rc = -1;
         goto out;
     }
-    if (src) { rc = lm_fail(ev, "W-SVM solver failed (code %d)", src); goto out; }
     lm_svm_w_matrix(Wmm, &sol, D);
     lm_ib_opt_par p;
     lm_ib_opt_par_default(&p);

@@ -152,12 +152,11 @@ static int eval(lm_eval *ev)
     double eta = lm_par(ev, "eta");
     double *buf = malloc(sizeof(double) * 4 * (size_t)(steps + 1));
     double *e = buf, *nw = buf + steps + 1, *eps = buf + 2 * (steps + 1), *lso = buf + 3 * (steps + 1);
-    int src = lm_svm_w(&sol, D, NULL);
-    if (src == LM_SVM_INFEASIBLE || src == LM_SVM_BADINPUT) {
-        lm_assume(ev, 0, "W-SVM infeasible or optimal tokens not unique (code %d)", src);
+    int src = lm_svm_w_claim(ev, &sol, D);
+    if (src) {
+        if (src < 0) rc = -1;
         goto out;
     }
-    if (src) { rc = lm_fail(ev, "W-SVM solver failed (code %d)", src); goto out; }
     if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
     lm_svm_w_matrix(Wmm, &sol, D);
     rc = ngd_run(ev, e, nw, eps, lso, steps, D, W0, Wmm, eta);

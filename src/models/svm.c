@@ -2,6 +2,7 @@
  * coordinate ascent in double, active-set polishing and KKT certificate in
  * the data set's context (see lm_svm.h). */
 #include "lm_svm.h"
+#include "lm_claim.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,4 +520,13 @@ double lm_svm_ascent(double *c, double *trace, const double *Q, int m, int iters
     free(best);
     free(gr);
     return bm;
+}
+
+int lm_svm_w_claim(lm_eval *ev, lm_svm_sol *s, const lm_ibdata *D)
+{
+    int src = lm_svm_w(s, D, NULL);
+    if (src == LM_SVM_INFEASIBLE || src == LM_SVM_BADINPUT)
+        return !lm_assume(ev, 0, "W-SVM infeasible or optimal tokens not unique (code %d)", src);
+    if (src) return lm_fail(ev, "W-SVM solver failed (code %d)", src);
+    return 0;
 }
