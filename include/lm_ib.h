@@ -43,6 +43,9 @@ void lm_ib_fwd_free(lm_ib_fwd *F);
 /* forward pass at (W d x d, u d x 1); returns 0, or nonzero if a value is not finite */
 int lm_ib_forward(lm_ib_fwd *F, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,
                   lm_ib_loss loss);
+/* the same from given logits A and signed scores G (n x T, G_it = y_i u^T x_it),
+ * e.g. from the low-dimensional representation (lm_ibj.h) */
+int lm_ib_forward_scores(lm_ib_fwd *F, const lm_mat *A, const lm_mat *G, lm_ib_loss loss);
 /* loss value L = exp(logL) (may underflow in double; use F->logL) */
 void lm_ib_lossval(lm_num *L, const lm_ib_fwd *F);
 /* y_i Phi_i computed naively as y_i u^T X_i^T s_i (for validation only) */

@@ -102,25 +102,14 @@ static void sub_logn(lm_num *r, const lm_num *a, int n, const lm_ctx *c)
     lm_num_clear(&l);
 }
 
-int lm_ib_forward(lm_ib_fwd *F, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,
-                  lm_ib_loss loss)
+/* Everything of the forward pass that follows from the logits F->av and the
+ * signed scores F->gv (T x 1) of sequence i. */
+static void forward_row(lm_ib_fwd *F, int i, int *bad, lm_ib_loss loss, const lm_ctx *c)
 {
-    const lm_ctx *c = &D->ctx;
-    int n = D->n, T = D->T;
-    lm_mat *x1 = lm_mat_new(D->d, 1, c);
+    int T = F->T;
     lm_num v, w, m, s, g, go, tmp;
     lm_num_inits(c, &v, &w, &m, &s, &g, &go, &tmp, (lm_num *)NULL);
-    F->loss = loss;
-    F->unique = 1;
-    F->mingap = INFINITY;
-    int bad = 0;
-    set_minf(&F->logL);
-    for (int i = 0; i < n; i++) {
-        query_col(x1, D->X[i]);
-        lm_mat_mul(F->q, W, 0, x1, 0);
-        lm_mat_mul(F->av, D->X[i], 0, F->q, 0);
-        lm_mat_mul(F->gv, D->X[i], 0, u, 0);
-        if (D->y[i] < 0) lm_mat_scale_d(F->gv, F->gv, -1.0);
+    {
         /* opt = argmax gamma */
         int o = 0;
         for (int t = 1; t < T; t++)
@@ -200,14 +189,64 @@ int lm_ib_forward(lm_ib_fwd *F, const lm_ibdata *D, const lm_mat *W, const lm_ma
         }
         lm_mat_get(&v, F->logl, i, 0);
         lse2(&F->logL, &F->logL, &v, &w);
-        if (!lm_num_isfinite(&v) || !lm_num_isfinite(&tmp)) bad = 1;
+        if (!lm_num_isfinite(&v) || !lm_num_isfinite(&tmp)) *bad = 1;
         lm_num_clears(&lom, &ld, (lm_num *)NULL);
     }
-    sub_logn(&F->logL, &F->logL, n, c);
-    if (!lm_num_isfinite(&F->logL) || !lm_mat_isfinite(F->logs)) bad = 1;
     lm_num_clears(&v, &w, &m, &s, &g, &go, &tmp, (lm_num *)NULL);
-    lm_mat_free(x1);
+}
+
+static void forward_begin(lm_ib_fwd *F, lm_ib_loss loss)
+{
+    F->loss = loss;
+    F->unique = 1;
+    F->mingap = INFINITY;
+    set_minf(&F->logL);
+}
+
+static int forward_end(lm_ib_fwd *F, int bad, const lm_ctx *c)
+{
+    sub_logn(&F->logL, &F->logL, F->n, c);
+    if (!lm_num_isfinite(&F->logL) || !lm_mat_isfinite(F->logs)) bad = 1;
     return bad;
+}
+
+int lm_ib_forward(lm_ib_fwd *F, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,
+                  lm_ib_loss loss)
+{
+    const lm_ctx *c = &D->ctx;
+    lm_mat *x1 = lm_mat_new(D->d, 1, c);
+    int bad = 0;
+    forward_begin(F, loss);
+    for (int i = 0; i < D->n; i++) {
+        query_col(x1, D->X[i]);
+        lm_mat_mul(F->q, W, 0, x1, 0);
+        lm_mat_mul(F->av, D->X[i], 0, F->q, 0);
+        lm_mat_mul(F->gv, D->X[i], 0, u, 0);
+        if (D->y[i] < 0) lm_mat_scale_d(F->gv, F->gv, -1.0);
+        forward_row(F, i, &bad, loss, c);
+    }
+    lm_mat_free(x1);
+    return forward_end(F, bad, c);
+}
+
+int lm_ib_forward_scores(lm_ib_fwd *F, const lm_mat *A, const lm_mat *G, lm_ib_loss loss)
+{
+    lm_ctx c = lm_mat_ctx(A);
+    lm_num v;
+    lm_num_init(&v, &c);
+    int bad = 0;
+    forward_begin(F, loss);
+    for (int i = 0; i < F->n; i++) {
+        for (int t = 0; t < F->T; t++) {
+            lm_mat_get(&v, A, i, t);
+            lm_mat_set(F->av, t, 0, &v);
+            lm_mat_get(&v, G, i, t);
+            lm_mat_set(F->gv, t, 0, &v);
+        }
+        forward_row(F, i, &bad, loss, &c);
+    }
+    lm_num_clear(&v);
+    return forward_end(F, bad, &c);
 }
 
 void lm_ib_lossval(lm_num *L, const lm_ib_fwd *F) { lm_num_exp(L, &F->logL); }
