@@ -109,89 +109,87 @@ static void forward_row(lm_ib_fwd *F, int i, int *bad, lm_ib_loss loss, const lm
     int T = F->T;
     lm_num v, w, m, s, g, go, tmp;
     lm_num_inits(c, &v, &w, &m, &s, &g, &go, &tmp, (lm_num *)NULL);
-    {
-        /* opt = argmax gamma */
-        int o = 0;
-        for (int t = 1; t < T; t++)
-            if (lm_mat_get_d(F->gv, t, 0) > lm_mat_get_d(F->gv, o, 0)) o = t;
-        /* exact comparison in the context for ties / the real argmax */
-        lm_mat_get(&go, F->gv, o, 0);
-        for (int t = 0; t < T; t++) {
-            if (t == o) continue;
-            lm_mat_get(&g, F->gv, t, 0);
-            if (lm_num_cmp(&g, &go) > 0) { o = t; lm_num_set(&go, &g); }
-        }
-        F->opt[i] = o;
-        double gap = INFINITY;
-        for (int t = 0; t < T; t++) {
-            if (t == o) continue;
-            lm_mat_get(&g, F->gv, t, 0);
-            if (lm_num_cmp(&g, &go) == 0) F->unique = 0;
-            lm_num_sub(&tmp, &go, &g);
-            double gd = lm_num_get_d(&tmp);
-            if (gd < gap) gap = gd;
-        }
-        if (gap < F->mingap) F->mingap = gap;
-        /* log-softmax */
-        lm_mat_max(&m, F->av);
-        lm_num_set_d(&s, 0.0);
-        for (int t = 0; t < T; t++) {
-            lm_mat_get(&v, F->av, t, 0);
-            lm_num_sub(&v, &v, &m);
-            lm_num_exp(&v, &v);
-            lm_num_add(&s, &s, &v);
-        }
-        lm_num_log(&s, &s);
-        lm_num_add(&s, &s, &m); /* LSE */
-        for (int t = 0; t < T; t++) {
-            lm_mat_get(&v, F->av, t, 0);
-            lm_mat_set(F->a, i, t, &v);
-            lm_num_sub(&v, &v, &s);
-            lm_mat_set(F->logs, i, t, &v);
-            lm_mat_get(&g, F->gv, t, 0);
-            lm_mat_set(F->gam, i, t, &g);
-        }
-        /* log(1 - s_opt) and log delta, both as LSE over tau != opt */
-        lm_num lom, ld;
-        lm_num_inits(c, &lom, &ld, (lm_num *)NULL);
-        set_minf(&lom);
-        set_minf(&ld);
-        for (int t = 0; t < T; t++) {
-            if (t == o) continue;
-            lm_mat_get(&v, F->logs, i, t);
-            lse2(&lom, &lom, &v, &w);
-            lm_mat_get(&g, F->gv, t, 0);
-            lm_num_sub(&tmp, &go, &g); /* gamma_opt - gamma_tau >= 0 */
-            if (lm_num_sgn(&tmp) > 0) {
-                lm_num_log(&tmp, &tmp);
-                lm_num_add(&tmp, &tmp, &v);
-                lse2(&ld, &ld, &tmp, &w);
-            }
-        }
-        lm_mat_set(F->lomso, i, 0, &lom);
-        lm_mat_set(F->logdel, i, 0, &ld);
-        /* margin = gamma_opt - delta */
-        lm_num_exp(&tmp, &ld);
-        lm_num_sub(&tmp, &go, &tmp);
-        lm_mat_set(F->marg, i, 0, &tmp);
-        if (loss == LM_IB_EXP) {
-            lm_num_neg(&v, &tmp);
-            lm_mat_set(F->logl, i, 0, &v);
-            lm_mat_set(F->logdl, i, 0, &v);
-        } else {
-            lm_num_neg(&v, &tmp);
-            softplus(&v, &v, &w); /* ell = log(1+e^-z) */
-            lm_num_log(&v, &v);
-            lm_mat_set(F->logl, i, 0, &v);
-            softplus(&v, &tmp, &w); /* |ell'| = 1/(1+e^z) */
-            lm_num_neg(&v, &v);
-            lm_mat_set(F->logdl, i, 0, &v);
-        }
-        lm_mat_get(&v, F->logl, i, 0);
-        lse2(&F->logL, &F->logL, &v, &w);
-        if (!lm_num_isfinite(&v) || !lm_num_isfinite(&tmp)) *bad = 1;
-        lm_num_clears(&lom, &ld, (lm_num *)NULL);
+    /* opt = argmax gamma */
+    int o = 0;
+    for (int t = 1; t < T; t++)
+        if (lm_mat_get_d(F->gv, t, 0) > lm_mat_get_d(F->gv, o, 0)) o = t;
+    /* exact comparison in the context for ties / the real argmax */
+    lm_mat_get(&go, F->gv, o, 0);
+    for (int t = 0; t < T; t++) {
+        if (t == o) continue;
+        lm_mat_get(&g, F->gv, t, 0);
+        if (lm_num_cmp(&g, &go) > 0) { o = t; lm_num_set(&go, &g); }
     }
+    F->opt[i] = o;
+    double gap = INFINITY;
+    for (int t = 0; t < T; t++) {
+        if (t == o) continue;
+        lm_mat_get(&g, F->gv, t, 0);
+        if (lm_num_cmp(&g, &go) == 0) F->unique = 0;
+        lm_num_sub(&tmp, &go, &g);
+        double gd = lm_num_get_d(&tmp);
+        if (gd < gap) gap = gd;
+    }
+    if (gap < F->mingap) F->mingap = gap;
+    /* log-softmax */
+    lm_mat_max(&m, F->av);
+    lm_num_set_d(&s, 0.0);
+    for (int t = 0; t < T; t++) {
+        lm_mat_get(&v, F->av, t, 0);
+        lm_num_sub(&v, &v, &m);
+        lm_num_exp(&v, &v);
+        lm_num_add(&s, &s, &v);
+    }
+    lm_num_log(&s, &s);
+    lm_num_add(&s, &s, &m); /* LSE */
+    for (int t = 0; t < T; t++) {
+        lm_mat_get(&v, F->av, t, 0);
+        lm_mat_set(F->a, i, t, &v);
+        lm_num_sub(&v, &v, &s);
+        lm_mat_set(F->logs, i, t, &v);
+        lm_mat_get(&g, F->gv, t, 0);
+        lm_mat_set(F->gam, i, t, &g);
+    }
+    /* log(1 - s_opt) and log delta, both as LSE over tau != opt */
+    lm_num lom, ld;
+    lm_num_inits(c, &lom, &ld, (lm_num *)NULL);
+    set_minf(&lom);
+    set_minf(&ld);
+    for (int t = 0; t < T; t++) {
+        if (t == o) continue;
+        lm_mat_get(&v, F->logs, i, t);
+        lse2(&lom, &lom, &v, &w);
+        lm_mat_get(&g, F->gv, t, 0);
+        lm_num_sub(&tmp, &go, &g); /* gamma_opt - gamma_tau >= 0 */
+        if (lm_num_sgn(&tmp) > 0) {
+            lm_num_log(&tmp, &tmp);
+            lm_num_add(&tmp, &tmp, &v);
+            lse2(&ld, &ld, &tmp, &w);
+        }
+    }
+    lm_mat_set(F->lomso, i, 0, &lom);
+    lm_mat_set(F->logdel, i, 0, &ld);
+    /* margin = gamma_opt - delta */
+    lm_num_exp(&tmp, &ld);
+    lm_num_sub(&tmp, &go, &tmp);
+    lm_mat_set(F->marg, i, 0, &tmp);
+    if (loss == LM_IB_EXP) {
+        lm_num_neg(&v, &tmp);
+        lm_mat_set(F->logl, i, 0, &v);
+        lm_mat_set(F->logdl, i, 0, &v);
+    } else {
+        lm_num_neg(&v, &tmp);
+        softplus(&v, &v, &w); /* ell = log(1+e^-z) */
+        lm_num_log(&v, &v);
+        lm_mat_set(F->logl, i, 0, &v);
+        softplus(&v, &tmp, &w); /* |ell'| = 1/(1+e^z) */
+        lm_num_neg(&v, &v);
+        lm_mat_set(F->logdl, i, 0, &v);
+    }
+    lm_mat_get(&v, F->logl, i, 0);
+    lse2(&F->logL, &F->logL, &v, &w);
+    if (!lm_num_isfinite(&v) || !lm_num_isfinite(&tmp)) *bad = 1;
+    lm_num_clears(&lom, &ld, (lm_num *)NULL);
     lm_num_clears(&v, &w, &m, &s, &g, &go, &tmp, (lm_num *)NULL);
 }
 
