@@ -82,6 +82,7 @@ typedef struct {
     lm_num w0n2;  /* ||W0||^2 */
 } lm_ib_lowdim;
 
+/* W0 = NULL means W_0 = 0 */
 lm_ib_lowdim *lm_ib_lowdim_new(const lm_ibdata *D, const lm_mat *W0);
 void lm_ib_lowdim_free(lm_ib_lowdim *R);
 /* logits a (n x T) of W = w W0 + sum C x x^T */

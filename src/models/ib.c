@@ -562,6 +562,11 @@ lm_ib_lowdim *lm_ib_lowdim_new(const lm_ibdata *D, const lm_mat *W0)
     lm_mat *A = lm_mat_new(N, D->d, c);
     for (int i = 0; i < n; i++) lm_mat_set_block(A, i * T, 0, D->X[i]);
     lm_mat_mul(R->K, A, 0, A, 1);
+    if (!W0) { /* W_0 = 0: P = 0, ||W_0|| = 0 without a d x d product */
+        lm_num_set_d(&R->w0n2, 0.0);
+        lm_mat_free(A);
+        return R;
+    }
     lm_mat *x1 = lm_mat_new(D->d, 1, c), *q = lm_mat_new(D->d, 1, c), *a = lm_mat_new(T, 1, c);
     lm_num v;
     lm_num_init(&v, c);

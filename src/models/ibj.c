@@ -28,10 +28,7 @@ lm_ibj *lm_ibj_new(const lm_ibdata *D, const lm_mat *W0, int train_u, lm_ib_loss
     J->N = N;
     J->train_u = train_u;
     J->loss = loss;
-    lm_mat *Z = NULL;
-    if (!W0) Z = lm_mat_new(D->d, D->d, c);
-    J->R = lm_ib_lowdim_new(D, W0 ? W0 : Z);
-    lm_mat_free(Z);
+    J->R = lm_ib_lowdim_new(D, W0);
     J->G = lm_mat_new(N, N, c);
     lm_num k1, k2;
     lm_num_inits(c, &k1, &k2, (lm_num *)NULL);
