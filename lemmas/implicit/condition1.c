@@ -23,9 +23,7 @@
  *   assumption-failed, reported).  Wrong-constant test: configuration (1) with $\zeta=1.02$ and
  *   \texttt{zeta0\_scale}$=0.5$ (a threshold too low to guarantee the clause) must be violated.}
  */
-#include "lm_claim.h"
-#include "lm_ib.h"
-#include "lm_ibgen.h"
+#include "lm_ibcond.h"
 #include <math.h>
 
 static const char *const configs[] = {"DM d=600, n=8 (catalogue default)",
@@ -42,6 +40,27 @@ static const lm_param_def params[] = {
     {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16)", NULL},
     {NULL, 0, NULL, NULL}};
 
+/* the clause's content: every optimal token is at least as long as the other
+ * token of its sequence (compared in the working precision) */
+static int longer_opt(double *ratio, const lm_ibdata *D, const lm_mat *K, const void *arg)
+{
+    (void)arg;
+    lm_num a, b;
+    lm_num_inits(&D->ctx, &a, &b, (lm_num *)NULL);
+    int good = 1;
+    double worst = 0.0;
+    for (int i = 0; i < D->n; i++) {
+        const int op = D->opt[i], ot = 1 - op;
+        lm_mat_get(&a, K, i * 2 + ot, i * 2 + ot);
+        lm_mat_get(&b, K, i * 2 + op, i * 2 + op);
+        worst = fmax(worst, lm_num_get_d(&a) / lm_num_get_d(&b));
+        if (lm_num_cmp(&a, &b) > 0) good = 0;
+    }
+    lm_num_clears(&a, &b, (lm_num *)NULL);
+    *ratio = worst;
+    return good;
+}
+
 static int eval(lm_eval *ev)
 {
     const double delta = lm_par(ev, "delta");
@@ -51,8 +70,7 @@ static int eval(lm_eval *ev)
     o.d = ev->config == 0 ? 600 : 100;
     o.n = ev->config == 0 ? 8 : 4;
     o.zeta = lm_par(ev, "zeta");
-    const double x = log(4.0 * o.n / delta), em = 2.0 * sqrt(x / o.d), ep = em + 2.0 * x / o.d;
-    const double zeta0 = em < 1 ? lm_par(ev, "zeta0_scale") * sqrt((1.0 + ep) / (1.0 - em)) : HUGE_VAL;
+    const double zeta0 = lm_par(ev, "zeta0_scale") * lm_ibcond_zeta0(o.d, log(4.0 * o.n / delta));
     const double dmin = lm_par(ev, "C_d") * o.n * o.n * log(o.n / delta);
     const double eta = lm_par(ev, "eta"), eta0 = lm_par(ev, "eta0");
     lm_measure(ev, "zeta", o.zeta);
@@ -66,37 +84,12 @@ static int eval(lm_eval *ev)
         return 0;
     if (!lm_assume(ev, o.d >= dmin, "d = %d below C n^2 log(n/delta) = %.4g", o.d, dmin)) return 0;
     if (!lm_assume(ev, eta <= eta0, "eta = %g above eta0 = %g", eta, eta0)) return 0;
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
-    if (m < 16) m = 16;
-    lm_rng *g = lm_eval_rng(ev);
-    long ok = 0;
-    double worst = 0.0;
-    lm_num a, b;
-    lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
-    for (int r = 0; r < m; r++) {
-        lm_ibdata *D = lm_ibgen_dm(&o, g, ev->ctx);
-        lm_mat *K = lm_ibgen_gram(D);
-        int good = 1;
-        for (int i = 0; i < D->n; i++) {
-            const int op = D->opt[i], ot = 1 - op;
-            lm_mat_get(&a, K, i * 2 + ot, i * 2 + ot);
-            lm_mat_get(&b, K, i * 2 + op, i * 2 + op);
-            worst = fmax(worst, lm_num_get_d(&a) / lm_num_get_d(&b));
-            if (lm_num_cmp(&a, &b) > 0) good = 0;
-        }
-        ok += good;
-        lm_mat_free(K);
-        lm_ibdata_free(D);
-    }
-    lm_num_clears(&a, &b, (lm_num *)NULL);
-    const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));
-    lm_measure(ev, "data sets", m);
+    const int m = lm_ibcond_draws(ev, lm_par(ev, "draws"));
+    double worst;
+    const long ok = lm_ibcond_mc(&worst, ev, &o, m, longer_opt, NULL);
     lm_measure(ev, "fraction with every optimal token longer", (double)ok / m);
     lm_measure(ev, "worst ||x_other||^2 / ||x_opt||^2", worst);
-    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, lm_par(ev, "z")));
-    lm_obs_le_d(ev, -1, 1.0 - delta, U, 0.0,
-                "%ld of %d DM data sets (d=%d, zeta=%g) have every optimal token longer: 1-delta <= Wilson upper %.4g",
-                ok, m, o.d, o.zeta, U);
+    lm_ibcond_observe(ev, ok, m, delta, lm_par(ev, "z"), &o, "have every optimal token longer");
     return 0;
 }
 
