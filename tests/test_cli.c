@@ -47,6 +47,11 @@ Test(cli, bad_input_is_a_one_line_error)
     expect_usage_error("check dynamics/theorem1 --config nosuch", "no configuration");
     expect_usage_error("params dynamics/nope", "unknown claim id");
     expect_usage_error("train nosuchrun", "unknown run");
+    expect_usage_error("train ib-ngd --set eta=-1", "bad value in --set");
+    expect_usage_error("train ib-joint13 --set T=3", "bad value in --set");
+    expect_usage_error("train ib-ngd --set zeta=2", "unknown run setting");
+    expect_usage_error("train ib-ngd --steps many", "--steps");
+    expect_usage_error("train ib-ngd --drift 8", "--drift");
     expect_usage_error("frobnicate", "unknown command");
 }
 

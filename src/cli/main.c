@@ -1,4 +1,5 @@
 /* main.c -- the lemmata command line. */
+#include "lm_ibruns.h"
 #include "lm_report.h"
 #include "lm_store.h"
 #include "lm_train.h"
@@ -33,7 +34,8 @@ static const char usage[] =
     "      --json        one JSON object per claim per line\n"
     "      --strict      exit 1 when any claim is violated or inconsistent\n"
     "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
-    "            [--drift BITS]      a live training run; `lemmata train` lists runs;\n"
+    "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
+    "                                (dynamics paper, and implicit-bias runs ib-*);\n"
     "                                --drift repeats it wholly in MPFR and writes the drift\n"
     "  verify [--quick] [--seed S] [--budget N] [--db FILE] [--strict]\n"
     "                                every claim -> results/lemmata.db -> report/lemmata.pdf\n"
@@ -254,15 +256,99 @@ static int cmd_check(int argc, char **argv)
     return strict && any_bad ? 1 : 0;
 }
 
+/* an implicit-bias run (lm_ibruns.h): same options as the dynamics runs */
+static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
+{
+    lm_ibrun_def r = *base;
+    uint64_t seed = 20241122;
+    mpfr_prec_t prec = 0;
+    const char *out = NULL;
+    long drift = 0;
+    char err[256];
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (!strcmp(a, "--steps")) {
+            long s;
+            if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
+            r.steps = (int)s;
+            k++;
+        } else if (!strcmp(a, "--prec")) {
+            if (!v || parse_prec(v, &prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--seed")) {
+            if (!v || parse_u64(v, &seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--set")) {
+            if (!v) return die_usage("%s", "--set needs name=value");
+            if (lm_ibrun_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+            k++;
+        } else if (!strcmp(a, "--drift")) {
+            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--out")) {
+            if (!v) return die_usage("%s", "--out needs a file name");
+            out = v;
+            k++;
+        } else return die_usage("train: unknown option '%s'", a);
+    }
+    lm_ctx ctx = prec ? lm_ctx_mpfr(prec) : lm_ctx_double();
+    FILE *f = stdout;
+    char tmp[4096];
+    if (out) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        f = fopen(tmp, "w");
+        if (!f) return die_usage("cannot write '%s'", tmp);
+    }
+    int rc;
+    if (drift) {
+        lm_ibrun_rec *xd = NULL, *xm = NULL;
+        lm_ibrun_drift_rec *x = NULL;
+        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
+        rc = lm_ibrun_drift(&xd, &xm, &x, &r, seed, (mpfr_prec_t)drift, err, sizeof err);
+        if (!rc) {
+            fprintf(f, "iterate,log_loss,coef_rel_drift,e_W_double,e_W_mpfr,e_W_rel_diff,"
+                       "max_log_1m_s_opt_double,max_log_1m_s_opt_mpfr,log_1m_s_opt_rel_diff\n");
+            for (int t = 0; t <= r.steps; t++)
+                fprintf(f, "%d,%.17g,%.6e,%.17g,%.17g,%.6e,%.17g,%.17g,%.6e\n", t, xd[t].log_loss,
+                        x[t].coef, xd[t].e_W, xm[t].e_W, x[t].e_rel, xd[t].max_lomso,
+                        xm[t].max_lomso, x[t].lomso_rel);
+        }
+        free(xd);
+        free(xm);
+        free(x);
+    } else {
+        lm_ibrun_rec *x = NULL;
+        rc = lm_ibrun_exec(&x, &r, seed, &ctx, err, sizeof err);
+        if (!rc) {
+            lm_ibrun_csv_header(f, &r);
+            for (int t = 0; t <= r.steps; t++) lm_ibrun_csv_row(f, &r, &x[t]);
+        }
+        free(x);
+    }
+    if (out) {
+        fclose(f);
+        if (rc) unlink(tmp);
+        else if (rename(tmp, out)) { unlink(tmp); return die_usage("cannot write '%s'", out); }
+    }
+    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", r.name, err); return 1; }
+    return 0;
+}
+
 static int cmd_train(int argc, char **argv)
 {
     if (argc == 0) {
         printf("runs (lemmata train RUN):\n");
         for (int k = 0; lm_runs[k].name; k++) printf("  %-18s %s\n", lm_runs[k].name, lm_runs[k].doc);
+        printf("implicit-bias runs (--set eta|steps|d|n|T|eta_max|alpha|init=V):\n");
+        for (int k = 0; lm_ibruns[k].name; k++) printf("  %-18s %s\n", lm_ibruns[k].name, lm_ibruns[k].doc);
         return 0;
     }
     const lm_run_def *base = lm_run_find(argv[0]);
-    if (!base) return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
+    if (!base) {
+        const lm_ibrun_def *ib = lm_ibrun_find(argv[0]);
+        if (ib) return cmd_train_ib(ib, argc, argv);
+        return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
+    }
     lm_run_def r = *base;
     uint64_t seed = 20241122;
     mpfr_prec_t prec = 0;
@@ -453,6 +539,26 @@ static int cmd_verify(int argc, char **argv)
         free(pd);
         free(ld);
         free(fl);
+    }
+    /* live runs of the implicit-bias paper: the long NGD run in double and
+     * wholly in MPFR-256, GD vs NGD vs Polyak, the joint run against
+     * exp(-c t^{1/3}) */
+    for (int k = 0; lm_iblive_names[k] && !interrupted; k++) {
+        if (lm_store_has_live(st, run, lm_iblive_names[k])) continue;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        lm_iblive L;
+        if (lm_iblive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
+            fprintf(stderr, "lemmata: live run %s: %s\n", lm_iblive_names[k], err);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        lm_store_save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                           L.summary ? L.summary : "", sec);
+        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", L.name, L.summary ? L.summary : "", sec);
+        fflush(stdout);
+        lm_iblive_clear(&L);
     }
     if (interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");

@@ -116,32 +116,64 @@ static int series_add(series *s, double x, double y)
     return 0;
 }
 
-static int write_series(const char *root, const char *base, const char *claim_id,
-                        const lm_config_result *c, lm_figure *fig, char *err, int errlen)
+/* Display style of a series, from its name: a leading '~' marks a reference
+ * curve (dashed, black), a leading ':' a marker line (dotted, grey); both
+ * are stripped from the legend.  Names containing "bound" are dashed too. */
+static const char *series_style(const char *name, int npts, char *buf, size_t n)
+{
+    const char *with = npts <= 25 ? "linespoints pt 7 ps 0.4" : "lines";
+    if (name[0] == '~')
+        snprintf(buf, n, "lines lw 2 dt 2 lc rgb '#000000'");
+    else if (name[0] == ':')
+        snprintf(buf, n, "lines lw 1.5 dt 3 lc rgb '#777777'");
+    else
+        snprintf(buf, n, "%s lw %s", with, contains_ci(name, "bound") ? "2 dt 2" : "1.5");
+    return name[0] == '~' || name[0] == ':' ? name + 1 : name;
+}
+
+typedef struct {
+    int dropped;  /* non-finite points */
+    int nonpos;   /* points off a log axis (x <= 0 with logx) */
+    int extra;    /* series beyond MAX_SERIES */
+    int logy;     /* the y axis is logarithmic (asked for and every y > 0) */
+    int logx;
+} plot_info;
+
+/* Writes <base>.dat and <base>.gp for the "name\tx\ty" lines of text (other
+ * lines are ignored).  Returns 0, 1 when there is nothing to draw, -1 on error. */
+static int plot_series(const char *root, const char *base, const char *text, const char *dathead,
+                       const char *title, const char *title_logy, const char *xl, const char *yl,
+                       int logx, int logy, plot_info *info, char *err, int errlen)
 {
     series S[MAX_SERIES];
-    int ns = 0, dropped = 0, extra = 0, total = 0, rc = -1;
+    int ns = 0, total = 0, rc = -1;
     memset(S, 0, sizeof S);
-    char *text = strdup(c->series);
-    if (!text) {
+    memset(info, 0, sizeof *info);
+    char *copy = strdup(text ? text : "");
+    if (!copy) {
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
         char *f[3];
+        if (line[0] == '#') continue;
         if (split_tabs(line, f, 3) < 3) continue;
         char *e1, *e2;
         double x = strtod(f[1], &e1), y = strtod(f[2], &e2);
         if (e1 == f[1] || e2 == f[2]) continue;
         if (!isfinite(x) || !isfinite(y)) {
-            dropped++;
+            info->dropped++;
+            continue;
+        }
+        if (logx && !(x > 0)) {
+            info->nonpos++;
             continue;
         }
         int k = 0;
         while (k < ns && strncmp(S[k].name, f[0], sizeof S[k].name - 1)) k++;
         if (k == ns) {
             if (ns == MAX_SERIES) {
-                extra++;
+                info->extra++;
                 continue;
             }
             snprintf(S[ns++].name, sizeof S[0].name, "%s", f[0]);
@@ -156,17 +188,12 @@ static int write_series(const char *root, const char *base, const char *claim_id
         rc = 1; /* nothing to draw */
         goto out;
     }
-
-    char axes[sizeof c->axes];
-    snprintf(axes, sizeof axes, "%s", c->axes);
-    char *ax[3] = {NULL, NULL, NULL};
-    int na = axes[0] ? split_tabs(axes, ax, 3) : 0;
-    const char *xl = na > 0 && *ax[0] ? ax[0] : "x";
-    const char *yl = na > 1 && *ax[1] ? ax[1] : "value";
-    int logy = na > 2 && atoi(ax[2]) == 1, allpos = 1;
+    int allpos = 1;
     for (int k = 0; k < ns; k++)
         for (int j = 0; j < S[k].n; j++)
             if (!(S[k].y[j] > 0)) allpos = 0;
+    info->logy = logy && allpos;
+    info->logx = logx;
 
     char path[1024], rel[320];
     snprintf(rel, sizeof rel, "%s.dat", base);
@@ -176,8 +203,7 @@ static int write_series(const char *root, const char *base, const char *claim_id
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
-    fprintf(f, "# %s [%s]: series of the worst instance (index %d)\n", claim_id, c->config,
-            c->worst_index);
+    fprintf(f, "# %s\n", dathead);
     for (int k = 0; k < ns; k++) {
         fprintf(f, "# series %d: %s\n", k, S[k].name);
         for (int j = 0; j < S[k].n; j++) fprintf(f, "%.17g %.17g\n", S[k].x[j], S[k].y[j]);
@@ -195,26 +221,54 @@ static int write_series(const char *root, const char *base, const char *claim_id
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
-    char title[300], out[320];
-    snprintf(title, sizeof title, "%s [%s]: worst instance%s", claim_id, c->config,
-             logy && allpos ? " (log scale)" : "");
+    char out[320];
     snprintf(out, sizeof out, "%s.pdf", base);
-    gp_head(f, out, title, xl, yl);
-    if (logy && allpos) fputs("set logscale y\n", f);
+    gp_head(f, out, info->logy && title_logy ? title_logy : title, xl, yl);
+    if (info->logy) fputs("set logscale y\n", f);
+    if (logx) fputs("set logscale x\n", f);
     fputs("plot ", f);
     for (int k = 0; k < ns; k++) {
-        fprintf(f, "%s'%s.dat' index %d using 1:2 with %s", k ? ", \\\n     " : "", base, k,
-                S[k].n <= 25 ? "linespoints pt 7 ps 0.4" : "lines");
-        fprintf(f, " lw %s%s title ", contains_ci(S[k].name, "bound") ? "2 dt 2" : "1.5",
-                "");
-        gp_str(f, S[k].name);
+        char style[120];
+        const char *shown = series_style(S[k].name, S[k].n, style, sizeof style);
+        fprintf(f, "%s'%s.dat' index %d using 1:2 with %s title ", k ? ", \\\n     " : "", base,
+                k, style);
+        gp_str(f, shown);
     }
     fputs("\nunset output\n", f);
     if (fclose(f)) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
+    rc = 0;
+out:
+    for (int k = 0; k < ns; k++) {
+        free(S[k].x);
+        free(S[k].y);
+    }
+    free(copy);
+    return rc;
+}
 
+static int write_series(const char *root, const char *base, const char *claim_id,
+                        const lm_config_result *c, lm_figure *fig, char *err, int errlen)
+{
+    char axes[sizeof c->axes];
+    snprintf(axes, sizeof axes, "%s", c->axes);
+    char *ax[4] = {NULL, NULL, NULL, NULL};
+    int na = axes[0] ? split_tabs(axes, ax, 4) : 0;
+    const char *xl = na > 0 && *ax[0] ? ax[0] : "x";
+    const char *yl = na > 1 && *ax[1] ? ax[1] : "value";
+    int logy = na > 2 && atoi(ax[2]) == 1, logx = na > 3 && atoi(ax[3]) == 1;
+    char head[300], title[300];
+    snprintf(head, sizeof head, "%s [%s]: series of the worst instance (index %d)", claim_id,
+             c->config, c->worst_index);
+    plot_info in;
+    char title_log[320];
+    snprintf(title, sizeof title, "%s [%s]: worst instance", claim_id, c->config);
+    snprintf(title_log, sizeof title_log, "%s (log scale)", title);
+    int rc = plot_series(root, base, c->series, head, title, title_log, xl, yl, logx, logy, &in,
+                         err, errlen);
+    if (rc) return rc;
     snprintf(fig->path, sizeof fig->path, "%s", base);
     lm_tbuf cap;
     lm_tbuf_init(&cap);
@@ -223,20 +277,14 @@ static int write_series(const char *root, const char *base, const char *claim_id
     lm_tbuf_printf(&cap, "}: the series of the worst instance");
     if (c->worst_index >= 0) lm_tbuf_printf(&cap, " (instance %d)", c->worst_index);
     lm_tbuf_puts(&cap, ".");
-    if (logy && !allpos) lm_tbuf_puts(&cap, " Linear scale: some values are $\\le 0$.");
-    if (dropped) lm_tbuf_printf(&cap, " %d non-finite points omitted.", dropped);
-    if (extra) lm_tbuf_printf(&cap, " Only the first %d series are drawn.", MAX_SERIES);
+    if (logy && !in.logy) lm_tbuf_puts(&cap, " Linear scale: some values are $\\le 0$.");
+    if (in.dropped) lm_tbuf_printf(&cap, " %d non-finite points omitted.", in.dropped);
+    if (in.nonpos) lm_tbuf_printf(&cap, " %d points at $x\\le0$ omitted (log axis).", in.nonpos);
+    if (in.extra) lm_tbuf_printf(&cap, " Only the first %d series are drawn.", MAX_SERIES);
     char *cs = lm_tbuf_take(&cap);
     snprintf(fig->caption, sizeof fig->caption, "%s", cs ? cs : "");
     free(cs);
-    rc = 0;
-out:
-    for (int k = 0; k < ns; k++) {
-        free(S[k].x);
-        free(S[k].y);
-    }
-    free(text);
-    return rc;
+    return 0;
 }
 
 static int write_ratios(const char *root, const char *base, const char *claim_id,
@@ -395,6 +443,107 @@ int lm_fig_write(const char *root, const char *claim_id, const char *tag,
         int rc = write_ratios(root, base, claim_id, c, &fig[*nfig], err, errlen);
         if (rc < 0) return -1;
         if (rc == 0) (*nfig)++;
+    }
+    return 0;
+}
+
+/* ---- live training runs ---------------------------------------------------
+ * The blob of a live run (table live, column series) is "name\tx\ty" lines.
+ * A line
+ *     #figure\tTAG\tLOGX\tLOGY\tXLABEL\tYLABEL\tTITLE\tCAPTION
+ * starts a figure of its own (LOGX/LOGY 0 or 1, CAPTION in LaTeX); the
+ * series lines up to the next #figure line belong to it.  Series names
+ * starting with '~' are reference curves (dashed), with ':' marker lines
+ * (dotted).  A blob without #figure lines (the dynamics runs, databases
+ * written before the directives existed) is one figure: iterate t against
+ * the values on a log y axis.  Readers that predate the directives skip the
+ * #figure lines (their x field does not parse as a number). */
+
+static const char *next_figure(const char *s)
+{
+    for (const char *p = s; p && *p;) {
+        if (!strncmp(p, "#figure\t", 8)) return p;
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return NULL;
+}
+
+int lm_fig_live_count(const char *blob)
+{
+    int n = 0;
+    for (const char *p = next_figure(blob); p; p = next_figure(p + 1)) n++;
+    return n ? n : (blob && *blob ? 1 : 0);
+}
+
+int lm_fig_write_live(const char *root, const char *name, const char *blob, lm_figure *fig,
+                      int *nfig, int maxfig, char *err, int errlen)
+{
+    char sid[160];
+    lm_fig_sanitize(sid, sizeof sid, name);
+    const char *p = next_figure(blob);
+    if (!p) { /* one figure, as before the directives */
+        if (!blob || !*blob || *nfig >= maxfig) return 0;
+        char base[300], title[300], head[300];
+        snprintf(base, sizeof base, "figures/live-%s-drift", sid);
+        snprintf(title, sizeof title, "%s: double run and double-vs-MPFR drift", name);
+        snprintf(head, sizeof head, "live run %s", name);
+        plot_info in;
+        int rc = plot_series(root, base, blob, head, title, NULL, "iterate t", "value", 0, 1, &in,
+                             err, errlen);
+        if (rc < 0) return -1;
+        if (rc == 0) {
+            snprintf(fig[*nfig].path, sizeof fig[*nfig].path, "%s", base);
+            fig[*nfig].caption[0] = 0;
+            (*nfig)++;
+        }
+        return 0;
+    }
+    for (; p && *nfig < maxfig; p = next_figure(p + 1)) {
+        const char *eol = strchr(p, '\n');
+        size_t hl = eol ? (size_t)(eol - p) : strlen(p);
+        char *hdr = strndup(p, hl);
+        const char *nextf = next_figure(eol ? eol + 1 : NULL);
+        const char *body0 = eol ? eol + 1 : "";
+        char *body = strndup(body0, nextf ? (size_t)(nextf - body0) : strlen(body0));
+        if (!hdr || !body) {
+            free(hdr);
+            free(body);
+            snprintf(err, (size_t)errlen, "out of memory");
+            return -1;
+        }
+        char *f[8] = {NULL};
+        int nf = split_tabs(hdr, f, 8);
+        const char *tag = nf > 1 && *f[1] ? f[1] : "fig";
+        int logx = nf > 2 && atoi(f[2]) == 1, logy = nf > 3 && atoi(f[3]) == 1;
+        const char *xl = nf > 4 && *f[4] ? f[4] : "iterate t";
+        const char *yl = nf > 5 && *f[5] ? f[5] : "value";
+        const char *title = nf > 6 && *f[6] ? f[6] : name;
+        const char *caption = nf > 7 ? f[7] : "";
+        char stag[80], base[300], head[300];
+        lm_fig_sanitize(stag, sizeof stag, tag);
+        snprintf(base, sizeof base, "figures/live-%s-%s", sid, stag);
+        snprintf(head, sizeof head, "live run %s, figure %s", name, tag);
+        plot_info in;
+        int rc = plot_series(root, base, body, head, title, NULL, xl, yl, logx, logy, &in, err,
+                             errlen);
+        if (rc == 0) {
+            lm_figure *g = &fig[*nfig];
+            snprintf(g->path, sizeof g->path, "%s", base);
+            lm_tbuf cap;
+            lm_tbuf_init(&cap);
+            lm_tbuf_puts(&cap, caption);
+            if (logy && !in.logy) lm_tbuf_puts(&cap, " Linear scale: some values are $\\le 0$.");
+            if (in.dropped) lm_tbuf_printf(&cap, " %d non-finite points omitted.", in.dropped);
+            if (in.extra) lm_tbuf_printf(&cap, " Only the first %d series are drawn.", MAX_SERIES);
+            char *cs = lm_tbuf_take(&cap);
+            snprintf(g->caption, sizeof g->caption, "%s", cs ? cs : "");
+            free(cs);
+            (*nfig)++;
+        }
+        free(hdr);
+        free(body);
+        if (rc < 0) return -1;
     }
     return 0;
 }

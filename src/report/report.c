@@ -845,35 +845,68 @@ static void put_claim(writer *w, const doc *d, int k)
 
 /* ---- build ------------------------------------------------------------------------ */
 
-/* The live training runs, each repeated wholly in MPFR: how far the double
- * trajectory drifts from the (nearly) exact one. */
-static void put_live(writer *w, const lm_results *R, const lm_figure *fig, int nfig)
+/* The live training runs: each dynamics run repeated wholly in MPFR (how far
+ * the double trajectory drifts from the nearly exact one), and the
+ * implicit-bias paper's runs (its long NGD run in double and MPFR, its
+ * Fig. 2 comparison, its joint run against exp(-c t^{1/3})).  first[k],
+ * count[k]: the figures of live run k in fig[]. */
+static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const int *first,
+                     const int *count)
 {
     if (R->nlive == 0) return;
-    P(w, "\\clearpage\n\\section{Live training runs: double against MPFR}\n"
-         "Each named run (\\texttt{bin/lemmata train NAME}) was trained in IEEE double and, "
-         "from the same data and starting point, wholly in MPFR.  The figures show the loss "
-         "$f_t$ of the double run and the relative drift "
+    P(w, "\\clearpage\n\\section{Live training runs}\n"
+         "Each named run can be repeated with \\texttt{bin/lemmata train NAME} (add "
+         "\\texttt{--drift 256} to repeat it wholly in MPFR).  The runs of the dynamics paper "
+         "were trained in IEEE double and, from the same data and starting point, wholly in "
+         "MPFR: their figures show the loss $f_t$ of the double run and the relative drift "
          "$\\|\\theta^{\\rm double}_t-\\theta^{\\rm MPFR}_t\\|/\\|\\theta^{\\rm MPFR}_t\\|$ "
          "of the trained parameters per iterate (a drift at the level of $10^{-16}$ means the "
-         "double trajectory is the exact one to working accuracy).\n\n");
-    int j = 0;
+         "double trajectory is the exact one to working accuracy).  The runs of the "
+         "implicit-bias paper (names \\texttt{ib-}) run on the exact coefficient "
+         "representation $W_t=W_0+\\sum_{i,t}C_{it}x_{it}x_{i1}^\\top$, so a step costs "
+         "$O((nT)^2)$ whatever $d$ is and the long NGD run is repeated wholly in MPFR at "
+         "256 bits; each caption says what its figure shows.\n\n");
     for (int k = 0; k < R->nlive; k++) {
         const lm_results_live *l = &R->live[k];
         P(w, "\\subsection*{");
         ETT(w, l->name ? l->name : "?");
         P(w, "}\n");
         E(w, l->doc ? l->doc : "");
-        char buf[64];
-        snprintf(buf, sizeof buf, " (%d iterates, MPFR at %d bits). ", l->steps, l->prec);
+        char buf[96];
+        if (l->prec > 53)
+            snprintf(buf, sizeof buf, " (%d iterates, MPFR at %d bits). ", l->steps, l->prec);
+        else
+            snprintf(buf, sizeof buf, " (%d iterates, IEEE double). ", l->steps);
         E(w, buf);
         E(w, l->summary ? l->summary : "");
-        P(w, "\n\n");
-        if (j < nfig && fig[j].path[0]) {
+        char sec[32];
+        lm_tex_seconds(sec, sizeof sec, l->seconds);
+        P(w, " (");
+        P(w, sec);
+        P(w, "~s.)\n\n");
+        int n = count[k];
+        if (n == 1) {
             P(w, "\\begin{center}\\includegraphics[width=0.62\\linewidth]{");
-            P(w, fig[j].path);
-            P(w, ".pdf}\\end{center}\n");
-            j++;
+            P(w, fig[first[k]].path);
+            P(w, ".pdf}");
+            if (fig[first[k]].caption[0]) {
+                P(w, "\\\\[2pt]\n\\begin{minipage}{0.8\\linewidth}\\footnotesize ");
+                P(w, fig[first[k]].caption);
+                P(w, "\\end{minipage}");
+            }
+            P(w, "\\end{center}\n");
+        } else {
+            for (int j = 0; j < n; j++) {
+                const lm_figure *g = &fig[first[k] + j];
+                if (j % 2 == 0) P(w, "\\par\\noindent");
+                P(w, "\\begin{minipage}[t]{0.49\\linewidth}\\centering\\includegraphics[width="
+                     "\\linewidth]{");
+                P(w, g->path);
+                P(w, ".pdf}\\\\[2pt]\n\\begin{minipage}{0.95\\linewidth}\\footnotesize ");
+                P(w, g->caption);
+                P(w, "\\end{minipage}\\end{minipage}");
+                P(w, j % 2 == 0 && j + 1 < n ? "\\hfill\n" : "\\par\\medskip\n");
+            }
         }
     }
 }
@@ -1035,6 +1068,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     lm_tbuf_init(&w.b);
     char *tex = NULL;
     lm_figure *all = NULL;
+    int *live_first = NULL, *live_count = NULL;
     doc *docs = calloc((size_t)(R.nclaims ? R.nclaims : 1), sizeof *docs);
     if (!docs) {
         snprintf(err, (size_t)errlen, "out of memory");
@@ -1076,7 +1110,8 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     if (mkdir_p(root, "report", err, errlen) || mkdir_p(root, "figures", err, errlen)) goto out;
 
     /* figures */
-    int nfig_all = R.nlive, used = 0;
+    int nfig_all = 0, used = 0;
+    for (int k = 0; k < R.nlive; k++) nfig_all += lm_fig_live_count(R.live[k].series);
     for (int k = 0; k < R.nclaims; k++) nfig_all += 2 * docs[k].c->res.nconfig;
     all = calloc((size_t)(nfig_all ? nfig_all : 1), sizeof *all);
     if (!all) {
@@ -1104,21 +1139,22 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         }
         used += d->nfig;
     }
-    /* live runs: loss and double-vs-MPFR drift per iterate */
+    /* live runs: their figures (loss and double-vs-MPFR drift per iterate,
+     * or the figures a run's blob asks for) */
     lm_figure *live_fig = all + used;
     int nlive_fig = 0;
+    live_first = calloc((size_t)R.nlive + 1, sizeof *live_first);
+    live_count = calloc((size_t)R.nlive + 1, sizeof *live_count);
+    if (!live_first || !live_count) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        goto out;
+    }
     for (int k = 0; k < R.nlive; k++) {
-        lm_config_result cr;
-        memset(&cr, 0, sizeof cr);
-        cr.series = R.live[k].series;
-        snprintf(cr.axes, sizeof cr.axes, "iterate t\tvalue\t1");
-        snprintf(cr.config, sizeof cr.config, "%s", R.live[k].name ? R.live[k].name : "run");
-        char id[200];
-        snprintf(id, sizeof id, "live/%s", cr.config);
-        int before = nlive_fig;
-        if (lm_fig_write(root, id, "drift", &cr, live_fig, &nlive_fig, R.nlive, err, errlen))
+        live_first[k] = nlive_fig;
+        if (lm_fig_write_live(root, R.live[k].name ? R.live[k].name : "run", R.live[k].series,
+                              live_fig, &nlive_fig, nfig_all - used, err, errlen))
             goto out;
-        if (nlive_fig == before) live_fig[nlive_fig].path[0] = 0;
+        live_count[k] = nlive_fig - live_first[k];
     }
     used += nlive_fig;
     if (lm_fig_render(root, all, used, err, errlen)) goto out;
@@ -1144,7 +1180,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     put_findings(&w, docs, R.nclaims);
     P(&w, "\\clearpage\n");
     for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
-    put_live(&w, &R, live_fig, nlive_fig);
+    put_live(&w, &R, live_fig, live_first, live_count);
     P(&w, "\\end{document}\n");
     if (w.b.oom) {
         snprintf(err, (size_t)errlen, "out of memory writing the report");
@@ -1195,6 +1231,8 @@ out:
         for (int k = 0; k < R.nclaims; k++) lm_literate_free(&docs[k].L);
     free(docs);
     free(all);
+    free(live_first);
+    free(live_count);
     free(tex);
     free(w.sp);
     lm_tbuf_free(&w.b);

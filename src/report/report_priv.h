@@ -118,7 +118,7 @@ int lm_natural_cmp(const char *a, const char *b);
 
 typedef struct {
     char path[300];    /* relative to root, without ".pdf": "figures/dynamics-theorem1-default" */
-    char caption[400]; /* LaTeX */
+    char caption[1200]; /* LaTeX */
 } lm_figure;
 
 /* "dynamics/theorem1" -> "dynamics-theorem1" (letters, digits and '-' only) */
@@ -130,6 +130,12 @@ void lm_fig_sanitize(char *dst, size_t n, const char *s);
 int lm_fig_write(const char *root, const char *claim_id, const char *tag,
                  const lm_config_result *c, lm_figure *fig, int *nfig, int maxfig, char *err,
                  int errlen);
+/* Figures of a live training run (blob format: see figures.c): how many,
+ * and writes them as figures/live-<name>-<tag>.{dat,gp}, appending to
+ * fig[*nfig] (at most maxfig).  Returns 0 or -1. */
+int lm_fig_live_count(const char *series);
+int lm_fig_write_live(const char *root, const char *name, const char *series, lm_figure *fig,
+                      int *nfig, int maxfig, char *err, int errlen);
 /* Runs gnuplot on fig[0..nfig) (cwd = root).  Returns 0 or -1. */
 int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen);
 
