@@ -39,6 +39,8 @@ typedef struct {
 } lm_ib_fwd;
 
 lm_ib_fwd *lm_ib_fwd_new(const lm_ibdata *D);
+/* the same for n sequences of T tokens in R^d (any model sharing the forward pass) */
+lm_ib_fwd *lm_ib_fwd_new_dims(int n, int T, int d, const lm_ctx *c);
 void lm_ib_fwd_free(lm_ib_fwd *F);
 /* forward pass at (W d x d, u d x 1); returns 0, or nonzero if a value is not finite */
 int lm_ib_forward(lm_ib_fwd *F, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,

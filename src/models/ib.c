@@ -9,27 +9,28 @@
 
 /* ---------- forward ---------- */
 
-lm_ib_fwd *lm_ib_fwd_new(const lm_ibdata *D)
+lm_ib_fwd *lm_ib_fwd_new_dims(int n, int T, int d, const lm_ctx *c)
 {
     lm_ib_fwd *F = calloc(1, sizeof *F);
-    const lm_ctx *c = &D->ctx;
-    F->n = D->n;
-    F->T = D->T;
-    F->gam = lm_mat_new(D->n, D->T, c);
-    F->a = lm_mat_new(D->n, D->T, c);
-    F->logs = lm_mat_new(D->n, D->T, c);
-    F->lomso = lm_mat_new(D->n, 1, c);
-    F->logdel = lm_mat_new(D->n, 1, c);
-    F->marg = lm_mat_new(D->n, 1, c);
-    F->logl = lm_mat_new(D->n, 1, c);
-    F->logdl = lm_mat_new(D->n, 1, c);
-    F->opt = calloc((size_t)D->n, sizeof *F->opt);
+    F->n = n;
+    F->T = T;
+    F->gam = lm_mat_new(n, T, c);
+    F->a = lm_mat_new(n, T, c);
+    F->logs = lm_mat_new(n, T, c);
+    F->lomso = lm_mat_new(n, 1, c);
+    F->logdel = lm_mat_new(n, 1, c);
+    F->marg = lm_mat_new(n, 1, c);
+    F->logl = lm_mat_new(n, 1, c);
+    F->logdl = lm_mat_new(n, 1, c);
+    F->opt = calloc((size_t)n, sizeof *F->opt);
     lm_num_init(&F->logL, c);
-    F->q = lm_mat_new(D->d, 1, c);
-    F->av = lm_mat_new(D->T, 1, c);
-    F->gv = lm_mat_new(D->T, 1, c);
+    F->q = lm_mat_new(d, 1, c);
+    F->av = lm_mat_new(T, 1, c);
+    F->gv = lm_mat_new(T, 1, c);
     return F;
 }
+
+lm_ib_fwd *lm_ib_fwd_new(const lm_ibdata *D) { return lm_ib_fwd_new_dims(D->n, D->T, D->d, &D->ctx); }
 
 void lm_ib_fwd_free(lm_ib_fwd *F)
 {
