@@ -104,4 +104,27 @@ void lm_md_svm_clear(lm_md_svm *s);
 /* margins <W, A_k> of any W for the constraints of D->alpha (m x 1) */
 void lm_md_margins(lm_mat *r, const lm_mat *W, const lm_mddata *D);
 
+/* ---- derived constants and cones (catalogue 1.6, reconstructed) ----
+ * supports T_i = {t != alpha_i : <W_mm, A_it> = 1} (lambda > 0 or margin
+ * within tol of 1); delta = min over (support t, non-support tau) of
+ * (x_it - x_itau)^T W_mm z_i / 2 (1 when no pair exists); A = max ||x_it||_q
+ * ||z_i||_q; eps_p(mu); mu_0; gbar = min over supports of gamma_alpha -
+ * gamma_t (> 0: alpha locally optimal); Gamma = max |gamma_it - gamma_itau|. */
+typedef struct {
+    int m;
+    int *support;   /* m flags, constraint order of lm_md_svm */
+    int nsupport;
+    double delta, A, mu0, gbar, Gamma, wnorm; /* wnorm = ||W_mm||_p */
+    int no_pair;    /* 1 when delta defaulted to 1 */
+} lm_md_consts;
+void lm_md_consts_compute(lm_md_consts *k, const lm_md_svm *s, const lm_mddata *D);
+void lm_md_consts_clear(lm_md_consts *k);
+/* eps_p(mu): (p 2^p mu)^(1/p) for p >= 2, d^(2/p-1) sqrt(2 mu/(p-1)) below */
+double lm_md_eps_p(double mu, double p, int d);
+/* W0 = R0 * normalise_p(Wbar_mm + rho E), E ~ N(0,1) entries drawn from g as
+ * doubles, rho by bisection so that D_psi(Wbar_mm, Wbar_0) = mu (in the
+ * context of Wmm).  Returns 0, nonzero when mu cannot be reached (mu >= the
+ * divergence at rho = 1e6). */
+int lm_md_cone_init(lm_mat *W0, const lm_mat *Wmm, double p, double mu, double R0, lm_rng *g);
+
 #endif

@@ -301,3 +301,35 @@ Test(md_core, svm_refuses_bad_input)
     lm_md_svm_clear(&s);
     lm_md_data_free(D);
 }
+
+Test(md_core, constants_of_i2_and_cone_initialisation)
+{
+    lm_ctx c = lm_ctx_mpfr(128);
+    lm_mddata *D = lm_md_gen_i2(&c);
+    lm_md_svm s;
+    cr_assert_eq(lm_md_svm_solve(&s, D, 2.0, 0), LM_MDSVM_OK);
+    lm_md_consts k;
+    lm_md_consts_compute(&k, &s, D);
+    cr_expect_eq(k.nsupport, 2);
+    cr_expect_float_eq(k.delta, 1.0 / 6.0, 1e-12, "delta %g", k.delta);
+    cr_expect_float_eq(k.gbar, 1.0, 1e-15); /* gamma = (1, 0, 0, -1) */
+    cr_expect_float_eq(k.Gamma, 2.0, 1e-15);
+    cr_expect_gt(k.mu0, 0.0);
+    cr_expect_float_eq(lm_md_eps_p(k.mu0, 2.0, 3), k.delta / (4 * k.A * k.wnorm), 1e-12);
+    /* a cone start: D_psi(Wbar_mm, Wbar_0) = mu, ||W_0||_p = R0 */
+    lm_rng g;
+    lm_rng_init(&g, 600);
+    lm_mat *W0 = lm_mat_new(3, 3, &c);
+    cr_assert_eq(lm_md_cone_init(W0, s.W, 2.0, 1e-3, 5.0, &g), 0);
+    lm_num x;
+    lm_num_init(&x, &c);
+    lm_md_dir_bregman(&x, s.W, W0, 2.0);
+    cr_expect_float_eq(lm_num_get_d(&x), 1e-3, 1e-12, "cone divergence %g", lm_num_get_d(&x));
+    lm_md_pnorm(&x, W0, 2.0);
+    cr_expect_float_eq(lm_num_get_d(&x), 5.0, 1e-14);
+    lm_num_clear(&x);
+    lm_mat_free(W0);
+    lm_md_consts_clear(&k);
+    lm_md_svm_clear(&s);
+    lm_md_data_free(D);
+}

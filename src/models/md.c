@@ -735,3 +735,133 @@ out:
     free(lam);
     return rc;
 }
+
+/* ---------- constants and cones ---------- */
+
+double lm_md_eps_p(double mu, double p, int d)
+{
+    if (p >= 2.0) return pow(p * pow(2.0, p) * mu, 1.0 / p);
+    return pow((double)d, 2.0 / p - 1.0) * sqrt(2.0 * mu / (p - 1.0));
+}
+
+void lm_md_consts_clear(lm_md_consts *k)
+{
+    if (!k) return;
+    free(k->support);
+    memset(k, 0, sizeof *k);
+}
+
+void lm_md_consts_compute(lm_md_consts *k, const lm_md_svm *s, const lm_mddata *D)
+{
+    const lm_ctx *c = &D->ctx;
+    memset(k, 0, sizeof *k);
+    k->m = s->m;
+    k->support = calloc((size_t)s->m, sizeof *k->support);
+    lm_mat *r = lm_mat_new(s->m, 1, c);
+    lm_md_margins(r, s->W, D);
+    lm_num v;
+    lm_num_init(&v, c);
+    double tol = fmax(1e-9, ldexp(1.0, -(int)(0.3 * (double)c->prec)));
+    for (int a = 0; a < s->m; a++) {
+        lm_mat_get(&v, r, a, 0);
+        lm_num_add_d(&v, &v, -1.0);
+        k->support[a] = lm_mat_get_d(s->lambda, a, 0) > 0 || fabs(lm_num_get_d(&v)) <= tol;
+        k->nsupport += k->support[a];
+    }
+    /* delta: (x_it - x_itau)^T W z_i = margin_tau - margin_t */
+    /* computed in double from the context margins (the gap is O(1)) */
+    k->delta = INFINITY;
+    for (int a = 0; a < s->m; a++)
+        for (int b = 0; b < s->m; b++)
+            if (s->ci[a] == s->ci[b] && k->support[a] && !k->support[b])
+                k->delta = fmin(k->delta, 0.5 * (lm_mat_get_d(r, b, 0) - lm_mat_get_d(r, a, 0)));
+    if (!isfinite(k->delta)) {
+        k->delta = 1.0;
+        k->no_pair = 1;
+    }
+    /* A = max ||x_it||_q ||z_i||_q */
+    double q = s->p / (s->p - 1.0);
+    k->A = 0;
+    for (int i = 0; i < D->n; i++) {
+        double zq = 0;
+        for (int j = 0; j < D->d; j++) zq += pow(fabs(lm_mat_get_d(D->Z, i, j)), q);
+        for (int t = 0; t < D->T; t++) {
+            double xq = 0;
+            for (int j = 0; j < D->d; j++) xq += pow(fabs(lm_mat_get_d(D->X[i], t, j)), q);
+            k->A = fmax(k->A, pow(xq, 1.0 / q) * pow(zq, 1.0 / q));
+        }
+    }
+    k->wnorm = lm_num_get_d(&s->norm);
+    double p = s->p, x = k->delta / (4.0 * k->A * k->wnorm);
+    if (p >= 2.0) k->mu0 = pow(x, p) / (p * pow(2.0, p));
+    else k->mu0 = 0.5 * (p - 1.0) * pow(x / pow((double)D->d, 2.0 / p - 1.0), 2.0);
+    /* scores */
+    lm_mat *g = lm_mat_new(D->T, 1, c);
+    k->gbar = INFINITY;
+    k->Gamma = 0;
+    for (int i = 0; i < D->n; i++) {
+        lm_mat_mul(g, D->X[i], 0, D->v, 0);
+        double sg = D->y[i] > 0 ? 1.0 : -1.0, lo = INFINITY, hi = -INFINITY;
+        for (int t = 0; t < D->T; t++) {
+            double gt = sg * lm_mat_get_d(g, t, 0);
+            lo = fmin(lo, gt);
+            hi = fmax(hi, gt);
+        }
+        k->Gamma = fmax(k->Gamma, hi - lo);
+        double ga = sg * lm_mat_get_d(g, D->alpha[i], 0);
+        for (int a = 0; a < s->m; a++)
+            if (s->ci[a] == i && k->support[a]) k->gbar = fmin(k->gbar, ga - sg * lm_mat_get_d(g, s->ct[a], 0));
+    }
+    lm_mat_free(g);
+    lm_num_clear(&v);
+    lm_mat_free(r);
+}
+
+int lm_md_cone_init(lm_mat *W0, const lm_mat *Wmm, double p, double mu, double R0, lm_rng *g)
+{
+    lm_ctx c = lm_mat_ctx(Wmm);
+    int r = Wmm->r, cc = Wmm->c;
+    lm_mat *E = lm_mat_new(r, cc, &c), *Wb = lm_mat_dup(Wmm), *U = lm_mat_new(r, cc, &c);
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < cc; j++) lm_mat_set_d(E, i, j, lm_rng_normal(g));
+    lm_num nv, one, dv;
+    lm_num_inits(&c, &nv, &one, &dv, (lm_num *)NULL);
+    lm_num_set_d(&one, 1.0);
+    lm_md_pnorm(&nv, Wmm, p);
+    lm_num_div(&nv, &one, &nv);
+    lm_mat_scale(Wb, Wmm, &nv);
+    /* D(rho) = D_psi(Wbar_mm, normalise(Wbar_mm + rho E)), increasing from 0 */
+    double lo = 0, hi = 1e6, rho = 1.0;
+#define DIV_AT(rh)                                   \
+    do {                                             \
+        lm_mat_copy(U, Wb);                          \
+        lm_mat_axpy_d(U, (rh), E);                   \
+        lm_md_dir_bregman(&dv, Wb, U, p);            \
+    } while (0)
+    DIV_AT(hi);
+    int rc = 0;
+    if (!(lm_num_get_d(&dv) > mu)) {
+        rc = 1;
+    } else {
+        for (int it = 0; it < 200; it++) {
+            rho = 0.5 * (lo + hi);
+            if (it < 40 && hi > 1) rho = sqrt(fmax(lo, 1e-12) * hi); /* geometric first */
+            DIV_AT(rho);
+            if (lm_num_get_d(&dv) > mu) hi = rho;
+            else lo = rho;
+            if (hi - lo <= 1e-15 * hi) break;
+        }
+        rho = lo;
+        DIV_AT(rho);
+        lm_md_pnorm(&nv, U, p);
+        lm_num_set_d(&dv, R0);
+        lm_num_div(&nv, &dv, &nv);
+        lm_mat_scale(W0, U, &nv);
+    }
+#undef DIV_AT
+    lm_num_clears(&nv, &one, &dv, (lm_num *)NULL);
+    lm_mat_free(E);
+    lm_mat_free(Wb);
+    lm_mat_free(U);
+    return rc;
+}
