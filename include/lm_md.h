@@ -127,4 +127,25 @@ double lm_md_eps_p(double mu, double p, int d);
  * divergence at rho = 1e6). */
 int lm_md_cone_init(lm_mat *W0, const lm_mat *Wmm, double p, double mu, double R0, lm_rng *g);
 
+/* ---- an instance of the theory run R1 (catalogue 1.7) ----
+ * The paper's generator at (n, T, d), alpha = argmax of the scores, the
+ * l_p-AttSVM solved and certified in the context, the constants, and a start
+ * W_0 in the Bregman cone: D_psi(Wbar_mm, Wbar_0) = mu (mu <= 0 means
+ * mu = -mu * mu_0, i.e. a multiple of mu_0), ||W_0||_p = R0 ||W_mm||_p;
+ * Th = grad psi(W_0).  All randomness from g (as doubles). */
+typedef struct {
+    lm_mddata *D;
+    lm_md_svm svm;
+    lm_md_consts k;
+    lm_mat *W, *Th; /* current iterate and its dual variable */
+    double p, mu;   /* mu actually used */
+    int have_svm, have_k;
+} lm_md_inst;
+/* Returns 0; 1 when a hypothesis is unmet (tied scores, infeasible SVM, alpha
+ * not locally optimal, cone level unreachable) with the reason in why; -1 when
+ * the SVM solver failed (reason in why). */
+int lm_md_inst_r1(lm_md_inst *I, lm_rng *g, const lm_ctx *c, int n, int T, int d, double p, double mu,
+                  double R0, char *why, int whylen);
+void lm_md_inst_clear(lm_md_inst *I);
+
 #endif

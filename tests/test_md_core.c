@@ -333,3 +333,31 @@ Test(md_core, constants_of_i2_and_cone_initialisation)
     lm_md_svm_clear(&s);
     lm_md_data_free(D);
 }
+
+Test(md_core, r1_instance_starts_in_the_cone)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_rng g;
+    lm_rng_init(&g, 700);
+    lm_md_inst I;
+    char why[200];
+    int rc = lm_md_inst_r1(&I, &g, &c, 3, 4, 4, 1.5, -1.0, 2.0, why, sizeof why);
+    cr_assert_eq(rc, 0, "%s", why);
+    lm_num x;
+    lm_num_init(&x, &c);
+    lm_md_dir_bregman(&x, I.svm.W, I.W, 1.5);
+    cr_expect_float_eq(lm_num_get_d(&x), I.k.mu0, 1e-9 * I.k.mu0);
+    lm_md_pnorm(&x, I.W, 1.5);
+    cr_expect_float_eq(lm_num_get_d(&x), 2.0 * I.k.wnorm, 1e-12);
+    lm_num_clear(&x);
+    /* AttGD from there keeps the dual variable consistent: W = grad psi^*(Th) */
+    lm_ib_fwd *F = lm_md_fwd_new(I.D);
+    lm_md_par par = {1.5, 0.1, 0, LM_IB_LOGISTIC};
+    for (int t = 0; t < 10; t++) cr_assert_eq(lm_md_step(I.W, I.Th, F, I.D, &par), 0);
+    lm_mat *W2 = lm_mat_new(4, 4, &c);
+    lm_md_grad_psi_star(W2, I.Th, 1.5);
+    cr_expect_lt(rel(I.W, W2), 1e-15);
+    lm_mat_free(W2);
+    lm_ib_fwd_free(F);
+    lm_md_inst_clear(&I);
+}

@@ -2,6 +2,7 @@
  * l_p-AttSVM (see lm_md.h). */
 #include "lm_md.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -864,4 +865,57 @@ int lm_md_cone_init(lm_mat *W0, const lm_mat *Wmm, double p, double mu, double R
     lm_mat_free(Wb);
     lm_mat_free(U);
     return rc;
+}
+
+/* ---------- R1 instances ---------- */
+
+void lm_md_inst_clear(lm_md_inst *I)
+{
+    if (!I) return;
+    lm_md_data_free(I->D);
+    if (I->have_svm) lm_md_svm_clear(&I->svm);
+    if (I->have_k) lm_md_consts_clear(&I->k);
+    lm_mat_free(I->W);
+    lm_mat_free(I->Th);
+    memset(I, 0, sizeof *I);
+}
+
+int lm_md_inst_r1(lm_md_inst *I, lm_rng *g, const lm_ctx *c, int n, int T, int d, double p, double mu,
+                  double R0, char *why, int whylen)
+{
+    memset(I, 0, sizeof *I);
+    I->p = p;
+    I->D = lm_md_gen_paper(g, n, T, d, c);
+    for (int i = 0; i < n; i++)
+        if (I->D->alpha[i] < 0) {
+            snprintf(why, (size_t)whylen, "tied token scores in sample %d", i);
+            return 1;
+        }
+    int rc = lm_md_svm_solve(&I->svm, I->D, p, 0);
+    I->have_svm = 1;
+    if (rc == LM_MDSVM_INFEASIBLE) {
+        snprintf(why, (size_t)whylen, "the l_p-AttSVM is infeasible (d^2 = %d, %d constraints)", d * d,
+                 n * (T - 1));
+        return 1;
+    }
+    if (rc != LM_MDSVM_OK) {
+        snprintf(why, (size_t)whylen, "l_p-AttSVM solver failed (code %d, gap %.3g, min margin-1 %.3g)", rc,
+                 I->svm.gap, I->svm.min_margin);
+        return -1;
+    }
+    lm_md_consts_compute(&I->k, &I->svm, I->D);
+    I->have_k = 1;
+    if (!(I->k.gbar > 0)) {
+        snprintf(why, (size_t)whylen, "alpha is not locally optimal (gamma gap over supports %.3g)", I->k.gbar);
+        return 1;
+    }
+    I->mu = mu > 0 ? mu : -mu * I->k.mu0;
+    I->W = lm_mat_new(d, d, c);
+    I->Th = lm_mat_new(d, d, c);
+    if (lm_md_cone_init(I->W, I->svm.W, p, I->mu, R0 * I->k.wnorm, g)) {
+        snprintf(why, (size_t)whylen, "cone level mu = %.3g unreachable", I->mu);
+        return 1;
+    }
+    lm_md_grad_psi(I->Th, I->W, p);
+    return 0;
 }
