@@ -67,7 +67,8 @@ static void record(lm_eval *ev, int t, double log10r, int broke, int near, const
     p->nobs++;
     if (broke) {
         p->broke = 1;
-        if (p->first_break_t < 0 || (t >= 0 && t < p->first_break_t)) p->first_break_t = t;
+        if (t < 0) p->break_untimed = 1; /* a whole-run observation: replay everything */
+        else if (p->first_break_t < 0 || t < p->first_break_t) p->first_break_t = t;
     }
     if (near) {
         p->near = 1;

@@ -19,6 +19,7 @@ struct lm_eval_priv {
     int broke, near, first_break_t;
     int last_near_t;        /* latest iterate of a near miss (-1: none or untimed) */
     int near_untimed;       /* a near miss outside a trajectory (t < 0) */
+    int break_untimed;      /* a break outside a trajectory (t < 0) */
     int failed, assume_failed, not_checkable;
     char why[400];
     lm_sb measures, series;

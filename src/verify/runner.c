@@ -82,7 +82,7 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
     memcpy(out->where, p.worst_where, sizeof out->where);
     out->broke = p.broke;
     out->near = p.near;
-    out->first_break_t = p.first_break_t;
+    out->first_break_t = p.break_untimed ? -1 : p.first_break_t; /* -1: replay the whole run */
     out->near_tmax = p.near_untimed ? -1 : p.last_near_t;
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
