@@ -72,5 +72,5 @@ Test(ib_joint1, condition1_low_threshold_is_violated)
 Test(ib_joint1, condition1_as_stated_not_error)
 {
     lm_test_not_error("implicit/condition1", "DM d=600, n=8 (catalogue default)", 4);
-    lm_test_not_error("implicit/condition1", "DM d=100, n=4 (theorem2 run)", 4);
+    lm_test_not_error("implicit/condition1", "DM d=100, n=4 (below the derived threshold)", 4);
 }

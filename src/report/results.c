@@ -260,7 +260,7 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
     }
     /* live runs (absent from databases written before the table existed) */
     if (sqlite3_prepare_v2(db, "SELECT name, doc, steps, prec, series, summary, seconds FROM live "
-                               "WHERE run_id=?1 ORDER BY name", -1, &st, NULL) == SQLITE_OK) {
+                               "WHERE run_id=?1 ORDER BY rowid", -1, &st, NULL) == SQLITE_OK) { /* run order */
         sqlite3_bind_int64(st, 1, R->id);
         while (sqlite3_step(st) == SQLITE_ROW) {
             lm_results_live *t = realloc(R->live, sizeof *t * (size_t)(R->nlive + 1));

@@ -169,9 +169,14 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
     if (o->prec) w += snprintf(dst + w, n - (size_t)w, " --prec %ld", (long)o->prec);
     for (int k = 0; k < o->nset && (size_t)w < n; k++) {
         char v[40]; /* the shortest decimal that reads back as the same double */
-        for (int p = 1; p <= 17; p++) {
-            snprintf(v, sizeof v, "%.*g", p, o->set_val[k]);
-            if (strtod(v, NULL) == o->set_val[k]) break;
+        double x = o->set_val[k];
+        if (x == floor(x) && fabs(x) < 1e15) {
+            snprintf(v, sizeof v, "%.0f", x); /* steps=2000, not 2e+03 */
+        } else {
+            for (int p = 1; p <= 17; p++) {
+                snprintf(v, sizeof v, "%.*g", p, x);
+                if (strtod(v, NULL) == x) break;
+            }
         }
         w += snprintf(dst + w, n - (size_t)w, " --set %s=%s", o->set_name[k], v);
     }
