@@ -35,7 +35,7 @@ const char *lm_kind_name(lm_kind k)
 const char *lm_fmt_ratio(char *buf, int n, double r)
 {
     if (!isfinite(r)) snprintf(buf, (size_t)n, r > 0 ? "inf" : "--");
-    else if (r != 1.0 && fabs(r - 1.0) < 1e-3) snprintf(buf, (size_t)n, "1%+.2g", r - 1.0);
-    else snprintf(buf, (size_t)n, "%.3g", r);
+    else if (r != 1.0 && fabs(r - 1.0) < 5e-3) snprintf(buf, (size_t)n, "1%+.2g", r - 1.0);
+    else snprintf(buf, (size_t)n, "%.3g", r); /* beyond 5e-3 three digits tell 1.01 from 1 */
     return buf;
 }
