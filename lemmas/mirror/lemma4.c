@@ -1,0 +1,243 @@
+/* lemmas/mirror/lemma4.c
+ *
+ * \claim{mirror/lemma4}{One-step growth of the $\ell_p$ norm under $\ell_p$-AttGD}
+ * \source{mirror-descent-attention, main-paper Lemma 4, proof in Appendix A.5 (display
+ *   reconstructed from the proof skeleton: Lemma 15, the update rule, Lemma 14, H\"older,
+ *   Lemma 18)}
+ * \statement{Let $x=\|W(k+1)\|_p$, $y=\|W(k)\|_p>0$.  If $x\le y$ there is nothing to prove;
+ *   otherwise
+ *   (4a) $x-y\le\frac{\eta}{(p-1)y^{p-1}}\sum_{a,b}\max(|W(k+1)_{ab}|,|W(k)_{ab}|)\,
+ *   |\nabla\mathcal L(W(k))_{ab}|$ and
+ *   (4b) the right side of (4a) is at most $\frac{2^{1/p}\eta\|\nabla\mathcal L(W(k))\|_q\,x}{(p-1)y^{p-1}}$;
+ *   hence, with Lemma 18, $x-y\le C_4\eta$ for a dataset-dependent $C_4$ when $y\ge1$, $p\ge2$.
+ *   Companion (4c): $x^{p-1}-y^{p-1}\le\eta\|\nabla\mathcal L(W(k))\|_q$.  All hold for any
+ *   matrix $G$ in place of the gradient.}
+ * \check{At every step of a run, with the update $\Delta\Theta=-\eta\nabla\mathcal L(W(k))$
+ *   ($\eta_k=\eta/(\|\nabla\mathcal L\|_q+2^{-52})$ for the normalised runs), the pair
+ *   $(W(k),W(k+1))=(\nabla\psi^*(\Theta),\nabla\psi^*(\Theta+\Delta\Theta))$ is evaluated
+ *   without cancellation: $x^p-y^p=\sum|\theta|^q\,\mathrm{expm1}(q\,\mathrm{log1p}(\Delta\theta/\theta))$
+ *   and $x-y=y\,\mathrm{expm1}(\mathrm{log1p}((x^p-y^p)/y^p)/p)$, never a difference of rounded
+ *   norms.  Compared: (4a) $x-y$ against $c_1$ times its right side (recorded at every step,
+ *   trivially true when $x\le y$); (4b) only when $x>y$, with $c_2$ on $2^{1/p}$; (4c) at every
+ *   step, with $c_3$ on $\eta\|\nabla\mathcal L\|_q$ (an equality for radial steps and at a zero
+ *   start); $c_1,c_2,c_3$ are \texttt{c1\_scale}, \texttt{c2\_scale}, \texttt{c3\_scale} (paper:
+ *   1); every comparison carries a relative tolerance of \texttt{tol\_ulps} roundoff units.
+ *   Runs: R1 (cone start, $D_\psi(\bar W_{mm},\bar W(0))\in\{\mu_0,10^{-3},10^{-2}\}$, radius
+ *   $\{2,3,5\}\|W_{mm}\|_p$, $(n,T,d)=(3,4,4)$ and every eighth instance $(6,8,10)$,
+ *   unnormalised, $\eta=1$) for $p\in\{1.5,2,3\}$; R2 (paper's normalised runs, $n=6$, $T=8$,
+ *   $d=10$, Gaussian start, $\eta=0.1$) for $p\in\{1.75,3\}$; R3 (zero start, unnormalised,
+ *   $\eta=0.1$) for $p\in\{4,10\}$; \texttt{K} steps each (300; 75 quick).  States are
+ *   generated in double as \texttt{lm\_md\_step} does; steps not decided in double by a
+ *   relative margin $2^{-30}$ are re-evaluated at the same state in the context (MPFR in a
+ *   replay).  Pointwise form: configurations $p\in\{1.01,1.1,1.5,2,3,6\}$ with random
+ *   $(W,G,\eta)$ (mixed signs, exact zeros, four decades, $G$ free, radial or overshooting zero,
+ *   $\eta\in[10^{-3},10]$, sizes up to $3\times3$) and Nelder--Mead restarts on $2\times2$
+ *   instances maximising the worst ratio.  Reported: $\sup(x-y)/\eta$ over each run and, for
+ *   $p\ge2$, over the steps with $y\ge1$ (the empirical $C_4$).}
+ */
+#include "lm_mdstep.h"
+#include <math.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *name;
+    int pointwise;
+    lm_mdrun_spec s;
+} cfg_t;
+
+static const cfg_t cfgs[] = {
+    {"R1,p=1.5,eta=1", 0, {LM_MDRUN_R1, 1.5, 1.0, 0}},
+    {"R1,p=2,eta=1", 0, {LM_MDRUN_R1, 2.0, 1.0, 0}},
+    {"R1,p=3,eta=1", 0, {LM_MDRUN_R1, 3.0, 1.0, 0}},
+    {"R2,p=1.75,normalised,eta=0.1", 0, {LM_MDRUN_R2, 1.75, 0.1, 1}},
+    {"R2,p=3,normalised,eta=0.1", 0, {LM_MDRUN_R2, 3.0, 0.1, 1}},
+    {"R3,p=4,eta=0.1", 0, {LM_MDRUN_R3, 4.0, 0.1, 0}},
+    {"R3,p=10,eta=0.1", 0, {LM_MDRUN_R3, 10.0, 0.1, 0}},
+    {"pointwise,p=1.01", 1, {LM_MDRUN_R1, 1.01, 0, 0}},
+    {"pointwise,p=1.1", 1, {LM_MDRUN_R1, 1.1, 0, 0}},
+    {"pointwise,p=1.5", 1, {LM_MDRUN_R1, 1.5, 0, 0}},
+    {"pointwise,p=2", 1, {LM_MDRUN_R1, 2.0, 0, 0}},
+    {"pointwise,p=3", 1, {LM_MDRUN_R1, 3.0, 0, 0}},
+    {"pointwise,p=6", 1, {LM_MDRUN_R1, 6.0, 0, 0}},
+};
+#define NCFG ((int)(sizeof cfgs / sizeof cfgs[0]))
+
+static const char *const configs[] = {
+    "R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,eta=1", "R2,p=1.75,normalised,eta=0.1",
+    "R2,p=3,normalised,eta=0.1", "R3,p=4,eta=0.1", "R3,p=10,eta=0.1", "pointwise,p=1.01",
+    "pointwise,p=1.1", "pointwise,p=1.5", "pointwise,p=2", "pointwise,p=3", "pointwise,p=6", NULL};
+
+static const lm_param_def params[] = {
+    {"c1_scale", 1.0, "multiplies the right side of (4a) (paper: 1)", NULL},
+    {"c2_scale", 1.0, "multiplies 2^(1/p) in (4b) (paper: 1)", NULL},
+    {"c3_scale", 1.0, "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)", NULL},
+    {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL},
+    {"K", 300, "steps per run (quick: K/4)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+typedef struct {
+    double c1, c2, c3, tol_ulps, p;
+    double sup_growth, sup_growth_y1; /* sup (x - y)/eta_k, all steps and y >= 1 */
+} data_t;
+
+/* sum max(|W1|, |W0|) |dTh| */
+static void max_sum(lm_num *r, const lm_mat *W0, const lm_mat *W1, const lm_mat *dTh)
+{
+    lm_ctx c = lm_mat_ctx(W0);
+    lm_num a, b, g;
+    lm_num_inits(&c, &a, &b, &g, (lm_num *)NULL);
+    lm_num_set_d(r, 0.0);
+    for (int i = 0; i < W0->r; i++)
+        for (int j = 0; j < W0->c; j++) {
+            lm_mat_get(&a, W0, i, j);
+            lm_mat_get(&b, W1, i, j);
+            lm_mat_get(&g, dTh, i, j);
+            lm_num_abs(&a, &a);
+            lm_num_abs(&b, &b);
+            lm_num_abs(&g, &g);
+            lm_num_max(&a, &a, &b);
+            lm_num_fma(r, &a, &g, r);
+        }
+    lm_num_clears(&a, &b, &g, (lm_num *)NULL);
+}
+
+static void obs(lm_mdobs_set *O, const lm_mdrun *R, const lm_mdpair *P, const lm_num *dL, void *vd)
+{
+    const data_t *dt = vd;
+    const lm_ctx *c = &R->ctx;
+    double tol = dt->tol_ulps * lm_ctx_eps(c), p = R->s.p;
+    int k = R->k;
+    if (!lm_num_iszero(&P->y)) {
+        lm_num M, den;
+        lm_num_inits(c, &M, &den, (lm_num *)NULL);
+        max_sum(&M, R->W, P->W1, R->dTh);
+        lm_num_mul_d(&den, &P->ypm1, p - 1.0); /* (p-1) y^(p-1) */
+        int i = lm_mdobs_add(O, tol, "k=%d (4a): x-y <= eta sum max(|W1|,|W0|)|G| / ((p-1)y^(p-1))", k);
+        lm_num_set(&O->lo[i], &P->dx);
+        lm_num_div(&O->hi[i], &M, &den);
+        lm_num_mul_d(&O->hi[i], &O->hi[i], dt->c1);
+        if (lm_num_sgn(&P->dx) > 0) {
+            i = lm_mdobs_add(O, tol, "k=%d (4b): RHS(4a) <= 2^(1/p) eta ||G||_q x / ((p-1)y^(p-1))", k);
+            lm_num_div(&O->lo[i], &M, &den);
+            lm_num_mul(&O->hi[i], &P->dqn, &P->x);
+            lm_num_div(&O->hi[i], &O->hi[i], &den);
+            lm_num_set_d(&M, 2.0);
+            lm_num_set_d(&den, 1.0); /* 2^(1/p) with 1/p formed in the context */
+            lm_num_div_d(&den, &den, p);
+            lm_num_pow(&M, &M, &den);
+            lm_num_mul(&O->hi[i], &O->hi[i], &M);
+            lm_num_mul_d(&O->hi[i], &O->hi[i], dt->c2);
+        }
+        lm_num_clears(&M, &den, (lm_num *)NULL);
+    }
+    int i = lm_mdobs_add(O, tol, "k=%d (4c): x^(p-1)-y^(p-1) <= eta ||G||_q", k);
+    lm_num_set(&O->lo[i], &P->dpm1);
+    lm_num_mul_d(&O->hi[i], &P->dqn, dt->c3);
+}
+
+static void growth(data_t *dt, const lm_mdpair *P, double eta_k)
+{
+    double g = lm_num_get_d(&P->dx) / eta_k;
+    if (g > dt->sup_growth) dt->sup_growth = g;
+    if (lm_num_get_d(&P->y) >= 1.0 && dt->p >= 2.0 && g > dt->sup_growth_y1) dt->sup_growth_y1 = g;
+}
+
+static int hook(lm_eval *ev, const lm_mdrun *R, const lm_mdpair *P, const lm_num *dL, int failed,
+                void *vd)
+{
+    data_t *dt = vd;
+    double ek = lm_num_get_d(&R->eta_k);
+    growth(dt, P, ek);
+    double dx = lm_num_get_d(&P->dx);
+    if (dx > 0) lm_series(ev, "||W(k+1)||_p - ||W(k)||_p", R->k, dx);
+    if (lm_num_get_d(&P->y) > 0) {
+        lm_num M;
+        lm_num_init(&M, &R->ctx);
+        max_sum(&M, R->W, P->W1, R->dTh);
+        lm_series(ev, "bound (4a): c1 eta sum max(|W1|,|W0|)|G| / ((p-1) y^(p-1))", R->k,
+                  dt->c1 * lm_num_get_d(&M) / ((R->s.p - 1.0) * lm_num_get_d(&P->ypm1)));
+        lm_num_clear(&M);
+    }
+    lm_series(ev, "eta ||grad L||_q", R->k, lm_num_get_d(&P->dqn));
+    double dp = lm_num_get_d(&P->dpm1);
+    if (dp > 0) lm_series(ev, "||W(k+1)||^(p-1) - ||W(k)||^(p-1)", R->k, dp);
+    return 0;
+}
+
+static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
+{
+    const lm_ctx *c = ev->ctx;
+    int d = ev->x ? 2 : 1 + ev->index % 3;
+    lm_mat *W0 = lm_mat_new(d, d, c), *Th0 = lm_mat_new(d, d, c), *dTh = lm_mat_new(d, d, c);
+    lm_num eta;
+    lm_num_init(&eta, c);
+    lm_md_pointwise(W0, Th0, dTh, &eta, p, lm_eval_rng(ev), ev->x, ev->nx);
+    lm_mdpair P;
+    lm_mdpair_init(&P, d, d, c);
+    lm_mdpair_compute(&P, W0, Th0, dTh, p, LM_MDPAIR_W1 | LM_MDPAIR_DQN);
+    int rc = 0;
+    /* the observation set reads the state from a run: a one-step "run" */
+    lm_mdrun R1 = {.ctx = *c, .k = 0, .W = W0, .Th = Th0, .dTh = dTh, .s = {LM_MDRUN_R1, p, 0, 0}};
+    lm_mdobs_set O;
+    lm_mdobs_set_init(&O, c);
+    obs(&O, &R1, &P, NULL, dt);
+    char pre[96];
+    snprintf(pre, sizeof pre, "any G, %dx%d, eta=%.3g, crossings=%d: ", d, d, lm_num_get_d(&eta), P.crossings);
+    int n = lm_mdobs_record(ev, -1, &O, &P, pre);
+    if (n < 0) rc = lm_fail(ev, "non-finite value in the pointwise instance");
+    else if (n == 0) lm_assume(ev, 0, "a null step (G = 0) was drawn");
+    growth(dt, &P, lm_num_get_d(&eta));
+    lm_measure(ev, "(x-y)/eta", dt->sup_growth);
+    lm_measure(ev, "eta", lm_num_get_d(&eta));
+    lm_measure(ev, "sign crossings", P.crossings);
+    lm_mdobs_set_clear(&O);
+    lm_mdpair_clear(&P);
+    lm_num_clear(&eta);
+    lm_mat_free(W0); lm_mat_free(Th0); lm_mat_free(dTh);
+    return rc;
+}
+
+static int eval(lm_eval *ev)
+{
+    const cfg_t *cf = &cfgs[ev->config];
+    data_t dt = {.c1 = lm_par(ev, "c1_scale"), .c2 = lm_par(ev, "c2_scale"), .c3 = lm_par(ev, "c3_scale"),
+                 .tol_ulps = lm_par(ev, "tol_ulps"), .p = cf->s.p, .sup_growth = -INFINITY,
+                 .sup_growth_y1 = -INFINITY};
+    if (cf->pointwise) return eval_pointwise(ev, cf->s.p, &dt);
+    lm_mdrun R;
+    int rc = lm_mdrun_begin(&R, ev, &cf->s);
+    if (rc) {
+        lm_mdrun_free(&R);
+        return rc < 0 ? -1 : 0;
+    }
+    lm_series_axes(ev, "iterate k", "norm increments and eta ||grad L||_q", 1);
+    lm_mdcheck C = {.need = LM_MDPAIR_W1 | LM_MDPAIR_DQN, .obs = obs, .hook = hook, .data = &dt};
+    lm_mdcheck_out o;
+    char why[200];
+    if (lm_mdrun_check(&o, ev, &R, lm_mdrun_steps(ev, lm_par_i(ev, "K")), LM_MDCHECK_RECORD, &C, why, sizeof why))
+        rc = lm_fail(ev, "%s", why);
+    lm_mdrun_measures(ev, &R, &o);
+    lm_measure(ev, "sup (x-y)/eta", dt.sup_growth);
+    if (dt.p >= 2.0 && isfinite(dt.sup_growth_y1)) lm_measure(ev, "C4 estimate: sup (x-y)/eta at y>=1", dt.sup_growth_y1);
+    lm_measure(ev, "failing steps", o.nfail);
+    lm_mdrun_free(&R);
+    return rc;
+}
+
+static int search_in(int config) { return config >= 0 && config < NCFG && cfgs[config].pointwise; }
+
+LM_CLAIM(claim_mirror_lemma4) = {
+    .id = "mirror/lemma4",
+    .title = "One-step growth of the l_p norm under l_p-AttGD",
+    .file = __FILE__,
+    .kind = LM_KIND_TRAJECTORY,
+    .source = "main paper Lemma 4; proof in Appendix A.5",
+    .origin = "reconstructed",
+    .confidence = "low (exact display); the displayed inequalities are true",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 0.25,
+    .search_dim = 9,
+    .search_in = search_in,
+    .eval = eval,
+};
