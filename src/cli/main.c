@@ -1,5 +1,6 @@
 /* main.c -- the lemmata command line. */
 #include "lm_ibruns.h"
+#include "lm_mdruns.h"
 #include "lm_report.h"
 #include "lm_store.h"
 #include "lm_train.h"
@@ -35,7 +36,8 @@ static const char usage[] =
     "      --strict      exit 1 when any claim is violated or inconsistent\n"
     "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
     "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
-    "                                (dynamics paper, and implicit-bias runs ib-*);\n"
+    "                                (dynamics paper, implicit-bias runs ib-*,\n"
+    "                                mirror-descent runs md-*);\n"
     "                                --drift repeats it wholly in MPFR and writes the drift\n"
     "  verify [--quick] [--seed S] [--budget N] [--db FILE] [--strict]\n"
     "                                every claim -> results/lemmata.db -> report/lemmata.pdf\n"
@@ -334,6 +336,104 @@ static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
     return 0;
 }
 
+/* a mirror-descent run (lm_mdruns.h): same options as the other runs */
+static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
+{
+    lm_mdr_def r = *base;
+    uint64_t seed = 20241122;
+    mpfr_prec_t prec = 0;
+    const char *out = NULL;
+    long drift = 0;
+    char err[256];
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (!strcmp(a, "--steps")) {
+            long s;
+            if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
+            r.steps = (int)s;
+            k++;
+        } else if (!strcmp(a, "--prec")) {
+            if (!v || parse_prec(v, &prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--seed")) {
+            if (!v || parse_u64(v, &seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--set")) {
+            if (!v) return die_usage("%s", "--set needs name=value");
+            if (lm_mdr_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+            k++;
+        } else if (!strcmp(a, "--drift")) {
+            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            k++;
+        } else if (!strcmp(a, "--out")) {
+            if (!v) return die_usage("%s", "--out needs a file name");
+            out = v;
+            k++;
+        } else return die_usage("train: unknown option '%s'", a);
+    }
+    lm_ctx ctx = prec ? lm_ctx_mpfr(prec) : lm_ctx_double();
+    FILE *f = stdout;
+    char tmp[4096];
+    if (out) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        f = fopen(tmp, "w");
+        if (!f) return die_usage("cannot write '%s'", tmp);
+    }
+    int rc;
+    lm_mdr_info I;
+    memset(&I, 0, sizeof I);
+    if (drift) {
+        lm_mdr_rec *xd = NULL, *xm = NULL;
+        lm_mdr_drift_rec *x = NULL;
+        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
+        rc = lm_mdr_drift(&xd, &xm, &x, &I, &r, seed, (mpfr_prec_t)drift, 0, err, sizeof err);
+        if (!rc) {
+            fprintf(f, "iterate,log_loss_double,log_loss_mpfr,norm_p_double,norm_p_mpfr,"
+                       "growth_double,growth_mpfr,theta_rel_drift,disp_rel_err,D_double,D_mpfr,"
+                       "frozen_entries,moved_entries_mpfr,changed_entries_double\n");
+            for (int t = 0; t <= r.steps; t++)
+                fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6e,%.6e,%.17g,%.17g,%d,%d,%d\n", t,
+                        xd[t].log_loss, xm[t].log_loss, xd[t].norm, xm[t].norm, x[t].growth_d,
+                        x[t].growth_m, x[t].theta, x[t].disp, x[t].D_d, x[t].D_m, x[t].frozen,
+                        x[t].moved, x[t].changed);
+            int ff = lm_mdr_frozen_from(x, r.steps);
+            if (ff >= 0)
+                fprintf(stderr, "lemmata: the double run is frozen from iterate %d (Theta unchanged "
+                                "in double while the MPFR run moves)\n", ff);
+            else
+                fprintf(stderr, "lemmata: the double run is not frozen at its end\n");
+        }
+        free(xd);
+        free(xm);
+        free(x);
+    } else {
+        lm_mdr_rec *x = NULL;
+        rc = lm_mdr_exec(&x, &I, &r, seed, &ctx, 0, err, sizeof err);
+        if (!rc) {
+            lm_mdr_csv_header(f);
+            for (int t = 0; t <= r.steps; t++) lm_mdr_csv_row(f, &x[t]);
+        }
+        free(x);
+    }
+    if (!rc && I.alpha) {
+        fprintf(stderr, "lemmata: selected tokens alpha =");
+        for (int i = 0; i < I.n; i++) fprintf(stderr, " %d", I.alpha[i]);
+        fprintf(stderr, " (%d of %d the argmax of the scores)", I.alpha_opt, I.n);
+        if (r.kind == LM_MDR_R1)
+            fprintf(stderr, "; mu_0 = %.4g, ||W(0)||_p = %.6g%s", I.mu0, I.R0norm,
+                    I.attempt ? " (a derived data seed)" : "");
+        fprintf(stderr, "\n");
+    }
+    lm_mdr_info_clear(&I);
+    if (out) {
+        fclose(f);
+        if (rc) unlink(tmp);
+        else if (rename(tmp, out)) { unlink(tmp); return die_usage("cannot write '%s'", out); }
+    }
+    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", r.name, err); return 1; }
+    return 0;
+}
+
 static int cmd_train(int argc, char **argv)
 {
     if (argc == 0) {
@@ -341,12 +441,16 @@ static int cmd_train(int argc, char **argv)
         for (int k = 0; lm_runs[k].name; k++) printf("  %-18s %s\n", lm_runs[k].name, lm_runs[k].doc);
         printf("implicit-bias runs (--set eta|steps|d|n|T|eta_max|alpha|init=V):\n");
         for (int k = 0; lm_ibruns[k].name; k++) printf("  %-18s %s\n", lm_ibruns[k].name, lm_ibruns[k].doc);
+        printf("mirror-descent runs (--set steps|eta|p|n|T|d|init|R0|mu|normalized=V):\n");
+        for (int k = 0; lm_mdr_runs[k].name; k++) printf("  %-18s %s\n", lm_mdr_runs[k].name, lm_mdr_runs[k].doc);
         return 0;
     }
     const lm_run_def *base = lm_run_find(argv[0]);
     if (!base) {
         const lm_ibrun_def *ib = lm_ibrun_find(argv[0]);
         if (ib) return cmd_train_ib(ib, argc, argv);
+        const lm_mdr_def *md = lm_mdr_find(argv[0]);
+        if (md) return cmd_train_md(md, argc, argv);
         return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
     }
     lm_run_def r = *base;
@@ -559,6 +663,26 @@ static int cmd_verify(int argc, char **argv)
         fprintf(stdout, "[live] %-18s %s (%.1f s)\n", L.name, L.summary ? L.summary : "", sec);
         fflush(stdout);
         lm_iblive_clear(&L);
+    }
+    /* live runs of the mirror-descent paper: the paper's three normalised
+     * runs (its 3x3 figure), md-p2 in double and wholly in MPFR-256, and R1
+     * from several radii in both: where the double run freezes */
+    for (int k = 0; lm_mdlive_names[k] && !interrupted; k++) {
+        if (lm_store_has_live(st, run, lm_mdlive_names[k])) continue;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        lm_mdlive L;
+        if (lm_mdlive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
+            fprintf(stderr, "lemmata: live run %s: %s\n", lm_mdlive_names[k], err);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        lm_store_save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                           L.summary ? L.summary : "", sec);
+        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", L.name, L.summary ? L.summary : "", sec);
+        fflush(stdout);
+        lm_mdlive_clear(&L);
     }
     if (interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");

@@ -141,9 +141,12 @@ typedef struct {
 
 /* Writes <base>.dat and <base>.gp for the "name\tx\ty" lines of text (other
  * lines are ignored).  Returns 0, 1 when there is nothing to draw, -1 on error. */
-static int plot_series(const char *root, const char *base, const char *text, const char *dathead,
-                       const char *title, const char *title_logy, const char *xl, const char *yl,
-                       int logx, int logy, plot_info *info, char *err, int errlen)
+/* yrange: NULL, or "LO:HI" fixing the y range (ignored when it does not
+ * parse, is empty, or has LO <= 0 on a log axis) */
+static int plot_series_r(const char *root, const char *base, const char *text, const char *dathead,
+                         const char *title, const char *title_logy, const char *xl, const char *yl,
+                         int logx, int logy, const char *yrange, plot_info *info, char *err,
+                         int errlen)
 {
     series S[MAX_SERIES];
     int ns = 0, total = 0, rc = -1;
@@ -226,6 +229,14 @@ static int plot_series(const char *root, const char *base, const char *text, con
     gp_head(f, out, info->logy && title_logy ? title_logy : title, xl, yl);
     if (info->logy) fputs("set logscale y\n", f);
     if (logx) fputs("set logscale x\n", f);
+    if (yrange && *yrange) {
+        char *e1, *e2 = NULL;
+        double lo = strtod(yrange, &e1), hi = lo;
+        if (e1 != yrange && *e1 == ':') hi = strtod(e1 + 1, &e2);
+        if (e1 != yrange && *e1 == ':' && e2 != e1 + 1 && *e2 == 0 && isfinite(lo) &&
+            isfinite(hi) && lo < hi && (!info->logy || lo > 0))
+            fprintf(f, "set yrange [%.17g:%.17g]\n", lo, hi);
+    }
     fputs("plot ", f);
     for (int k = 0; k < ns; k++) {
         char style[120];
@@ -247,6 +258,14 @@ out:
     }
     free(copy);
     return rc;
+}
+
+static int plot_series(const char *root, const char *base, const char *text, const char *dathead,
+                       const char *title, const char *title_logy, const char *xl, const char *yl,
+                       int logx, int logy, plot_info *info, char *err, int errlen)
+{
+    return plot_series_r(root, base, text, dathead, title, title_logy, xl, yl, logx, logy, NULL,
+                         info, err, errlen);
 }
 
 static int write_series(const char *root, const char *base, const char *claim_id,
@@ -450,8 +469,10 @@ int lm_fig_write(const char *root, const char *claim_id, const char *tag,
 /* ---- live training runs ---------------------------------------------------
  * The blob of a live run (table live, column series) is "name\tx\ty" lines.
  * A line
- *     #figure\tTAG\tLOGX\tLOGY\tXLABEL\tYLABEL\tTITLE\tCAPTION
- * starts a figure of its own (LOGX/LOGY 0 or 1, CAPTION in LaTeX); the
+ *     #figure\tTAG\tLOGX\tLOGY\tXLABEL\tYLABEL\tTITLE\tCAPTION[\tYRANGE]
+ * starts a figure of its own (LOGX/LOGY 0 or 1, CAPTION in LaTeX, the
+ * optional YRANGE "LO:HI" fixes the y range, e.g. to keep a curve that sits
+ * at the largest value off the frame); the
  * series lines up to the next #figure line belong to it.  Series names
  * starting with '~' are reference curves (dashed), with ':' marker lines
  * (dotted).  A blob without #figure lines (the dynamics runs, databases
@@ -512,8 +533,8 @@ int lm_fig_write_live(const char *root, const char *name, const char *blob, lm_f
             snprintf(err, (size_t)errlen, "out of memory");
             return -1;
         }
-        char *f[8] = {NULL};
-        int nf = split_tabs(hdr, f, 8);
+        char *f[9] = {NULL};
+        int nf = split_tabs(hdr, f, 9);
         const char *tag = nf > 1 && *f[1] ? f[1] : "fig";
         int logx = nf > 2 && atoi(f[2]) == 1, logy = nf > 3 && atoi(f[3]) == 1;
         const char *xl = nf > 4 && *f[4] ? f[4] : "iterate t";
@@ -525,8 +546,9 @@ int lm_fig_write_live(const char *root, const char *name, const char *blob, lm_f
         snprintf(base, sizeof base, "figures/live-%s-%s", sid, stag);
         snprintf(head, sizeof head, "live run %s, figure %s", name, tag);
         plot_info in;
-        int rc = plot_series(root, base, body, head, title, NULL, xl, yl, logx, logy, &in, err,
-                             errlen);
+        const char *yrange = nf > 8 ? f[8] : NULL;
+        int rc = plot_series_r(root, base, body, head, title, NULL, xl, yl, logx, logy, yrange, &in,
+                               err, errlen);
         if (rc == 0) {
             lm_figure *g = &fig[*nfig];
             snprintf(g->path, sizeof g->path, "%s", base);

@@ -865,7 +865,11 @@ static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const
          "implicit-bias paper (names \\texttt{ib-}) run on the exact coefficient "
          "representation $W_t=W_0+\\sum_{i,t}C_{it}x_{it}x_{i1}^\\top$, so a step costs "
          "$O((nT)^2)$ whatever $d$ is and the long NGD run is repeated wholly in MPFR at "
-         "256 bits; each caption says what its figure shows.\n\n");
+         "256 bits; each caption says what its figure shows.  The runs of the mirror-descent "
+         "paper (names \\texttt{md-}) train the dual variable $\\Theta=\\nabla\\psi(W)$ of "
+         "$\\ell_p$-AttGD: the paper's normalised runs in double, and runs repeated wholly in "
+         "MPFR at 256 bits that show where a double run stops moving (its step falls below half "
+         "an ulp of $\\Theta$).\n\n");
     for (int k = 0; k < R->nlive; k++) {
         const lm_results_live *l = &R->live[k];
         P(w, "\\subsection*{");
