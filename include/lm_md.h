@@ -47,6 +47,7 @@ int lm_md_set_alpha_opt(lm_mddata *D);
 
 /* ---- potential (entrywise, any shape) ---- */
 void lm_md_pnorm(lm_num *r, const lm_mat *W, double p);     /* ||W||_p, scaled: no overflow */
+void lm_md_pnorm_e(lm_num *r, const lm_mat *W, const lm_num *e); /* ||W||_e for an lm_num exponent e */
 void lm_md_psi(lm_num *r, const lm_mat *W, double p);       /* ||W||_p^p / p */
 void lm_md_grad_psi(lm_mat *Th, const lm_mat *W, double p); /* sgn(W)|W|^(p-1); may alias */
 void lm_md_grad_psi_star(lm_mat *W, const lm_mat *Th, double p); /* sgn|Th|^(1/(p-1)); may alias */

@@ -1,5 +1,6 @@
 /* The command line as a user meets it: bad input gets a one-line error and
  * exit status 2, results are reproducible, nothing half-written is left. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,29 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *bin(void)
-{
-    const char *b = getenv("LEMMATA_BIN");
-    return b && *b ? b : "bin/lemmata";
-}
-
-/* run "bin args", capture stdout+stderr (up to cap), return exit status */
-static int run(char *out, size_t cap, const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin(), args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void expect_usage_error(const char *args, const char *needle)
 {
     char out[8192];
-    int rc = run(out, sizeof out, args);
+    int rc = lm_test_cli(out, sizeof out, args);
     cr_expect_eq(rc, 2, "'%s' exited %d, want 2: %s", args, rc, out);
     cr_expect(strstr(out, needle) != NULL, "'%s' said '%s', want it to mention '%s'", args, out, needle);
     cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "'%s': want one line, got: %s", args, out);
@@ -58,7 +40,7 @@ Test(cli, bad_input_is_a_one_line_error)
 Test(cli, list_has_all_dynamics_claims_id_first)
 {
     char out[16384];
-    cr_assert_eq(run(out, sizeof out, "list --paper dynamics"), 0);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "list --paper dynamics"), 0);
     int lines = 0;
     for (char *l = out; *l; l = strchr(l, '\n') + 1) {
         cr_expect(strncmp(l, "dynamics/", 9) == 0, "line does not start with an id: %.60s", l);
@@ -72,8 +54,8 @@ Test(cli, list_has_all_dynamics_claims_id_first)
 Test(cli, same_seed_same_json)
 {
     char a[65536], b[65536];
-    cr_assert_eq(run(a, sizeof a, "check dynamics/lemma2 dynamics/theorem1 --quick --seed 5 --json"), 0);
-    cr_assert_eq(run(b, sizeof b, "check dynamics/lemma2 dynamics/theorem1 --quick --seed 5 --json"), 0);
+    cr_assert_eq(lm_test_cli(a, sizeof a, "check dynamics/lemma2 dynamics/theorem1 --quick --seed 5 --json"), 0);
+    cr_assert_eq(lm_test_cli(b, sizeof b, "check dynamics/lemma2 dynamics/theorem1 --quick --seed 5 --json"), 0);
     /* blank out "seconds":<number> */
     char *bufs[2] = {a, b};
     for (int k = 0; k < 2; k++)
@@ -94,10 +76,10 @@ Test(cli, train_writes_whole_files_only)
     char args[1024], csv[600];
     snprintf(csv, sizeof csv, "%s/run.csv", path);
     snprintf(args, sizeof args, "train t2-softmax --steps 3 --set eta=1e300 --out %s", csv);
-    cr_expect_neq(run(out, sizeof out, args), 0, "a diverging run must fail: %s", out);
+    cr_expect_neq(lm_test_cli(out, sizeof out, args), 0, "a diverging run must fail: %s", out);
     cr_expect_neq(access(csv, F_OK), 0, "a failed run left %s", csv);
     snprintf(args, sizeof args, "train t2-softmax --steps 3 --out %s", csv);
-    cr_assert_eq(run(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     FILE *f = fopen(csv, "r");
     cr_assert_not_null(f);
     char line[256];
@@ -116,7 +98,7 @@ Test(cli, verify_without_tools_fails_cleanly)
 {
     char out[8192], cmd[1024];
     snprintf(cmd, sizeof cmd, "PATH=/nonexistent %s verify --quick --db /tmp/lemmata-cli-none.db 2>&1",
-             bin());
+             lm_test_bin());
     FILE *p = popen(cmd, "r");
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = 0;

@@ -2,6 +2,7 @@
  * each run's first iterates against the explicit d x d optimizers of
  * src/train/ib_opt.c on the same data, the double-vs-MPFR drift of an NGD
  * run, the live figures' directives, and `lemmata train` on these runs. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 
 #include "../src/report/report_priv.h"
@@ -256,24 +257,6 @@ Test(ib_runs, live_compare_has_four_labelled_log_figures)
 
 /* ---- the command line ---- */
 
-static const char *bin(void)
-{
-    const char *b = getenv("LEMMATA_BIN");
-    return b && *b ? b : "bin/lemmata";
-}
-
-static int run(char *out, size_t cap, const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin(), args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(ib_runs, train_writes_a_csv_with_header_and_rows)
 {
     char out[8192], path[] = "/tmp/lemmata-ibtrain-XXXXXX";
@@ -281,7 +264,7 @@ Test(ib_runs, train_writes_a_csv_with_header_and_rows)
     char args[1024], csv[600];
     snprintf(csv, sizeof csv, "%s/ngd.csv", path);
     snprintf(args, sizeof args, "train ib-ngd --steps 50 --out %s", csv);
-    cr_assert_eq(run(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     FILE *f = fopen(csv, "r");
     cr_assert_not_null(f);
     char line[1024];
@@ -298,7 +281,7 @@ Test(ib_runs, train_writes_a_csv_with_header_and_rows)
     unlink(csv);
     /* a diverging run fails and leaves no file */
     snprintf(args, sizeof args, "train ib-gd --steps 5 --set eta=1e300 --out %s", csv);
-    int rc = run(out, sizeof out, args);
+    int rc = lm_test_cli(out, sizeof out, args);
     cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
     cr_expect(strstr(out, "not finite") != NULL, "%s", out);
     cr_expect_neq(access(csv, F_OK), 0, "a failed run left %s", csv);
@@ -308,11 +291,11 @@ Test(ib_runs, train_writes_a_csv_with_header_and_rows)
 Test(ib_runs, unknown_run_is_a_one_line_error)
 {
     char out[8192];
-    int rc = run(out, sizeof out, "train ib-nosuch --steps 5");
+    int rc = lm_test_cli(out, sizeof out, "train ib-nosuch --steps 5");
     cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
     cr_expect(strstr(out, "unknown run 'ib-nosuch'") != NULL, "%s", out);
     cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "want one line, got: %s", out);
-    rc = run(out, sizeof out, "train ib-ngd --set nosuch=1");
+    rc = lm_test_cli(out, sizeof out, "train ib-ngd --set nosuch=1");
     cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
     cr_expect(strstr(out, "unknown run setting") != NULL, "%s", out);
     cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "want one line, got: %s", out);
@@ -321,7 +304,7 @@ Test(ib_runs, unknown_run_is_a_one_line_error)
 Test(ib_runs, train_lists_the_implicit_runs)
 {
     char out[8192];
-    cr_assert_eq(run(out, sizeof out, "train"), 0);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "train"), 0);
     for (int k = 0; lm_ibruns[k].name; k++)
         cr_expect(strstr(out, lm_ibruns[k].name) != NULL, "%s not listed", lm_ibruns[k].name);
     cr_expect(strstr(out, "t1-softmax-block") != NULL, "the dynamics runs must stay listed");

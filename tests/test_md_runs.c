@@ -4,6 +4,7 @@
  * cancellation-free norm growth, the double-vs-MPFR drift and the frozen
  * iterate, the paper's 3x3 reading, the live figures' directives (with the
  * y-range field of figures.c), and `lemmata train` on these runs. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 
 #include "../src/report/report_priv.h"
@@ -420,24 +421,6 @@ Test(md_runs, figure_yrange_field)
 
 /* ---- the command line ---- */
 
-static const char *bin(void)
-{
-    const char *b = getenv("LEMMATA_BIN");
-    return b && *b ? b : "bin/lemmata";
-}
-
-static int run(char *out, size_t cap, const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin(), args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(md_runs, train_writes_a_csv_with_header_and_rows)
 {
     char out[16384], path[] = "/tmp/lemmata-mdtrain-XXXXXX";
@@ -445,7 +428,7 @@ Test(md_runs, train_writes_a_csv_with_header_and_rows)
     char args[1024], csv[600];
     snprintf(csv, sizeof csv, "%s/p2.csv", path);
     snprintf(args, sizeof args, "train md-p2 --steps 30 --out %s", csv);
-    cr_assert_eq(run(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     cr_expect(strstr(out, "selected tokens alpha =") != NULL, "%s", out);
     FILE *f = fopen(csv, "r");
     cr_assert_not_null(f);
@@ -466,7 +449,7 @@ Test(md_runs, train_writes_a_csv_with_header_and_rows)
     unlink(csv);
     /* a diverging run fails and leaves no file */
     snprintf(args, sizeof args, "train md-p2 --steps 5 --set eta=1e300 --set p=1.5 --out %s", csv);
-    int rc = run(out, sizeof out, args);
+    int rc = lm_test_cli(out, sizeof out, args);
     cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
     cr_expect(strstr(out, "not finite") != NULL, "%s", out);
     cr_expect_neq(access(csv, F_OK), 0, "a failed run left %s", csv);
@@ -476,11 +459,11 @@ Test(md_runs, train_writes_a_csv_with_header_and_rows)
 Test(md_runs, train_drift_reports_the_frozen_iterate)
 {
     char out[16384];
-    int rc = run(out, sizeof out, "train md-r1-p2 --steps 3 --set R0=40 --drift 256");
+    int rc = lm_test_cli(out, sizeof out, "train md-r1-p2 --steps 3 --set R0=40 --drift 256");
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "iterate,log_loss_double,log_loss_mpfr") != NULL, "%s", out);
     cr_expect(strstr(out, "frozen from iterate 0") != NULL, "%s", out);
-    rc = run(out, sizeof out, "train md-r1-p2 --steps 3 --drift 256");
+    rc = lm_test_cli(out, sizeof out, "train md-r1-p2 --steps 3 --drift 256");
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "not frozen at its end") != NULL, "%s", out);
 }
@@ -488,7 +471,7 @@ Test(md_runs, train_drift_reports_the_frozen_iterate)
 Test(md_runs, train_lists_and_rejects)
 {
     char out[16384];
-    cr_assert_eq(run(out, sizeof out, "train"), 0);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "train"), 0);
     for (int k = 0; lm_mdr_runs[k].name; k++)
         cr_expect(strstr(out, lm_mdr_runs[k].name) != NULL, "%s not listed", lm_mdr_runs[k].name);
     cr_expect(strstr(out, "ib-ngd") != NULL && strstr(out, "t1-softmax-block") != NULL,
@@ -498,7 +481,7 @@ Test(md_runs, train_lists_and_rejects)
                              {"train md-r1-p3 --drift 8", "--drift"},
                              {"train md-nosuch", "unknown run 'md-nosuch'"}};
     for (int k = 0; k < 4; k++) {
-        int rc = run(out, sizeof out, bad[k][0]);
+        int rc = lm_test_cli(out, sizeof out, bad[k][0]);
         cr_expect_eq(rc, 2, "'%s' exit %d: %s", bad[k][0], rc, out);
         cr_expect(strstr(out, bad[k][1]) != NULL, "'%s': %s", bad[k][0], out);
         cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "want one line, got: %s", out);

@@ -1,10 +1,13 @@
-/* test_support.h -- running a claim from a Criterion test. */
+/* test_support.h -- running a claim, or the command line, from a Criterion test. */
 #ifndef LM_TEST_SUPPORT_H
 #define LM_TEST_SUPPORT_H
 
 #include "lm_verify.h"
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* Run claim `id` with a small budget.  sets: NULL-terminated "k=v" list (may
  * be NULL); config: NULL = all configurations.  Fails the test on unknown
@@ -52,6 +55,26 @@ static inline void lm_test_expect(const char *id, const char *const *sets, const
                  lm_verdict_name(r.verdict), lm_verdict_name(want),
                  r.nconfig ? r.cfg[0].detail : "");
     lm_claim_result_clear(&r);
+}
+
+/* the binary under test: $LEMMATA_BIN, else bin/lemmata */
+static inline const char *lm_test_bin(void)
+{
+    const char *b = getenv("LEMMATA_BIN");
+    return b && *b ? b : "bin/lemmata";
+}
+
+/* run "bin args", capture stdout+stderr (up to cap), return exit status */
+static inline int lm_test_cli(char *out, size_t cap, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", lm_test_bin(), args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 #endif

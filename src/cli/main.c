@@ -258,55 +258,117 @@ static int cmd_check(int argc, char **argv)
     return strict && any_bad ? 1 : 0;
 }
 
-/* an implicit-bias run (lm_ibruns.h): same options as the dynamics runs */
-static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
-{
-    lm_ibrun_def r = *base;
-    uint64_t seed = 20241122;
-    mpfr_prec_t prec = 0;
-    const char *out = NULL;
-    long drift = 0;
+/* the options every run of `lemmata train` takes (--steps --prec --seed --set --drift --out),
+ * and the file its CSV goes to */
+typedef struct {
+    uint64_t seed;
+    mpfr_prec_t prec;
+    const char *out;
+    long drift;
     char err[256];
+    FILE *f;
+    char tmp[4096];
+} train_opts;
+
+/* lm_run_set, lm_ibrun_set or lm_mdr_set on the run being set up */
+typedef int (*train_set_fn)(void *run, const char *kv, char *err, int errlen);
+
+static int set_dyn_run(void *r, const char *kv, char *err, int errlen)
+{
+    return lm_run_set(r, kv, err, errlen);
+}
+
+static int set_ib_run(void *r, const char *kv, char *err, int errlen)
+{
+    return lm_ibrun_set(r, kv, err, errlen);
+}
+
+static int set_md_run(void *r, const char *kv, char *err, int errlen)
+{
+    return lm_mdr_set(r, kv, err, errlen);
+}
+
+/* parses argv[1..] into o (--steps into *steps, --set through set on run) and opens the output:
+ * -1 when the run may go ahead, else the exit status */
+static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, int argc, char **argv)
+{
+    o->seed = 20241122;
+    o->prec = 0;
+    o->out = NULL;
+    o->drift = 0;
+    o->err[0] = 0;
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--steps")) {
             long s;
             if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
-            r.steps = (int)s;
+            *steps = (int)s;
             k++;
         } else if (!strcmp(a, "--prec")) {
-            if (!v || parse_prec(v, &prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
+            if (!v || parse_prec(v, &o->prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            if (!v || parse_u64(v, &o->seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--set")) {
             if (!v) return die_usage("%s", "--set needs name=value");
-            if (lm_ibrun_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+            if (set(run, v, o->err, sizeof o->err)) { fprintf(stderr, "lemmata: %s\n", o->err); return 2; }
             k++;
         } else if (!strcmp(a, "--drift")) {
-            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            if (!v || parse_int(v, 64, LM_PREC_MAX, &o->drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--out")) {
             if (!v) return die_usage("%s", "--out needs a file name");
-            out = v;
+            o->out = v;
             k++;
         } else return die_usage("train: unknown option '%s'", a);
     }
-    lm_ctx ctx = prec ? lm_ctx_mpfr(prec) : lm_ctx_double();
-    FILE *f = stdout;
-    char tmp[4096];
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        f = fopen(tmp, "w");
-        if (!f) return die_usage("cannot write '%s'", tmp);
+    o->f = stdout;
+    if (o->out) {
+        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->out);
+        o->f = fopen(o->tmp, "w");
+        if (!o->f) return die_usage("cannot write '%s'", o->tmp);
     }
+    return -1;
+}
+
+static lm_ctx train_ctx(const train_opts *o)
+{
+    return o->prec ? lm_ctx_mpfr(o->prec) : lm_ctx_double();
+}
+
+static void train_drift_note(const train_opts *o, const char *name)
+{
+    fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", name, o->drift);
+}
+
+/* closes the output (renamed into place on success, removed on failure): the exit status */
+static int train_end(train_opts *o, int rc, const char *name)
+{
+    if (o->out) {
+        fclose(o->f);
+        if (rc) unlink(o->tmp);
+        else if (rename(o->tmp, o->out)) { unlink(o->tmp); return die_usage("cannot write '%s'", o->out); }
+    }
+    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", name, o->err); return 1; }
+    return 0;
+}
+
+/* an implicit-bias run (lm_ibruns.h): same options as the dynamics runs */
+static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
+{
+    lm_ibrun_def r = *base;
+    train_opts o;
+    int st = train_begin(&o, &r.steps, set_ib_run, &r, argc, argv);
+    if (st >= 0) return st;
+    lm_ctx ctx = train_ctx(&o);
+    FILE *f = o.f;
     int rc;
-    if (drift) {
+    if (o.drift) {
         lm_ibrun_rec *xd = NULL, *xm = NULL;
         lm_ibrun_drift_rec *x = NULL;
-        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
-        rc = lm_ibrun_drift(&xd, &xm, &x, &r, seed, (mpfr_prec_t)drift, err, sizeof err);
+        train_drift_note(&o, r.name);
+        rc = lm_ibrun_drift(&xd, &xm, &x, &r, o.seed, (mpfr_prec_t)o.drift, o.err, sizeof o.err);
         if (!rc) {
             fprintf(f, "iterate,log_loss,coef_rel_drift,e_W_double,e_W_mpfr,e_W_rel_diff,"
                        "max_log_1m_s_opt_double,max_log_1m_s_opt_mpfr,log_1m_s_opt_rel_diff\n");
@@ -320,73 +382,33 @@ static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
         free(x);
     } else {
         lm_ibrun_rec *x = NULL;
-        rc = lm_ibrun_exec(&x, &r, seed, &ctx, err, sizeof err);
+        rc = lm_ibrun_exec(&x, &r, o.seed, &ctx, o.err, sizeof o.err);
         if (!rc) {
             lm_ibrun_csv_header(f, &r);
             for (int t = 0; t <= r.steps; t++) lm_ibrun_csv_row(f, &r, &x[t]);
         }
         free(x);
     }
-    if (out) {
-        fclose(f);
-        if (rc) unlink(tmp);
-        else if (rename(tmp, out)) { unlink(tmp); return die_usage("cannot write '%s'", out); }
-    }
-    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", r.name, err); return 1; }
-    return 0;
+    return train_end(&o, rc, r.name);
 }
 
 /* a mirror-descent run (lm_mdruns.h): same options as the other runs */
 static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
 {
     lm_mdr_def r = *base;
-    uint64_t seed = 20241122;
-    mpfr_prec_t prec = 0;
-    const char *out = NULL;
-    long drift = 0;
-    char err[256];
-    for (int k = 1; k < argc; k++) {
-        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--steps")) {
-            long s;
-            if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
-            r.steps = (int)s;
-            k++;
-        } else if (!strcmp(a, "--prec")) {
-            if (!v || parse_prec(v, &prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--set")) {
-            if (!v) return die_usage("%s", "--set needs name=value");
-            if (lm_mdr_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
-            k++;
-        } else if (!strcmp(a, "--drift")) {
-            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--out")) {
-            if (!v) return die_usage("%s", "--out needs a file name");
-            out = v;
-            k++;
-        } else return die_usage("train: unknown option '%s'", a);
-    }
-    lm_ctx ctx = prec ? lm_ctx_mpfr(prec) : lm_ctx_double();
-    FILE *f = stdout;
-    char tmp[4096];
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        f = fopen(tmp, "w");
-        if (!f) return die_usage("cannot write '%s'", tmp);
-    }
+    train_opts o;
+    int st = train_begin(&o, &r.steps, set_md_run, &r, argc, argv);
+    if (st >= 0) return st;
+    lm_ctx ctx = train_ctx(&o);
+    FILE *f = o.f;
     int rc;
     lm_mdr_info I;
     memset(&I, 0, sizeof I);
-    if (drift) {
+    if (o.drift) {
         lm_mdr_rec *xd = NULL, *xm = NULL;
         lm_mdr_drift_rec *x = NULL;
-        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
-        rc = lm_mdr_drift(&xd, &xm, &x, &I, &r, seed, (mpfr_prec_t)drift, 0, err, sizeof err);
+        train_drift_note(&o, r.name);
+        rc = lm_mdr_drift(&xd, &xm, &x, &I, &r, o.seed, (mpfr_prec_t)o.drift, 0, o.err, sizeof o.err);
         if (!rc) {
             fprintf(f, "iterate,log_loss_double,log_loss_mpfr,norm_p_double,norm_p_mpfr,"
                        "growth_double,growth_mpfr,theta_rel_drift,disp_rel_err,D_double,D_mpfr,"
@@ -408,7 +430,7 @@ static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
         free(x);
     } else {
         lm_mdr_rec *x = NULL;
-        rc = lm_mdr_exec(&x, &I, &r, seed, &ctx, 0, err, sizeof err);
+        rc = lm_mdr_exec(&x, &I, &r, o.seed, &ctx, 0, o.err, sizeof o.err);
         if (!rc) {
             lm_mdr_csv_header(f);
             for (int t = 0; t <= r.steps; t++) lm_mdr_csv_row(f, &x[t]);
@@ -425,13 +447,7 @@ static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
         fprintf(stderr, "\n");
     }
     lm_mdr_info_clear(&I);
-    if (out) {
-        fclose(f);
-        if (rc) unlink(tmp);
-        else if (rename(tmp, out)) { unlink(tmp); return die_usage("cannot write '%s'", out); }
-    }
-    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", r.name, err); return 1; }
-    return 0;
+    return train_end(&o, rc, r.name);
 }
 
 static int cmd_train(int argc, char **argv)
@@ -454,50 +470,16 @@ static int cmd_train(int argc, char **argv)
         return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
     }
     lm_run_def r = *base;
-    uint64_t seed = 20241122;
-    mpfr_prec_t prec = 0;
-    const char *out = NULL;
-    long drift = 0;
-    char err[256];
-    for (int k = 1; k < argc; k++) {
-        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--steps")) {
-            long s;
-            if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
-            r.steps = (int)s;
-            k++;
-        } else if (!strcmp(a, "--prec")) {
-            if (!v || parse_prec(v, &prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--set")) {
-            if (!v) return die_usage("%s", "--set needs name=value");
-            if (lm_run_set(&r, v, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
-            k++;
-        } else if (!strcmp(a, "--drift")) {
-            if (!v || parse_int(v, 64, LM_PREC_MAX, &drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--out")) {
-            if (!v) return die_usage("%s", "--out needs a file name");
-            out = v;
-            k++;
-        } else return die_usage("train: unknown option '%s'", a);
-    }
-    lm_ctx ctx = prec ? lm_ctx_mpfr(prec) : lm_ctx_double();
-    FILE *f = stdout;
-    char tmp[4096];
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        f = fopen(tmp, "w");
-        if (!f) return die_usage("cannot write '%s'", tmp);
-    }
+    train_opts o;
+    int st = train_begin(&o, &r.steps, set_dyn_run, &r, argc, argv);
+    if (st >= 0) return st;
+    lm_ctx ctx = train_ctx(&o);
+    FILE *f = o.f;
     int rc;
-    if (drift) {
+    if (o.drift) {
         double *pd = NULL, *ld = NULL, *fl = NULL;
-        fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", r.name, drift);
-        rc = lm_run_drift(&r, seed, (mpfr_prec_t)drift, &pd, &ld, &fl, err, sizeof err);
+        train_drift_note(&o, r.name);
+        rc = lm_run_drift(&r, o.seed, (mpfr_prec_t)o.drift, &pd, &ld, &fl, o.err, sizeof o.err);
         if (!rc) {
             fprintf(f, "iterate,loss,param_rel_drift,loss_rel_drift\n");
             for (int t = 0; t <= r.steps; t++)
@@ -507,15 +489,9 @@ static int cmd_train(int argc, char **argv)
         free(ld);
         free(fl);
     } else {
-        rc = lm_run_exec(&r, seed, &ctx, f, 1, err, sizeof err);
+        rc = lm_run_exec(&r, o.seed, &ctx, f, 1, o.err, sizeof o.err);
     }
-    if (out) {
-        fclose(f);
-        if (rc) unlink(tmp);
-        else if (rename(tmp, out)) { unlink(tmp); return die_usage("cannot write '%s'", out); }
-    }
-    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", r.name, err); return 1; }
-    return 0;
+    return train_end(&o, rc, r.name);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -531,6 +507,23 @@ static int build_report(const char *db)
     }
     fprintf(stderr, "lemmata: wrote report/lemmata.pdf\n");
     return 0;
+}
+
+/* seconds since a */
+static double since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
+}
+
+/* stores a finished live entry (sec seconds) and reports it on stdout */
+static void save_live(lm_store *st, long long run, const char *name, const char *doc, int steps,
+                      int prec, const char *series, const char *summary, double sec)
+{
+    lm_store_save_live(st, run, name, doc, steps, prec, series, summary, sec);
+    fprintf(stdout, "[live] %-18s %s (%.1f s)\n", name, summary, sec);
+    fflush(stdout);
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -614,14 +607,13 @@ static int cmd_verify(int argc, char **argv)
         lm_run_def r = *rd;
         r.steps = o.quick ? 100 : 400;
         double *pd = NULL, *ld = NULL, *fl = NULL;
-        struct timespec a, b;
+        struct timespec a;
         clock_gettime(CLOCK_MONOTONIC, &a);
         if (lm_run_drift(&r, o.seed, 256, &pd, &ld, &fl, err, sizeof err)) {
             fprintf(stderr, "lemmata: live run %s: %s\n", r.name, err);
             continue;
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        double sec = since(&a);
         size_t cap = (size_t)(r.steps + 1) * 3 * 48 + 64;
         char *ser = malloc(cap);
         size_t len = 0;
@@ -636,9 +628,7 @@ static int cmd_verify(int argc, char **argv)
         char summ[200];
         snprintf(summ, sizeof summ, "Loss %.3g -> %.3g; largest relative parameter drift %.2g; final relative loss difference %.2g.",
                  fl[0], fl[r.steps], maxd, ld[r.steps]);
-        lm_store_save_live(st, run, r.name, r.doc, r.steps, 256, ser, summ, sec);
-        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", r.name, summ, sec);
-        fflush(stdout);
+        save_live(st, run, r.name, r.doc, r.steps, 256, ser, summ, sec);
         free(ser);
         free(pd);
         free(ld);
@@ -649,19 +639,15 @@ static int cmd_verify(int argc, char **argv)
      * exp(-c t^{1/3}) */
     for (int k = 0; lm_iblive_names[k] && !interrupted; k++) {
         if (lm_store_has_live(st, run, lm_iblive_names[k])) continue;
-        struct timespec a, b;
+        struct timespec a;
         clock_gettime(CLOCK_MONOTONIC, &a);
         lm_iblive L;
         if (lm_iblive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
             fprintf(stderr, "lemmata: live run %s: %s\n", lm_iblive_names[k], err);
             continue;
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-        lm_store_save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
-                           L.summary ? L.summary : "", sec);
-        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", L.name, L.summary ? L.summary : "", sec);
-        fflush(stdout);
+        save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                  L.summary ? L.summary : "", since(&a));
         lm_iblive_clear(&L);
     }
     /* live runs of the mirror-descent paper: the paper's three normalised
@@ -669,19 +655,15 @@ static int cmd_verify(int argc, char **argv)
      * from several radii in both: where the double run freezes */
     for (int k = 0; lm_mdlive_names[k] && !interrupted; k++) {
         if (lm_store_has_live(st, run, lm_mdlive_names[k])) continue;
-        struct timespec a, b;
+        struct timespec a;
         clock_gettime(CLOCK_MONOTONIC, &a);
         lm_mdlive L;
         if (lm_mdlive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
             fprintf(stderr, "lemmata: live run %s: %s\n", lm_mdlive_names[k], err);
             continue;
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-        lm_store_save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
-                           L.summary ? L.summary : "", sec);
-        fprintf(stdout, "[live] %-18s %s (%.1f s)\n", L.name, L.summary ? L.summary : "", sec);
-        fflush(stdout);
+        save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                  L.summary ? L.summary : "", since(&a));
         lm_mdlive_clear(&L);
     }
     if (interrupted) {

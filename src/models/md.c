@@ -143,7 +143,7 @@ static void expo_init(expo *e, double p, const lm_ctx *c)
 static void expo_clear(expo *e) { lm_num_clears(&e->p, &e->pm1, &e->inv, &e->q, (lm_num *)NULL); }
 
 /* ||W||_e = m (sum (|w|/m)^e)^(1/e), m = max |w| */
-static void pnorm_e(lm_num *r, const lm_mat *W, const lm_num *e)
+void lm_md_pnorm_e(lm_num *r, const lm_mat *W, const lm_num *e)
 {
     lm_ctx c = lm_mat_ctx(W);
     lm_num m, s, v, ie;
@@ -176,7 +176,7 @@ void lm_md_pnorm(lm_num *r, const lm_mat *W, double p)
     lm_num e;
     lm_num_init(&e, &c);
     lm_num_set_d(&e, p);
-    pnorm_e(r, W, &e);
+    lm_md_pnorm_e(r, W, &e);
     lm_num_clear(&e);
 }
 
@@ -406,7 +406,7 @@ int lm_md_step(lm_mat *W, lm_mat *Th, lm_ib_fwd *F, const lm_mddata *D, const lm
             /* eta e^ls / (e^ls ||G||_q + 2^-52) */
             expo e;
             expo_init(&e, par->p, c);
-            pnorm_e(&nq, G, &e.q);
+            lm_md_pnorm_e(&nq, G, &e.q);
             expo_clear(&e);
             lm_num_mul(&nq, &nq, &f);
             lm_num_add_d(&nq, &nq, ldexp(1.0, -52));

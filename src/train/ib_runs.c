@@ -9,12 +9,11 @@
  * coefficients alone; the Lemma-4 start is one `--set init=1` away and does
  * not change the picture (||W_0|| ~ 0.01 against ||W_t|| ~ eta t). */
 #include "lm_ibruns.h"
+#include "lm_live.h"
 #include "lm_ibgen.h"
 #include "lm_ibj.h"
 #include "lm_svm.h"
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,25 +44,11 @@ int lm_ibrun_joint(const lm_ibrun_def *r)
     return !strcmp(r->opt, "joint13") || !strcmp(r->opt, "ngd-joint");
 }
 
-static int parse_num(const char *v, double *out)
-{
-    char *e;
-    errno = 0;
-    double x = strtod(v, &e);
-    if (*v == 0 || *e != 0 || errno || !isfinite(x)) return -1;
-    *out = x;
-    return 0;
-}
-
 int lm_ibrun_set(lm_ibrun_def *r, const char *kv, char *err, int errlen)
 {
-    const char *eq = strchr(kv, '=');
-    if (!eq || eq == kv || !eq[1]) {
-        snprintf(err, (size_t)errlen, "malformed --set '%s' (expected name=value)", kv);
-        return -1;
-    }
-    size_t l = (size_t)(eq - kv);
-    const char *v = eq + 1;
+    size_t l;
+    const char *v;
+    if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
 #define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
     double x;
     int *ip = IS("steps") ? &r->steps : IS("d") ? &r->d : IS("n") ? &r->n : IS("T") ? &r->T : NULL;
@@ -75,7 +60,7 @@ int lm_ibrun_set(lm_ibrun_def *r, const char *kv, char *err, int errlen)
                  kv);
         return -1;
     }
-    if (parse_num(v, &x)) goto bad;
+    if (lm_live_parse_num(v, &x)) goto bad;
     if (ip) {
         double hi = IS("steps") ? 1e7 : IS("d") ? 4096 : IS("n") ? 256 : 64;
         double lo = IS("steps") ? 0 : IS("T") ? 2 : 1;
@@ -499,33 +484,7 @@ double lm_ibrun_fit_cuberoot(const lm_ibrun_rec *rec, int steps, double *a2, dou
 
 const char *const lm_iblive_names[] = {"ib-ngd", "ib-compare", "ib-joint13", NULL};
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) return;
-        if (b->s && (size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = b->cap ? 2 * b->cap : 4096;
-        while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns) return;
-        b->s = ns;
-        b->cap = nc;
-    }
-}
+typedef lm_sbuf sbuf;
 
 /* about 60 iterates a decade on a log axis (all of the first 30, the last) */
 static int keep_log(int t, int steps)
@@ -541,18 +500,6 @@ static int keep_lin(int t, int steps)
 {
     int every = steps / 400 > 1 ? steps / 400 : 1;
     return t % every == 0 || t == steps;
-}
-
-/* "#figure" directive of src/report/figures.c: tag, logx, logy, x label, y label, title, caption */
-static void fig_begin(sbuf *b, const char *tag, int logx, int logy, const char *xl, const char *yl,
-                      const char *title, const char *caption)
-{
-    sb_printf(b, "#figure\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", tag, logx, logy, xl, yl, title, caption);
-}
-
-static void pt(sbuf *b, const char *name, double x, double y)
-{
-    if (isfinite(x) && isfinite(y)) sb_printf(b, "%s\t%.9g\t%.9g\n", name, x, y);
 }
 
 /* append the command that repeats a live entry */
@@ -573,7 +520,7 @@ static int live_ngd(lm_iblive *L, int quick, uint64_t seed, char *err, int errle
     lm_ibrun_drift_rec *x;
     if (lm_ibrun_drift(&xd, &xm, &x, &r, seed, 256, err, errlen)) return -1;
     sbuf b = {0};
-    fig_begin(&b, "drift", 1, 1, "iterate t", "relative difference, double vs MPFR-256",
+    lm_live_fig_begin(&b, "drift", 1, 1, "iterate t", "relative difference, double vs MPFR-256",
               "ib-ngd: double against MPFR-256, per iterate",
               "Relative differences between the NGD run in IEEE double and the same run wholly in "
               "MPFR at 256 bits (same data, same start): the coefficients of $W_t$ in the Gram "
@@ -594,15 +541,15 @@ static int live_ngd(lm_iblive *L, int quick, uint64_t seed, char *err, int errle
         for (int k = 0; k < 3; k++)
             if (v[k] > 0) { ylo = fmin(ylo, v[k]); yhi = fmax(yhi, v[k]); }
         if (!keep_log(t, r.steps)) continue;
-        if (x[t].coef > 0) pt(&b, "coefficients of W_t (Gram norm)", t, x[t].coef);
-        if (x[t].e_rel > 0) pt(&b, "e_t = 1 - cos(W_t, W_mm)", t, x[t].e_rel);
-        if (x[t].lomso_rel > 0) pt(&b, "max_i log(1 - s_opt)", t, x[t].lomso_rel);
+        if (x[t].coef > 0) lm_live_pt(&b, "coefficients of W_t (Gram norm)", t, x[t].coef);
+        if (x[t].e_rel > 0) lm_live_pt(&b, "e_t = 1 - cos(W_t, W_mm)", t, x[t].e_rel);
+        if (x[t].lomso_rel > 0) lm_live_pt(&b, "max_i log(1 - s_opt)", t, x[t].lomso_rel);
     }
-    pt(&b, "~unit roundoff 2^-53", 1, u53);
-    pt(&b, "~unit roundoff 2^-53", r.steps, u53);
+    lm_live_pt(&b, "~unit roundoff 2^-53", 1, u53);
+    lm_live_pt(&b, "~unit roundoff 2^-53", r.steps, u53);
     if (sat_any > 0 && isfinite(ylo)) {
-        pt(&b, ":s_opt = 1 in double from here", sat_any, fmin(ylo, u53));
-        pt(&b, ":s_opt = 1 in double from here", sat_any, fmax(yhi, u53));
+        lm_live_pt(&b, ":s_opt = 1 in double from here", sat_any, fmin(ylo, u53));
+        lm_live_pt(&b, ":s_opt = 1 in double from here", sat_any, fmax(yhi, u53));
     }
     char summ[1400];
     snprintf(summ, sizeof summ,
@@ -664,7 +611,7 @@ static int live_compare(lm_iblive *L, int quick, uint64_t seed, char *err, int e
         }
     }
     sbuf b = {0};
-    fig_begin(&b, "loss", 1, 1, "iterate t", "-log10(L(W_t) - L*)",
+    lm_live_fig_begin(&b, "loss", 1, 1, "iterate t", "-log10(L(W_t) - L*)",
               "ib-compare: excess train loss (decimal digits)",
               "Excess train loss as decimal digits, $-\\log_{10}(\\hat L(W_t)-\\hat L^*)$ "
               "(log axes), where $\\hat L^*=\\frac1n\\sum_i\\ell(\\gamma_{i,\\rm opt})>0$ is the "
@@ -673,13 +620,13 @@ static int live_compare(lm_iblive *L, int quick, uint64_t seed, char *err, int e
               "domain: the excess falls far below the double range.");
     for (int k = 0; k < 4; k++)
         for (int t = 1; t <= steps; t++)
-            if (keep_log(t, steps)) pt(&b, label[k], t, -x[k][t].log_excess * LOG10E);
-    fig_begin(&b, "normW", 1, 1, "iterate t", "||W_t||", "ib-compare: iterate norm",
+            if (keep_log(t, steps)) lm_live_pt(&b, label[k], t, -x[k][t].log_excess * LOG10E);
+    lm_live_fig_begin(&b, "normW", 1, 1, "iterate t", "||W_t||", "ib-compare: iterate norm",
               "$\\|W_t\\|_F$: linear growth $\\approx\\eta t$ for NGD, logarithmic for GD.");
     for (int k = 0; k < 4; k++)
         for (int t = 1; t <= steps; t++)
-            if (keep_log(t, steps)) pt(&b, label[k], t, x[k][t].norm_W);
-    fig_begin(&b, "sopt", 1, 1, "iterate t", "-log10(1 - mean_i s_opt)",
+            if (keep_log(t, steps)) lm_live_pt(&b, label[k], t, x[k][t].norm_W);
+    lm_live_fig_begin(&b, "sopt", 1, 1, "iterate t", "-log10(1 - mean_i s_opt)",
               "ib-compare: softmax score of the optimal token",
               "Saturation of the optimal-token score as decimal digits, "
               "$-\\log_{10}(1-\\bar s_{\\rm opt})$ with $\\bar s_{\\rm opt}=\\frac1n\\sum_i "
@@ -689,17 +636,17 @@ static int live_compare(lm_iblive *L, int quick, uint64_t seed, char *err, int e
               "domain, never as $1-s$.");
     for (int k = 0; k < 4; k++)
         for (int t = 1; t <= steps; t++)
-            if (keep_log(t, steps)) pt(&b, label[k], t, -x[k][t].mean_lomso * LOG10E);
-    pt(&b, "~s_opt = 1 in double above this", 1, 53.0 * log10(2.0));
-    pt(&b, "~s_opt = 1 in double above this", steps, 53.0 * log10(2.0));
-    fig_begin(&b, "align", 1, 1, "iterate t", "e_t = 1 - cos(W_t, W_mm)",
+            if (keep_log(t, steps)) lm_live_pt(&b, label[k], t, -x[k][t].mean_lomso * LOG10E);
+    lm_live_pt(&b, "~s_opt = 1 in double above this", 1, 53.0 * log10(2.0));
+    lm_live_pt(&b, "~s_opt = 1 in double above this", steps, 53.0 * log10(2.0));
+    lm_live_fig_begin(&b, "align", 1, 1, "iterate t", "e_t = 1 - cos(W_t, W_mm)",
               "ib-compare: alignment with the W-SVM",
               "Alignment error $e_t=1-\\langle\\bar W_t,\\bar W_{mm}\\rangle$ against the "
               "W-SVM solution of the designated optimal tokens, computed cancellation-free in "
               "coefficient space (the paper plots $1-e_t$).");
     for (int k = 0; k < 4; k++)
         for (int t = 1; t <= steps; t++)
-            if (keep_log(t, steps)) pt(&b, label[k], t, x[k][t].e_W);
+            if (keep_log(t, steps)) lm_live_pt(&b, label[k], t, x[k][t].e_W);
     char summ[1400];
     int n = 0;
     n += snprintf(summ + n, sizeof summ - (size_t)n,
@@ -746,25 +693,25 @@ static int live_joint(lm_iblive *L, int quick, uint64_t seed, char *err, int err
              "dotted curve is the two-parameter fit $\\log\\hat L=a-c_2t^{1/3}$ over the second "
              "half of the run ($c_2=%.4g$, $a=%.3g$), the asymptotic form.",
              c, c2, a2);
-    fig_begin(&b, "loss", 0, 1, "iterate t", "train loss L(theta_t)",
+    lm_live_fig_begin(&b, "loss", 0, 1, "iterate t", "train loss L(theta_t)",
               "ib-joint13: loss against exp(-c t^(1/3))", cap);
     for (int t = 0; t <= r.steps; t++)
         if (keep_lin(t, r.steps)) {
             double v = exp(x[t].log_loss);
-            if (v > 0) pt(&b, "loss L_t (double)", t, v);
+            if (v > 0) lm_live_pt(&b, "loss L_t (double)", t, v);
         }
     for (int t = 0; t <= r.steps; t++)
-        if (keep_lin(t, r.steps)) pt(&b, fit1, t, exp(-c * cbrt((double)t)));
+        if (keep_lin(t, r.steps)) lm_live_pt(&b, fit1, t, exp(-c * cbrt((double)t)));
     for (int t = r.steps / 2; t <= r.steps; t++)
-        if (keep_lin(t, r.steps)) pt(&b, fit2, t, exp(a2 - c2 * cbrt((double)t)));
-    fig_begin(&b, "align", 1, 1, "iterate t", "1 - cos", "ib-joint13: alignment of W and u",
+        if (keep_lin(t, r.steps)) lm_live_pt(&b, fit2, t, exp(a2 - c2 * cbrt((double)t)));
+    lm_live_fig_begin(&b, "align", 1, 1, "iterate t", "1 - cos", "ib-joint13: alignment of W and u",
               "Alignment errors of the joint run, $1-\\cos(W_t,W_{mm})$ and "
               "$1-\\cos(u_t,u_{mm})$, against the W-SVM and the u-SVM of the designated optimal "
               "tokens (computed in coefficient space, without cancellation).");
     for (int t = 1; t <= r.steps; t++)
         if (keep_log(t, r.steps)) {
-            pt(&b, "1 - cos(W_t, W_mm)", t, x[t].e_W);
-            pt(&b, "1 - cos(u_t, u_mm)", t, x[t].e_u);
+            lm_live_pt(&b, "1 - cos(W_t, W_mm)", t, x[t].e_W);
+            lm_live_pt(&b, "1 - cos(u_t, u_mm)", t, x[t].e_u);
         }
     char summ[1400];
     int T = r.steps, t1 = T / 4, t2 = T / 2;

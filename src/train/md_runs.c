@@ -23,8 +23,8 @@
  * Theta is decided by the starting radius (about rho = 30 at p = 2, eta =
  * 0.1).  md-r1-freeze therefore runs md-r1-p2 from several radii. */
 #include "lm_mdruns.h"
+#include "lm_live.h"
 #include "lm_md.h"
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -64,25 +64,11 @@ static double nan_d(void)
     return nan("");
 }
 
-static int parse_num(const char *v, double *out)
-{
-    char *e;
-    errno = 0;
-    double x = strtod(v, &e);
-    if (*v == 0 || *e != 0 || errno || !isfinite(x)) return -1;
-    *out = x;
-    return 0;
-}
-
 int lm_mdr_set(lm_mdr_def *r, const char *kv, char *err, int errlen)
 {
-    const char *eq = strchr(kv, '=');
-    if (!eq || eq == kv || !eq[1]) {
-        snprintf(err, (size_t)errlen, "malformed --set '%s' (expected name=value)", kv);
-        return -1;
-    }
-    size_t l = (size_t)(eq - kv);
-    const char *v = eq + 1;
+    size_t l;
+    const char *v;
+    if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
 #define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
     double x;
     int *ip = IS("steps")        ? &r->steps
@@ -109,7 +95,7 @@ int lm_mdr_set(lm_mdr_def *r, const char *kv, char *err, int errlen)
                  kv, r->name, r->kind == LM_MDR_R1 ? "an R1" : "a paper");
         return -1;
     }
-    if (parse_num(v, &x)) goto bad;
+    if (lm_live_parse_num(v, &x)) goto bad;
     if (ip) {
         double lo = IS("steps") || IS("normalized") ? 0 : IS("T") ? 2 : 1;
         double hi = IS("steps") ? 1e7 : IS("normalized") ? 1 : IS("d") ? 64 : IS("n") ? 256 : 64;
@@ -675,15 +661,41 @@ static void info_alpha(lm_mdr_info *I, const int *alpha, const start *S)
     I->mu = S->mu;
 }
 
+/* the start of run r from seed: 0, else -1 (S cleared, message in err) */
+static int begin_start(start *S, const lm_mdr_def *r, uint64_t seed, char *err, int errlen)
+{
+    if (make_start(S, r, seed, err, errlen)) {
+        start_clear(S);
+        return -1;
+    }
+    return 0;
+}
+
+/* the tokens R's last iterate selects (n of them: the caller frees) and the info they give */
+static int *run_alpha(lm_mdr_info *I, const runner *R, const start *S, int n)
+{
+    int *alpha = malloc((size_t)n * sizeof *alpha);
+    final_alpha(alpha, R);
+    info_alpha(I, alpha, S);
+    I->R0norm = lm_num_get_d(&R->y);
+    return alpha;
+}
+
+/* hands I to the caller (info), or clears it */
+static void give_info(lm_mdr_info *info, lm_mdr_info *I)
+{
+    if (info)
+        *info = *I;
+    else
+        lm_mdr_info_clear(I);
+}
+
 int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
                 const lm_ctx *ctx, int sparse, char *err, int errlen)
 {
     *rec = NULL;
     start S;
-    if (make_start(&S, r, seed, err, errlen)) {
-        start_clear(&S);
-        return -1;
-    }
+    if (begin_start(&S, r, seed, err, errlen)) return -1;
     runner R;
     runner_init(&R, r, &S, ctx);
     lm_mdr_rec *x = calloc((size_t)r->steps + 1, sizeof *x);
@@ -694,10 +706,7 @@ int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64
     lm_mdr_info I;
     memset(&I, 0, sizeof I);
     if (!rc) {
-        int *alpha = malloc((size_t)r->n * sizeof *alpha);
-        final_alpha(alpha, &R);
-        info_alpha(&I, alpha, &S);
-        I.R0norm = lm_num_get_d(&R.y);
+        int *alpha = run_alpha(&I, &R, &S, r->n);
         refs Rf;
         rc = make_refs(&Rf, &I, &R, alpha, r->kind == LM_MDR_R1, &S, err, errlen);
         if (!rc) fill_D(x, &R, &Rf);
@@ -711,10 +720,7 @@ int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64
         lm_mdr_info_clear(&I);
         return rc;
     }
-    if (info)
-        *info = I;
-    else
-        lm_mdr_info_clear(&I);
+    give_info(info, &I);
     *rec = x;
     return 0;
 }
@@ -810,10 +816,7 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
     *rd = *rm = NULL;
     *dr = NULL;
     start S;
-    if (make_start(&S, r, seed, err, errlen)) {
-        start_clear(&S);
-        return -1;
-    }
+    if (begin_start(&S, r, seed, err, errlen)) return -1;
     lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
     runner A, B;
     runner_init(&A, r, &S, &cd);
@@ -846,11 +849,8 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
     lm_mdr_info I;
     memset(&I, 0, sizeof I);
     if (!rc) {
-        int *alpha = malloc((size_t)r->n * sizeof *alpha), *am = malloc((size_t)r->n * sizeof *am);
-        final_alpha(alpha, &A);
+        int *alpha = run_alpha(&I, &A, &S, r->n), *am = malloc((size_t)r->n * sizeof *am);
         final_alpha(am, &B);
-        info_alpha(&I, alpha, &S);
-        I.R0norm = lm_num_get_d(&A.y);
         I.alpha_agree = !memcmp(alpha, am, (size_t)r->n * sizeof *am);
         refs Rd, Rm;
         lm_mdr_info Im;
@@ -900,10 +900,7 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
         lm_mdr_info_clear(&I);
         return rc;
     }
-    if (info)
-        *info = I;
-    else
-        lm_mdr_info_clear(&I);
+    give_info(info, &I);
     *rd = xd;
     *rm = xm;
     *dr = x;
@@ -926,58 +923,20 @@ int lm_mdr_frozen_from(const lm_mdr_drift_rec *dr, int steps)
 
 const char *const lm_mdlive_names[] = {"md-paper", "md-p2-drift", "md-r1-freeze", NULL};
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) return;
-        if (b->s && (size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = b->cap ? 2 * b->cap : 4096;
-        while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns) return;
-        b->s = ns;
-        b->cap = nc;
-    }
-}
-
-/* "#figure" directive of src/report/figures.c: tag, logx, logy, x label, y label, title, caption */
-static void fig_begin(sbuf *b, const char *tag, int logx, int logy, const char *xl, const char *yl,
-                      const char *title, const char *caption)
-{
-    sb_printf(b, "#figure\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", tag, logx, logy, xl, yl, title, caption);
-}
+typedef lm_sbuf sbuf;
 
 /* the same with a fixed y range "LO:HI" */
 static void fig_begin_r(sbuf *b, const char *tag, int logx, int logy, const char *xl,
                         const char *yl, const char *title, const char *caption, const char *yrange)
 {
-    sb_printf(b, "#figure\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", tag, logx, logy, xl, yl, title,
+    lm_live_printf(b, "#figure\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", tag, logx, logy, xl, yl, title,
               caption, yrange);
-}
-
-static void pt(sbuf *b, const char *name, double x, double y)
-{
-    if (isfinite(x) && isfinite(y)) sb_printf(b, "%s\t%.9g\t%.9g\n", name, x, y);
 }
 
 /* a positive point for a log axis */
 static void ptpos(sbuf *b, const char *name, double x, double y)
 {
-    if (y > 0) pt(b, name, x, y);
+    if (y > 0) lm_live_pt(b, name, x, y);
 }
 
 static double reldiff(double d, double m)
@@ -1039,7 +998,7 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
             "$\\ell_{%g}$ norm and $\\psi=\\frac1{%g}\\|\\cdot\\|_{%g}^{%g}$.  The paper expects "
             "only the matched $p'=%g$ to approach 0.",
             p, p, p, p, p, p, p);
-        fig_begin(&b, tag, 1, 1, "iterate k", "D_psi(Wbar_mm^(p'), Wbar(k))", title, cap);
+        lm_live_fig_begin(&b, tag, 1, 1, "iterate k", "D_psi(Wbar_mm^(p'), Wbar(k))", title, cap);
         for (int j = 0; j < LM_MDR_NPP; j++) {
             char nm[64];
             snprintf(nm, sizeof nm, "p' = %g%s", lm_mdr_pprime[j], j == k ? " (matched)" : "");
@@ -1047,7 +1006,7 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
                 if (lm_mdr_keep(t, K[k])) ptpos(&b, nm, t, x[k][t].D[j]);
         }
     }
-    fig_begin(&b, "norm", 1, 1, "iterate k", "||W(k)||_p", "md-p*: norm growth",
+    lm_live_fig_begin(&b, "norm", 1, 1, "iterate k", "||W(k)||_p", "md-p*: norm growth",
               "$\\|W(k)\\|_p$ of the three runs (log axes) against the bound "
               "$(\\eta k)^{1/(p-1)}$ of the normalised step from $W(0)=0$ (dashed: "
               "$\\|\\Theta(k)\\|_q\\le\\eta k$ and $\\|W\\|_p=\\|\\Theta\\|_q^{1/(p-1)}$).  The "
@@ -1061,10 +1020,10 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
         for (int t = 1; t <= K[k]; t++)
             if (lm_mdr_keep(t, K[k])) {
                 ptpos(&b, nm, t, x[k][t].norm);
-                pt(&b, bd, t, pow(0.1 * t, 1.0 / (lm_mdr_pprime[k] - 1.0)));
+                lm_live_pt(&b, bd, t, pow(0.1 * t, 1.0 / (lm_mdr_pprime[k] - 1.0)));
             }
     }
-    fig_begin(&b, "loss", 1, 0, "iterate k", "train loss L(W(k))", "md-p*: train loss",
+    lm_live_fig_begin(&b, "loss", 1, 0, "iterate k", "train loss L(W(k))", "md-p*: train loss",
               "Logistic train loss $\\mathcal L(W(k))$ of the three runs (log $k$ axis).  It "
               "levels off at $\\frac1n\\sum_i\\ell(\\gamma_{i\\alpha_i})>0$, the loss of the "
               "selected tokens; a later drop is a change of the selected token of a sample.");
@@ -1072,9 +1031,9 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
         char nm[48];
         snprintf(nm, sizeof nm, "p = %g", lm_mdr_pprime[k]);
         for (int t = 1; t <= K[k]; t++)
-            if (lm_mdr_keep(t, K[k])) pt(&b, nm, t, exp(x[k][t].log_loss));
+            if (lm_mdr_keep(t, K[k])) lm_live_pt(&b, nm, t, exp(x[k][t].log_loss));
     }
-    fig_begin(&b, "saturation", 1, 1, "iterate k", "1 - mean_i max_t s_it",
+    lm_live_fig_begin(&b, "saturation", 1, 1, "iterate k", "1 - mean_i max_t s_it",
               "md-p*: saturation of the softmax",
               "Distance of the mean maximal softmax probability from 1, "
               "$1-\\frac1n\\sum_i\\max_ts_{it}(k)$ (log axes; the paper plots "
@@ -1088,9 +1047,9 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
             if (lm_mdr_keep(t, K[k])) ptpos(&b, nm, t, exp(x[k][t].log_1m_maxs));
     }
     int Kmax = K[0] > K[1] ? (K[0] > K[2] ? K[0] : K[2]) : (K[1] > K[2] ? K[1] : K[2]);
-    pt(&b, "~2^-53", 1, ldexp(1.0, -53));
-    pt(&b, "~2^-53", Kmax, ldexp(1.0, -53));
-    fig_begin(&b, "grad", 1, 1, "iterate k", "||grad L(W(k))||_q",
+    lm_live_pt(&b, "~2^-53", 1, ldexp(1.0, -53));
+    lm_live_pt(&b, "~2^-53", Kmax, ldexp(1.0, -53));
+    lm_live_fig_begin(&b, "grad", 1, 1, "iterate k", "||grad L(W(k))||_q",
               "md-p*: gradient norm and the normaliser's epsilon",
               "Dual norm $\\|\\nabla\\mathcal L(W(k))\\|_q$, $q=p/(p-1)$, of the three runs (log "
               "axes; formed from the scaled gradient, no underflow).  The normalised step is "
@@ -1108,8 +1067,8 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
             if (eps_at[k] < 0 && x[k][t].log_grad < -52.0 * log(2.0)) eps_at[k] = t;
         }
     }
-    pt(&b, "~eps = 2^-52", 1, ldexp(1.0, -52));
-    pt(&b, "~eps = 2^-52", Kmax, ldexp(1.0, -52));
+    lm_live_pt(&b, "~eps = 2^-52", 1, ldexp(1.0, -52));
+    lm_live_pt(&b, "~eps = 2^-52", Kmax, ldexp(1.0, -52));
 
     char summ[2000] = "";
     cat(summ, sizeof summ,
@@ -1172,7 +1131,7 @@ static int live_p2_drift(lm_mdlive *L, int quick, uint64_t seed, char *err, int 
     lm_mdr_info I;
     if (lm_mdr_drift(&xd, &xm, &x, &I, &r, seed, 256, 1, err, errlen)) return -1;
     sbuf b = {0};
-    fig_begin(&b, "drift", 1, 1, "iterate k", "relative difference, double vs MPFR-256",
+    lm_live_fig_begin(&b, "drift", 1, 1, "iterate k", "relative difference, double vs MPFR-256",
               "md-p2: double against MPFR-256, per iterate",
               "Relative differences between the paper's $p=2$ run in IEEE double and the same "
               "run wholly in MPFR at 256 bits (same data, same start), all formed in MPFR from "
@@ -1203,8 +1162,8 @@ static int live_p2_drift(lm_mdlive *L, int quick, uint64_t seed, char *err, int 
         ptpos(&b, "D_psi(Wbar_mm, Wbar(k))", t, dD);
         ptpos(&b, "||W(k)||_2", t, dn);
     }
-    pt(&b, "~unit roundoff 2^-53", 1, ldexp(1.0, -53));
-    pt(&b, "~unit roundoff 2^-53", K, ldexp(1.0, -53));
+    lm_live_pt(&b, "~unit roundoff 2^-53", 1, ldexp(1.0, -53));
+    lm_live_pt(&b, "~unit roundoff 2^-53", K, ldexp(1.0, -53));
     char summ[1400];
     snprintf(
         summ, sizeof summ,
@@ -1262,7 +1221,7 @@ static int live_r1_freeze(lm_mdlive *L, int quick, uint64_t seed, char *err, int
         }
     }
     sbuf b = {0};
-    fig_begin(&b, "growth", 1, 1, "iterate k", "||W(k)||_2 - ||W(0)||_2 (MPFR-256)",
+    lm_live_fig_begin(&b, "growth", 1, 1, "iterate k", "||W(k)||_2 - ||W(0)||_2 (MPFR-256)",
               "md-r1-p2: exact norm growth",
               "Growth of the norm $\\|W(k)\\|_2-\\|W(0)\\|_2$ of unnormalised $\\ell_2$-AttGD "
               "($\\eta=0.1$) wholly in MPFR-256, from a start on the Bregman-cone level $\\mu_0$ "
@@ -1287,7 +1246,7 @@ static int live_r1_freeze(lm_mdlive *L, int quick, uint64_t seed, char *err, int
         snprintf(nm, sizeof nm, "R0 = %g", RADII[k]);
         for (int t = 1; t <= K; t++)
             if (lm_mdr_keep(t, K) && x[k][t].growth_m > 0)
-                pt(&b, nm, t, x[k][t].growth_d / x[k][t].growth_m);
+                lm_live_pt(&b, nm, t, x[k][t].growth_d / x[k][t].growth_m);
     }
     fig_begin_r(&b, "disp", 1, 1, "iterate k", "relative error of Theta(k) - Theta(0) in double",
                 "md-r1-p2: how much of the motion the double run gets wrong",
@@ -1302,8 +1261,8 @@ static int live_r1_freeze(lm_mdlive *L, int quick, uint64_t seed, char *err, int
         for (int t = 1; t <= K; t++)
             if (lm_mdr_keep(t, K)) ptpos(&b, nm, t, x[k][t].disp);
     }
-    pt(&b, "~2^-53", 1, ldexp(1.0, -53));
-    pt(&b, "~2^-53", K, ldexp(1.0, -53));
+    lm_live_pt(&b, "~2^-53", 1, ldexp(1.0, -53));
+    lm_live_pt(&b, "~2^-53", K, ldexp(1.0, -53));
     char cap[600], yr[32];
     snprintf(cap, sizeof cap,
              "Entries of $\\Theta$ (of $d^2=%d$) that the double step $k\\to k+1$ leaves "
@@ -1319,7 +1278,7 @@ static int live_r1_freeze(lm_mdlive *L, int quick, uint64_t seed, char *err, int
         char nm[48];
         snprintf(nm, sizeof nm, "R0 = %g", RADII[k]);
         for (int t = 0; t < K; t++)
-            if (lm_mdr_keep(t + 1, K)) pt(&b, nm, t + 1, x[k][t].frozen);
+            if (lm_mdr_keep(t + 1, K)) lm_live_pt(&b, nm, t + 1, x[k][t].frozen);
     }
     char summ[2000] = "";
     cat(summ, sizeof summ,

@@ -1,6 +1,6 @@
 /* runs.c -- named live training runs (lemmata train RUN). */
 #include "lm_train.h"
-#include <errno.h>
+#include "lm_live.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,25 +28,11 @@ const lm_run_def *lm_run_find(const char *name)
     return NULL;
 }
 
-static int parse_num(const char *v, double *out)
-{
-    char *e;
-    errno = 0;
-    double x = strtod(v, &e);
-    if (*v == 0 || *e != 0 || errno || !isfinite(x)) return -1;
-    *out = x;
-    return 0;
-}
-
 int lm_run_set(lm_run_def *r, const char *kv, char *err, int errlen)
 {
-    const char *eq = strchr(kv, '=');
-    if (!eq || eq == kv || !eq[1]) {
-        snprintf(err, (size_t)errlen, "malformed --set '%s' (expected name=value)", kv);
-        return -1;
-    }
-    size_t l = (size_t)(eq - kv);
-    const char *v = eq + 1;
+    size_t l;
+    const char *v;
+    if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
 #define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
     if (IS("kernel")) {
         if (!strcmp(v, "softmax")) r->kernel = LM_SOFTMAX;
@@ -68,7 +54,7 @@ int lm_run_set(lm_run_def *r, const char *kv, char *err, int errlen)
         return 0;
     }
     double x;
-    if (parse_num(v, &x)) goto bad;
+    if (lm_live_parse_num(v, &x)) goto bad;
     int *ip = IS("N") ? &r->N : IS("n") ? &r->n : IS("D") ? &r->D : IS("d") ? &r->d
             : IS("H") ? &r->H : IS("steps") ? &r->steps : NULL;
     if (ip) {
