@@ -38,8 +38,7 @@
  *   residual ratios.  \texttt{tol\_scale} multiplies $\tau$; \texttt{formula}$=$no-sgn
  *   replaces the closed sum by one without $\mathrm{sgn}(V_{ab})$, which must be caught.}
  */
-#include "lm_claim.h"
-#include "lm_md.h"
+#include "lm_mdclaim.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,25 +55,11 @@ static const lm_param_def params[] = {
 enum { K_GAUSS, K_TINY, K_WIDE, K_EQUAL, K_OPPOSITE, K_NEAR, K_SPARSE, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian with zeros", "tiny entries", "entries 1e-8..1e8",
                                              "W = V", "W = -V", "W ~ V", "sparse, sign flips"};
-static const int DIMS[3] = {10, 2, 1};
-static const int BITS[3] = {53, 128, 256};
-
-/* the working precision of an instance: double, MPFR 128 or MPFR 256 by index (random
- * instances only), never below the runner's context */
-static lm_ctx work_ctx(const lm_eval *ev, int tier)
-{
-    if (ev->x || ev->searching || tier == 0) return *ev->ctx;
-    long cur = ev->ctx->backend == LM_DOUBLE ? 53 : (long)ev->ctx->prec;
-    return BITS[tier] > cur ? lm_ctx_mpfr(BITS[tier]) : *ev->ctx;
-}
-
-static double rsign(lm_rng *g) { return lm_rng_uniform(g) < 0.5 ? -1.0 : 1.0; }
-static double logu(lm_rng *g, double lo, double hi) { return pow(10.0, lo + (hi - lo) * lm_rng_uniform(g)); }
 
 /* the pair as doubles (the same numbers in every precision) */
 static void gen_pair(double *w, double *v, int n, int kind, lm_rng *g)
 {
-    double s = logu(g, -3.0, 3.0), h = logu(g, -12.0, -2.0);
+    double s = lm_md_logu(g, -3.0, 3.0), h = lm_md_logu(g, -12.0, -2.0);
     for (int k = 0; k < n; k++) {
         double a = lm_rng_normal(g), b = lm_rng_normal(g), u1 = lm_rng_uniform(g), u2 = lm_rng_uniform(g);
         switch (kind) {
@@ -83,12 +68,12 @@ static void gen_pair(double *w, double *v, int n, int kind, lm_rng *g)
             v[k] = u2 < 0.2 ? 0.0 : s * b;
             break;
         case K_TINY:
-            w[k] = u1 < 0.1 ? 0.0 : rsign(g) * logu(g, -300.0, -3.0);
-            v[k] = u2 < 0.1 ? 0.0 : rsign(g) * logu(g, -300.0, -3.0);
+            w[k] = u1 < 0.1 ? 0.0 : lm_md_rsign(g) * lm_md_logu(g, -300.0, -3.0);
+            v[k] = u2 < 0.1 ? 0.0 : lm_md_rsign(g) * lm_md_logu(g, -300.0, -3.0);
             break;
         case K_WIDE:
-            w[k] = rsign(g) * logu(g, -8.0, 8.0);
-            v[k] = rsign(g) * logu(g, -8.0, 8.0);
+            w[k] = lm_md_rsign(g) * lm_md_logu(g, -8.0, 8.0);
+            v[k] = lm_md_rsign(g) * lm_md_logu(g, -8.0, 8.0);
             break;
         case K_EQUAL: v[k] = w[k] = s * a; break;
         case K_OPPOSITE: v[k] = s * a; w[k] = -v[k]; break;
@@ -192,18 +177,10 @@ static int eval(lm_eval *ev)
     double tol_scale = lm_par(ev, "tol_scale");
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
-    if (ev->x) {
-        kind = K_NEAR;
-        d = 2;
-        tier = 0;
-    } else {
-        kind = ev->index % NKIND;
-        tier = (ev->index + ev->index / NKIND) % 3;
-        d = DIMS[(ev->index / NKIND) % 3];
-    }
-    lm_ctx cw = work_ctx(ev, tier);
+    lm_md_ident_plan(ev, NKIND, K_NEAR, &kind, &d, &tier);
+    lm_ctx cw = lm_md_work_ctx(ev, tier);
     const lm_ctx *c = &cw;
-    int bits = c->backend == LM_DOUBLE ? 53 : (int)c->prec;
+    int bits = lm_md_ctx_bits(c);
     int n = d * d;
     double w[100], v[100];
     gen_pair(w, v, n, kind, g);
@@ -215,7 +192,7 @@ static int eval(lm_eval *ev)
             w[k] = v[k] * (1.0 + h * lm_rng_normal(g));
         }
     }
-    double c_hom = logu(g, -3.0, 3.0);
+    double c_hom = lm_md_logu(g, -3.0, 3.0);
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *G = lm_mat_new(d, d, c);
     lm_mat *Dm = lm_mat_new(d, d, c);
     lm_mat_set_array(W, w);

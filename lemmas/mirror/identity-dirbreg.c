@@ -31,8 +31,7 @@
  *   $\tau$; \texttt{formula}$=$exponent-p divides by $\|W\|_p^p$ instead of
  *   $\|W\|_p^{p-1}$ (a wrong homogeneity), which must be caught.}
  */
-#include "lm_claim.h"
-#include "lm_md.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -49,18 +48,6 @@ enum { K_GAUSS, K_SAME, K_OPP, K_NEAR, K_DISJOINT, K_ONE, K_TINY, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian",        "U = Wbar", "U = -Wbar",
                                              "U ~ Wbar",        "disjoint supports",
                                              "one-entry W",     "tiny entries"};
-static const int DIMS[3] = {10, 2, 1};
-static const int BITS[3] = {53, 128, 256};
-
-static lm_ctx work_ctx(const lm_eval *ev, int tier)
-{
-    if (ev->x || ev->searching || tier == 0) return *ev->ctx;
-    long cur = ev->ctx->backend == LM_DOUBLE ? 53 : (long)ev->ctx->prec;
-    return BITS[tier] > cur ? lm_ctx_mpfr(BITS[tier]) : *ev->ctx;
-}
-
-static double rsign(lm_rng *g) { return lm_rng_uniform(g) < 0.5 ? -1.0 : 1.0; }
-static double logu(lm_rng *g, double lo, double hi) { return pow(10.0, lo + (hi - lo) * lm_rng_uniform(g)); }
 
 /* W and U_0 as doubles; returns the kind actually used (d = 1 has no disjoint support) */
 static int gen(double *w, double *u, int n, int kind, double s, double h, lm_rng *g)
@@ -82,7 +69,7 @@ static int gen(double *w, double *u, int n, int kind, double s, double h, lm_rng
             break;
         case K_ONE: w[k] = k == one ? s * a : 0.0; u[k] = b; break;
         default: /* K_TINY: magnitudes s 10^[-300,-3], the largest one s */
-            w[k] = k == one ? s : (r < 0.1 ? 0.0 : rsign(g) * s * logu(g, -300.0, -3.0));
+            w[k] = k == one ? s : (r < 0.1 ? 0.0 : lm_md_rsign(g) * s * lm_md_logu(g, -300.0, -3.0));
             u[k] = b;
             break;
         }
@@ -117,24 +104,18 @@ static int eval(lm_eval *ev)
     double tol_scale = lm_par(ev, "tol_scale");
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
-    double s = logu(g, -6.0, 6.0), h = logu(g, -12.0, -2.0);
+    double s = lm_md_logu(g, -6.0, 6.0), h = lm_md_logu(g, -12.0, -2.0);
+    lm_md_ident_plan(ev, NKIND, K_NEAR, &kind, &d, &tier);
     if (ev->x) {
-        kind = K_NEAR;
-        d = 2;
-        tier = 0;
         s = pow(10.0, 3.0 * fmax(-4.0, fmin(4.0, ev->x[0])));
         h = pow(10.0, fmax(-16.0, fmin(1.0, 2.0 * ev->x[1] - 3.0)));
-    } else {
-        kind = ev->index % NKIND;
-        tier = (ev->index + ev->index / NKIND) % 3;
-        d = DIMS[(ev->index / NKIND) % 3];
     }
     int n = d * d;
     double w[100], u0[100];
     kind = gen(w, u0, n, kind, s, h, g);
-    lm_ctx cw = work_ctx(ev, tier);
+    lm_ctx cw = lm_md_work_ctx(ev, tier);
     const lm_ctx *c = &cw;
-    int bits = c->backend == LM_DOUBLE ? 53 : (int)c->prec;
+    int bits = lm_md_ctx_bits(c);
     lm_mat *W = lm_mat_new(d, d, c), *U = lm_mat_new(d, d, c), *G = lm_mat_new(d, d, c);
     lm_num lhs, rhs, nw, x, y, e;
     lm_num_inits(c, &lhs, &rhs, &nw, &x, &y, &e, (lm_num *)NULL);

@@ -34,7 +34,7 @@
  *   inequalities from the proof (``compare derivatives in $x$'') and their two uses; the
  *   paper may display only one of them, and each is checked as its own observation.}
  */
-#include "lm_claim.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -51,38 +51,6 @@ static const lm_param_def params[] = {
 enum { K_RANDOM, K_DIAG, K_MODERATE, K_HUGE, NKIND };
 static const char *const kind_name[NKIND] = {"log-uniform x, y", "x = y(1+10^-k)", "x = y(1+U(0,3))",
                                              "x/y = 10^[6,12]"};
-
-/* r = log(expm1(z)/z) for z >= 0, to full relative accuracy */
-static void log_E(lm_num *r, const lm_num *z, const lm_ctx *c)
-{
-    if (lm_num_sgn(z) <= 0) {
-        lm_num_set_d(r, 0.0);
-        return;
-    }
-    lm_num t, s;
-    lm_num_inits(c, &t, &s, (lm_num *)NULL);
-    if (lm_num_get_d(z) <= 0.5) { /* log1p(sum_{k>=1} z^k/(k+1)!) */
-        double stop = log(lm_ctx_eps(c) / 8.0);
-        lm_num_mul_d(&t, z, 0.5);
-        lm_num_set(&s, &t);
-        for (int k = 2; k < 100000; k++) {
-            lm_num_mul(&t, &t, z);
-            lm_num_div_d(&t, &t, (double)(k + 1));
-            lm_num_add(&s, &s, &t);
-            if (lm_num_iszero(&t) || lm_num_log_abs_d(&t) - lm_num_log_abs_d(&s) < stop) break;
-        }
-        lm_num_log1p(r, &s);
-    } else { /* z + log(-expm1(-z)) - log z */
-        lm_num_neg(&t, z);
-        lm_num_expm1(&t, &t);
-        lm_num_neg(&t, &t);
-        lm_num_log(&t, &t);
-        lm_num_log(&s, z);
-        lm_num_sub(&t, &t, &s);
-        lm_num_add(r, z, &t);
-    }
-    lm_num_clears(&t, &s, (lm_num *)NULL);
-}
 
 static int eval(lm_eval *ev)
 {
@@ -130,13 +98,13 @@ static int eval(lm_eval *ev)
     }
     /* (A) the reduced form: sides / (Y^(p-1) l) */
     lm_num_mul_d(&z, &l, p);
-    log_E(&lR, &z, c);                /* log E(p l) */
+    lm_md_log_E(&lR, &z, c);                /* log E(p l) */
     lm_num_sub(&lL, &lR, &l);         /* log E(p l) - l */
     lm_num_add_d(&lL, &lL, log(lo_s));
     lm_num_set_d(&e, p);
     lm_num_add_d(&e, &e, -1.0);
     lm_num_mul(&z, &l, &e);
-    log_E(&lM, &z, c);                /* log E((p-1) l) */
+    lm_md_log_E(&lM, &z, c);                /* log E((p-1) l) */
     double Lp = lm_num_get_d(&lR), Lm = lm_num_get_d(&lM), ld = lm_num_get_d(&l);
     lm_num_add_d(&lR, &lR, log(hi_s));
     if (!lm_num_isfinite(&lL) || !lm_num_isfinite(&lM) || !lm_num_isfinite(&lR)) {

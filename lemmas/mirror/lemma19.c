@@ -51,8 +51,7 @@
  *   \texttt{half\_scale}$=0$ (support margins would equal $\|W\|_p/\|W_{mm}\|_p$ exactly),
  *   \texttt{delta\_scale}$=3$ and \texttt{eps\_scale}$=0.5$ must be violated.}
  */
-#include "lm_claim.h"
-#include "lm_mdsign.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -191,24 +190,6 @@ typedef struct {
     long nW;
 } stats;
 
-/* the matrix of the margin difference: (x_i,u - x_i,v) z_i^T (u = alpha for a constraint) */
-static void diff_mat(lm_mat *B, const lm_mddata *D, int i, int u, int v)
-{
-    lm_num a, b;
-    lm_num_inits(&D->ctx, &a, &b, (lm_num *)NULL);
-    for (int r = 0; r < D->d; r++) {
-        lm_mat_get(&a, D->X[i], u, r);
-        lm_mat_get(&b, D->X[i], v, r);
-        lm_num_sub(&a, &a, &b);
-        for (int s = 0; s < D->d; s++) {
-            lm_mat_get(&b, D->Z, i, s);
-            lm_num_mul(&b, &b, &a);
-            lm_mat_set(B, r, s, &b);
-        }
-    }
-    lm_num_clears(&a, &b, (lm_num *)NULL);
-}
-
 /* every inequality of the lemma at W = r U (U of unit p-norm in the cone) */
 static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, stats *st)
 {
@@ -294,15 +275,10 @@ static int eval_cone(lm_eval *ev)
         p = PS[k % 7];
     }
     lm_mdcone C;
-    char why[300];
-    int rc = lm_mdcone_setup(&C, g, c, n, T, d, p, mode, why, sizeof why);
+    int rc = lm_mdcone_claim_setup(&C, ev, g, c, n, T, d, p, mode);
     if (rc) {
         lm_mdcone_clear(&C);
-        if (rc > 0) {
-            lm_assume(ev, 0, "%s", why);
-            return 0;
-        }
-        return lm_fail(ev, "%s", why);
+        return rc > 0 ? 0 : rc;
     }
     const double mu = C.k.mu0 * lm_par(ev, "mu_scale"), wn = C.k.wnorm;
     const int dd = C.D->d;
@@ -317,7 +293,7 @@ static int eval_cone(lm_eval *ev)
         lm_mat_zero(E);
         for (int j = 0; j < ev->nx && j < C.m; j++) {
             int a = (j * 7 + k) % C.m;
-            diff_mat(B, C.D, C.svm.ci[a], C.D->alpha[C.svm.ci[a]], C.svm.ct[a]);
+            lm_md_diff_mat(B, C.D, C.svm.ci[a], C.D->alpha[C.svm.ci[a]], C.svm.ct[a]);
             lm_md_holder_dual(H, B, p);
             lm_mat_axpy_d(E, ev->x[j], H);
         }
@@ -355,7 +331,7 @@ static int eval_cone(lm_eval *ev)
                         if (!C.k.support[a] || C.svm.ci[b] != i || C.k.support[b]) continue;
                         u = C.svm.ct[a], v = C.svm.ct[b], sgn = -1;
                     }
-                    diff_mat(B, C.D, i, u, v);
+                    lm_md_diff_mat(B, C.D, i, u, v);
                     lm_md_holder_dual(H, B, p);
                     lm_mat_scale_d(E, H, sgn);
                     double r = wn * pow(10.0, 2.0 * lm_rng_uniform(g));

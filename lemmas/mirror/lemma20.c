@@ -56,8 +56,7 @@
  *   needs 64 bits here (measure: precision needed).  Wrong-constant tests: \texttt{expo\_scale}$=0.5$
  *   and \texttt{sign}$=-1$ must be violated.}
  */
-#include "lm_claim.h"
-#include "lm_mdsign.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,12 +155,8 @@ static int setup(lm_eval *ev, ctx20 *X, int mode)
         p = PS[k % 6];
     }
     char why[300];
-    int rc = lm_mdcone_setup(&X->C, g, ev->ctx, n, T, d, p, mode, why, sizeof why);
-    if (rc > 0) {
-        lm_assume(ev, 0, "%s", why);
-        return 1;
-    }
-    if (rc < 0) return lm_fail(ev, "%s", why);
+    int rc = lm_mdcone_claim_setup(&X->C, ev, g, ev->ctx, n, T, d, p, mode);
+    if (rc) return rc;
     for (int kind = 0; kind < 2; kind++)
         if (lm_mdcone_rdelta(&X->R[kind], &X->c20[kind], &X->C, kind, LM_IB_LOGISTIC, why, sizeof why)) {
             lm_assume(ev, 0, "reconstructed R_delta does not cover the instance: %s", why);
@@ -198,23 +193,6 @@ static void measures(lm_eval *ev, const ctx20 *X)
     lm_measure(ev, "min log(value/envelope) (M=W)", X->minratio[1]);
     lm_measure(ev, "sign decisions", X->ndec);
     lm_measure(ev, "precision needed for the sign (bits)", X->precmax);
-}
-
-static void diff_mat(lm_mat *B, const lm_mddata *D, int i, int t)
-{
-    lm_num a, b;
-    lm_num_inits(&D->ctx, &a, &b, (lm_num *)NULL);
-    for (int r = 0; r < D->d; r++) {
-        lm_mat_get(&a, D->X[i], D->alpha[i], r);
-        lm_mat_get(&b, D->X[i], t, r);
-        lm_num_sub(&a, &a, &b);
-        for (int s = 0; s < D->d; s++) {
-            lm_mat_get(&b, D->Z, i, s);
-            lm_num_mul(&b, &b, &a);
-            lm_mat_set(B, r, s, &b);
-        }
-    }
-    lm_num_clears(&a, &b, (lm_num *)NULL);
 }
 
 /* all radii for one direction U (unit p-norm); only_obs: only the radii beyond R_delta */
@@ -271,7 +249,7 @@ static int eval_points(lm_eval *ev, int mode)
         lm_mat_zero(E);
         for (int j = 0; j < ev->nx && j < C->m; j++) {
             int a = (j * 5 + ev->index) % C->m;
-            diff_mat(B, C->D, C->svm.ci[a], C->svm.ct[a]);
+            lm_md_diff_mat(B, C->D, C->svm.ci[a], C->D->alpha[C->svm.ci[a]], C->svm.ct[a]);
             lm_md_holder_dual(H, B, p);
             lm_mat_axpy_d(E, ev->x[j], H);
         }
@@ -293,7 +271,7 @@ static int eval_points(lm_eval *ev, int mode)
             for (int a = 0; a < C->m; a++)
                 if (!used[a] && (best < 0 || C->bgap[a] < C->bgap[best])) best = a;
             used[best] = 1;
-            diff_mat(B, C->D, C->svm.ci[best], C->svm.ct[best]);
+            lm_md_diff_mat(B, C->D, C->svm.ci[best], C->D->alpha[C->svm.ci[best]], C->svm.ct[best]);
             lm_md_holder_dual(E, B, p);
             lm_mat_scale_d(E, E, -1.0);
             if (!lm_md_cone_dir(U, &rho, C->Wbar, E, p, mu0)) err = radii(ev, &X, U, 0, 0);

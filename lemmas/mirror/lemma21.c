@@ -43,8 +43,7 @@
  *   (the per-step $\pi_k$ enters mirror/lemma27).  Wrong-constant test: \texttt{exponent}$=3$ must be
  *   inconsistent.}
  */
-#include "lm_claim.h"
-#include "lm_mdsign.h"
+#include "lm_mdclaim.h"
 #include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <stdio.h>
@@ -149,23 +148,6 @@ static double nm_search(srch *S, double *c, double rt, int iters)
     return best;
 }
 
-static void diff_mat(lm_mat *B, const lm_mddata *D, int i, int t)
-{
-    lm_num a, b;
-    lm_num_inits(&D->ctx, &a, &b, (lm_num *)NULL);
-    for (int r = 0; r < D->d; r++) {
-        lm_mat_get(&a, D->X[i], D->alpha[i], r);
-        lm_mat_get(&b, D->X[i], t, r);
-        lm_num_sub(&a, &a, &b);
-        for (int s = 0; s < D->d; s++) {
-            lm_mat_get(&b, D->Z, i, s);
-            lm_num_mul(&b, &b, &a);
-            lm_mat_set(B, r, s, &b);
-        }
-    }
-    lm_num_clears(&a, &b, (lm_num *)NULL);
-}
-
 static int eval(lm_eval *ev)
 {
     const lm_ctx *c = ev->ctx;
@@ -183,15 +165,10 @@ static int eval(lm_eval *ev)
         p = PS[k % 6];
     }
     lm_mdcone C;
-    char why[300];
-    int rc = lm_mdcone_setup(&C, g, c, n, T, d, p, mode, why, sizeof why);
+    int rc = lm_mdcone_claim_setup(&C, ev, g, c, n, T, d, p, mode);
     if (rc) {
         lm_mdcone_clear(&C);
-        if (rc > 0) {
-            lm_assume(ev, 0, "%s", why);
-            return 0;
-        }
-        return lm_fail(ev, "%s", why);
+        return rc > 0 ? 0 : rc;
     }
     const int dd = C.D->d, cap = lm_par_i(ev, "prec_cap");
     const double wn = C.k.wnorm, mu0 = C.k.mu0, dl = C.k.delta;
@@ -234,7 +211,7 @@ static int eval(lm_eval *ev)
         lm_num aq;
         lm_num_init(&aq, &cd);
         for (int q = 0; q < K; q++) {
-            diff_mat(B, Dd, C.svm.ci[sup[q]], C.svm.ct[sup[q]]);
+            lm_md_diff_mat(B, Dd, C.svm.ci[sup[q]], Dd->alpha[C.svm.ci[sup[q]]], C.svm.ct[sup[q]]);
             S.H[q] = lm_mat_new(dd, dd, &cd);
             lm_md_holder_dual(S.H[q], B, p);
             lm_mat_dot(&aq, S.H[q], B); /* = ||A_k||_q (Hoelder's equality case) */

@@ -32,7 +32,7 @@
  *   context.  The report gives the minimal normalised slack
  *   $(\mathrm{LHS}-\mathrm{RHS})/(\eta|\langle G,W\rangle|/\|W\|_p)$ per run.}
  */
-#include "lm_mdstep.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -112,37 +112,19 @@ static int hook(lm_eval *ev, const lm_mdrun *R, const lm_mdpair *P, const lm_num
 
 static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
 {
-    const lm_ctx *c = ev->ctx;
-    int d = ev->x ? 2 : 1 + ev->index % 3;
-    lm_mat *W0 = lm_mat_new(d, d, c), *Th0 = lm_mat_new(d, d, c), *dTh = lm_mat_new(d, d, c);
-    lm_num eta;
-    lm_num_init(&eta, c);
-    lm_md_pointwise(W0, Th0, dTh, &eta, p, lm_eval_rng(ev), ev->x, ev->nx);
-    lm_mdpair P;
-    lm_mdpair_init(&P, d, d, c);
-    lm_mdpair_compute(&P, W0, Th0, dTh, p, 0);
+    lm_mdpoint q;
+    lm_mdpoint_init(&q, ev, p, 1, 0);
     int rc = 0;
-    if (lm_num_iszero(&P.y)) {
+    if (lm_num_iszero(&q.P.y)) {
         lm_assume(ev, 0, "W = 0 drawn (the lemma needs W(k) != 0)");
     } else {
-        lm_mdobs_set O;
-        lm_mdobs_set_init(&O, c);
-        lm_mdrun R0 = {.ctx = *c, .k = 0};
-        obs(&O, &R0, &P, NULL, dt);
-        char pre[96];
-        snprintf(pre, sizeof pre, "any G, %dx%d, eta=%.3g, crossings=%d: ", d, d, lm_num_get_d(&eta), P.crossings);
-        int n = lm_mdobs_record(ev, -1, &O, &P, pre);
-        if (n < 0) rc = lm_fail(ev, "non-finite value in the pointwise instance");
-        else if (n == 0) lm_assume(ev, 0, "G = 0 drawn: a null step");
-        slack_of(dt, &P);
+        rc = lm_mdpoint_check(ev, &q, LM_MDRUN_R1, obs, dt, 1, "G = 0 drawn: a null step");
+        slack_of(dt, &q.P);
         lm_measure(ev, "normalised slack", dt->min_slack);
-        lm_measure(ev, "eta", lm_num_get_d(&eta));
-        lm_measure(ev, "sign crossings", P.crossings);
-        lm_mdobs_set_clear(&O);
+        lm_measure(ev, "eta", lm_num_get_d(&q.eta));
+        lm_measure(ev, "sign crossings", q.P.crossings);
     }
-    lm_mdpair_clear(&P);
-    lm_num_clear(&eta);
-    lm_mat_free(W0); lm_mat_free(Th0); lm_mat_free(dTh);
+    lm_mdpoint_clear(&q);
     return rc;
 }
 
@@ -152,17 +134,12 @@ static int eval(lm_eval *ev)
     data_t dt = {.c = lm_par(ev, "c_scale"), .tol_ulps = lm_par(ev, "tol_ulps")};
     if (cf->pointwise) return eval_pointwise(ev, cf->s.p, &dt);
     lm_mdrun R;
-    int rc = lm_mdrun_begin(&R, ev, &cf->s);
-    if (rc) {
-        lm_mdrun_free(&R);
-        return rc < 0 ? -1 : 0;
-    }
-    lm_series_axes(ev, "iterate k", "increments of ||W||^(p-1), their bound, normalised slack", 1);
     lm_mdcheck C = {.need = 0, .need_dL = 0, .obs = obs, .hook = hook, .data = &dt};
     lm_mdcheck_out o;
-    char why[200];
-    if (lm_mdrun_check(&o, ev, &R, lm_mdrun_steps(ev, lm_par_i(ev, "K")), LM_MDCHECK_RECORD, &C, why, sizeof why))
-        rc = lm_fail(ev, "%s", why);
+    int rc;
+    if (lm_mdclaim_run(&rc, &R, &o, ev, &cf->s, "increments of ||W||^(p-1), their bound, normalised slack", &C,
+                       NULL, NULL, NULL) < 0)
+        return rc;
     lm_mdrun_measures(ev, &R, &o);
     lm_measure(ev, "min normalised slack", dt.min_slack);
     lm_measure(ev, "failing steps", o.nfail);

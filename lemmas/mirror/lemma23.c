@@ -34,7 +34,7 @@
  *   overshooting zero, $\eta\in[10^{-3},10]$, sizes up to $3\times3$) with $W\in\{0,W(k),$
  *   random$\}$ for the extreme exponents $p\in\{1.01,20\}$ and $p\in\{1.5,3\}$.}
  */
-#include "lm_mdstep.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -244,36 +244,22 @@ static lm_mat *random_point(lm_rng *g, int d)
 
 static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
 {
-    const lm_ctx *c = ev->ctx;
-    int d = 1 + ev->index % 3;
-    lm_mat *W0 = lm_mat_new(d, d, c), *Th0 = lm_mat_new(d, d, c), *dTh = lm_mat_new(d, d, c);
-    lm_num eta;
-    lm_num_init(&eta, c);
-    lm_md_pointwise(W0, Th0, dTh, &eta, p, lm_eval_rng(ev), NULL, 0);
-    dt->Wr = random_point(lm_eval_rng(ev), d);
-    lm_mdpair P;
-    lm_mdpair_init(&P, d, d, c);
-    lm_mdpair_compute(&P, W0, Th0, dTh, p, LM_MDPAIR_W1);
-    lm_mdrun R1 = {.ctx = *c, .k = 0, .W = W0, .Th = Th0, .dTh = dTh, .W0 = W0, .s = {LM_MDRUN_R3, p, 0, 0}};
-    lm_num_init(&R1.eta_k, c);
-    lm_num_set(&R1.eta_k, &eta);
-    lm_mdobs_set O;
-    lm_mdobs_set_init(&O, c);
-    obs(&O, &R1, &P, NULL, dt);
-    char pre[96];
-    snprintf(pre, sizeof pre, "any G, %dx%d, eta=%.3g: ", d, d, lm_num_get_d(&eta));
-    int rc = 0, n = lm_mdobs_record(ev, -1, &O, &P, pre);
-    if (n < 0) rc = lm_fail(ev, "non-finite value in the pointwise instance");
-    else if (n == 0) lm_assume(ev, 0, "a null step (G = 0) was drawn");
+    lm_mdpoint q;
+    lm_mdpoint_init(&q, ev, p, 0, LM_MDPAIR_W1); /* the pair takes no randomness */
+    dt->Wr = random_point(lm_eval_rng(ev), q.d);
+    int rc = lm_mdpoint_check(ev, &q, LM_MDRUN_R3, obs, dt, 0, "a null step (G = 0) was drawn");
     lm_measure(ev, "relative residual (23a)", dt->worst[0]);
     lm_measure(ev, "relative residual (23c)", dt->worst[2]);
-    lm_measure(ev, "sign crossings", P.crossings);
-    lm_mdobs_set_clear(&O);
-    lm_num_clear(&R1.eta_k);
-    lm_mdpair_clear(&P);
-    lm_num_clear(&eta);
-    lm_mat_free(W0); lm_mat_free(Th0); lm_mat_free(dTh);
+    lm_measure(ev, "sign crossings", q.P.crossings);
+    lm_mdpoint_clear(&q);
     return rc;
+}
+
+/* the run's reference point, drawn once the run has started */
+static void prep(lm_eval *ev, lm_mdrun *R, void *vd)
+{
+    data_t *dt = vd;
+    dt->Wr = random_point(lm_eval_rng(ev), R->W->r);
 }
 
 static int eval(lm_eval *ev)
@@ -287,18 +273,9 @@ static int eval(lm_eval *ev)
         return rc;
     }
     lm_mdrun R;
-    rc = lm_mdrun_begin(&R, ev, &cf->s);
-    if (rc) {
-        lm_mdrun_free(&R);
-        return rc < 0 ? -1 : 0;
-    }
-    dt.Wr = random_point(lm_eval_rng(ev), R.W->r);
-    lm_series_axes(ev, "iterate k", "relative residual |r|/s", 1);
     lm_mdcheck C = {.need = LM_MDPAIR_W1, .obs = obs, .hook = hook, .data = &dt};
     lm_mdcheck_out o;
-    char why[200];
-    if (lm_mdrun_check(&o, ev, &R, lm_mdrun_steps(ev, lm_par_i(ev, "K")), LM_MDCHECK_RECORD, &C, why, sizeof why))
-        rc = lm_fail(ev, "%s", why);
+    if (lm_mdclaim_run(&rc, &R, &o, ev, &cf->s, "relative residual |r|/s", &C, NULL, prep, &dt) < 0) return rc;
     lm_mdrun_measures(ev, &R, &o);
     lm_measure(ev, "max relative residual (23a)", dt.worst[0]);
     lm_measure(ev, "max relative residual (23b)", dt.worst[1]);

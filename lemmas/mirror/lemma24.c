@@ -44,7 +44,7 @@
  *   the ratio, $D_{\psi-\eta\mathcal L}$, the smallest $|W(k)_{ab}|$ with its $|\nabla\mathcal
  *   L_{ab}|$, and whether entries of $\Theta$ changed sign.}
  */
-#include "lm_mdstep.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -164,20 +164,12 @@ static int eval(lm_eval *ev)
                  .worst_ratio = -INFINITY};
     lm_rng g0 = *lm_eval_rng(ev); /* the run's randomness, for the shrinking test */
     lm_mdrun R;
-    int rc = lm_mdrun_begin(&R, ev, &cf->s);
-    if (rc) {
-        lm_mdrun_free(&R);
-        return rc < 0 ? -1 : 0;
-    }
-    lm_series_axes(ev, "iterate k", "(24a): D_psi(W(k),W(k+1)), its bound and their ratio", 1);
     lm_mdcheck C = {.need = LM_MDPAIR_BREG, .need_dL = 1, .obs = obs, .hook = hook, .data = &dt};
     lm_mdcheck_out o;
-    char why[200];
-    int K = lm_mdrun_steps(ev, lm_par_i(ev, "K"));
-    if (lm_mdrun_check(&o, ev, &R, K, LM_MDCHECK_RECORD, &C, why, sizeof why)) {
-        rc = lm_fail(ev, "%s", why);
-        goto done;
-    }
+    int rc, K;
+    int failed = lm_mdclaim_run(&rc, &R, &o, ev, &cf->s, "(24a): D_psi(W(k),W(k+1)), its bound and their ratio", &C, &K, NULL, NULL);
+    if (failed < 0) return rc;
+    if (failed) goto done;
     lm_mdrun_measures(ev, &R, &o);
     lm_measure(ev, "failing steps", o.nfail);
     lm_measure(ev, "min D_{psi-eta L}(W(k+1),W(k))", dt.min_hyp);
@@ -200,11 +192,7 @@ static int eval(lm_eval *ev)
         /* the eta-shrinking test over the same stretch of time eta (k* + 1) */
         int persist;
         char msg[160];
-        if (lm_mdrun_shrink_test(&persist, msg, sizeof msg, ev, &cf->s, &g0, K, lm_par_i(ev, "shrink_cap"),
-                                 &C, why, sizeof why)) {
-            rc = lm_fail(ev, "eta-shrinking test: %s", why);
-            goto done;
-        }
+        if ((rc = lm_mdclaim_shrink(&persist, msg, sizeof msg, ev, &cf->s, &g0, K, &C))) goto done;
         if (!persist) /* else: the failure persists at eta/10 and eta/100: the breaks stand */
             lm_assume(ev, 0,
                       "eta=%g not small enough: (24a) fails (first at k=%d: ratio %.4g, D_{psi-eta L}=%.3g, "

@@ -39,7 +39,7 @@
  *   does; steps not decided in double by a relative margin $2^{-30}$ are evaluated again at the
  *   same state in the context (MPFR in a replay).}
  */
-#include "lm_mdstep.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -145,20 +145,12 @@ static int eval(lm_eval *ev)
                  .tele = !cf->s.normalized, .j0 = -1, .dropped = -1, .first_up = -1, .worst_drop = -INFINITY};
     lm_rng g0 = *lm_eval_rng(ev); /* the run's randomness, for the shrinking test */
     lm_mdrun R;
-    int rc = lm_mdrun_begin(&R, ev, &cf->s);
-    if (rc) {
-        lm_mdrun_free(&R);
-        return rc < 0 ? -1 : 0;
-    }
-    lm_series_axes(ev, "iterate k", "ratios of (25a), (25b); the sums of (25b) and their bound", 1);
     lm_mdcheck C = {.need = 0, .need_dL = 1, .obs = obs, .hook = hook, .data = &dt};
     lm_mdcheck_out o;
-    char why[200];
-    int K = lm_mdrun_steps(ev, lm_par_i(ev, "K"));
-    if (lm_mdrun_check(&o, ev, &R, K, LM_MDCHECK_RECORD, &C, why, sizeof why)) {
-        rc = lm_fail(ev, "%s", why);
-        goto done;
-    }
+    int rc, K;
+    int failed = lm_mdclaim_run(&rc, &R, &o, ev, &cf->s, "ratios of (25a), (25b); the sums of (25b) and their bound", &C, &K, NULL, NULL);
+    if (failed < 0) return rc;
+    if (failed) goto done;
     lm_mdrun_measures(ev, &R, &o);
     lm_measure(ev, "steps with L(k+1) > L(k)", dt.loss_up);
     lm_measure(ev, "failing steps of (25a)", o.nfail);
@@ -173,11 +165,7 @@ static int eval(lm_eval *ev)
         int persist;
         char msg[160];
         C.hook = NULL;
-        if (lm_mdrun_shrink_test(&persist, msg, sizeof msg, ev, &cf->s, &g0, K, lm_par_i(ev, "shrink_cap"),
-                                 &C, why, sizeof why)) {
-            rc = lm_fail(ev, "eta-shrinking test: %s", why);
-            goto done;
-        }
+        if ((rc = lm_mdclaim_shrink(&persist, msg, sizeof msg, ev, &cf->s, &g0, K, &C))) goto done;
         if (!persist)
             lm_assume(ev, 0, "eta=%g not small enough: the loss rises (first at k=%d), %s", cf->s.eta,
                       o.first_fail, msg);

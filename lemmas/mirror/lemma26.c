@@ -24,8 +24,7 @@
  *   \texttt{formula}$=$plus adds the inner product instead of subtracting it, which must be
  *   caught.}
  */
-#include "lm_claim.h"
-#include "lm_md.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -42,23 +41,11 @@ static const char *const kind_name[NKIND] = {"gaussian with zeros", "separate sc
                                              "entries 1e-8..1e8",   "U = W",
                                              "U = V",               "W ~ U ~ V",
                                              "sparse"};
-static const int DIMS[3] = {10, 2, 1};
-static const int BITS[3] = {53, 128, 256};
-
-static lm_ctx work_ctx(const lm_eval *ev, int tier)
-{
-    if (ev->x || ev->searching || tier == 0) return *ev->ctx;
-    long cur = ev->ctx->backend == LM_DOUBLE ? 53 : (long)ev->ctx->prec;
-    return BITS[tier] > cur ? lm_ctx_mpfr(BITS[tier]) : *ev->ctx;
-}
-
-static double rsign(lm_rng *g) { return lm_rng_uniform(g) < 0.5 ? -1.0 : 1.0; }
-static double logu(lm_rng *g, double lo, double hi) { return pow(10.0, lo + (hi - lo) * lm_rng_uniform(g)); }
 
 static void gen(double *w, double *v, double *u, int n, int kind, lm_rng *g)
 {
-    double s = logu(g, -3.0, 3.0), h = logu(g, -12.0, -2.0);
-    double sw = logu(g, -8.0, 8.0), sv = logu(g, -8.0, 8.0), su = logu(g, -8.0, 8.0);
+    double s = lm_md_logu(g, -3.0, 3.0), h = lm_md_logu(g, -12.0, -2.0);
+    double sw = lm_md_logu(g, -8.0, 8.0), sv = lm_md_logu(g, -8.0, 8.0), su = lm_md_logu(g, -8.0, 8.0);
     for (int k = 0; k < n; k++) {
         double a = lm_rng_normal(g), b = lm_rng_normal(g), e = lm_rng_normal(g), r = lm_rng_uniform(g);
         switch (kind) {
@@ -69,9 +56,9 @@ static void gen(double *w, double *v, double *u, int n, int kind, lm_rng *g)
             break;
         case K_SCALES: w[k] = sw * a; v[k] = sv * b; u[k] = su * e; break;
         case K_WIDE:
-            w[k] = rsign(g) * logu(g, -8.0, 8.0);
-            v[k] = rsign(g) * logu(g, -8.0, 8.0);
-            u[k] = rsign(g) * logu(g, -8.0, 8.0);
+            w[k] = lm_md_rsign(g) * lm_md_logu(g, -8.0, 8.0);
+            v[k] = lm_md_rsign(g) * lm_md_logu(g, -8.0, 8.0);
+            u[k] = lm_md_rsign(g) * lm_md_logu(g, -8.0, 8.0);
             break;
         case K_U_IS_W: w[k] = u[k] = s * a; v[k] = s * b; break;
         case K_U_IS_V: w[k] = s * a; v[k] = u[k] = s * b; break;
@@ -128,15 +115,7 @@ static int eval(lm_eval *ev)
     double tol_scale = lm_par(ev, "tol_scale");
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
-    if (ev->x) {
-        kind = K_GAUSS;
-        d = 2;
-        tier = 0;
-    } else {
-        kind = ev->index % NKIND;
-        tier = (ev->index + ev->index / NKIND) % 3;
-        d = DIMS[(ev->index / NKIND) % 3];
-    }
+    lm_md_ident_plan(ev, NKIND, K_GAUSS, &kind, &d, &tier);
     int n = d * d;
     double w[100], v[100], u[100];
     gen(w, v, u, n, kind, g);
@@ -149,9 +128,9 @@ static int eval(lm_eval *ev)
             v[k] *= s[2];
         }
     }
-    lm_ctx cw = work_ctx(ev, tier);
+    lm_ctx cw = lm_md_work_ctx(ev, tier);
     const lm_ctx *c = &cw;
-    int bits = c->backend == LM_DOUBLE ? 53 : (int)c->prec;
+    int bits = lm_md_ctx_bits(c);
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *U = lm_mat_new(d, d, c);
     lm_mat *G1 = lm_mat_new(d, d, c), *G2 = lm_mat_new(d, d, c);
     lm_mat_set_array(W, w);

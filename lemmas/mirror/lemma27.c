@@ -34,7 +34,7 @@
  *   replayed in MPFR (256 bits) up to the breaking step.  The R3 zero-start runs of the
  *   catalogue are not used: $W=0$ is in no cone and $\pi_{\rm eff}$ is undefined there.}
  */
-#include "lm_mdrun.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -101,31 +101,18 @@ static int hook(lm_mdgd *R, void *arg)
 static int eval(lm_eval *ev)
 {
     double p = cfg_p[ev->config], eta = cfg_eta[ev->config];
-    int big = ev->index % 4 == 3;
-    int n = big ? 6 : 3, T = big ? 8 : 4, d = big ? 10 : 4;
-    long K = lm_par_i(ev, "K");
-    if (ev->quick) K /= 4;
-    if (big) K /= 4;
-    if (K < 1) K = 1;
+    int n, T, d, rc;
+    long K;
+    lm_mdgd_cone_size(ev, &n, &T, &d, &K);
     lm_md_inst I;
     lm_mdgd R;
-    int rc = lm_mdgd_setup_r1(&I, &R, ev, n, T, d, p, -lm_par(ev, "mu_start"), lm_par(ev, "R0"), eta);
-    if (rc) {
-        lm_md_inst_clear(&I);
-        lm_mdgd_clear(&R);
-        return rc < 0 ? -1 : 0;
-    }
+    if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
     hook_t h = {.ev = ev, .gain = lm_par(ev, "gain_scale"), .pis = lm_par(ev, "pi_scale"), .mu0 = I.k.mu0,
                 .first_break = -1};
     lm_num_inits(ev->ctx, &h.a, &h.b, (lm_num *)NULL);
     lm_series_axes(ev, "step k", "(25): both sides", 1);
-    int r = lm_mdgd_run(&R, K, ev->tmax, 1.05, NULL, hook, &h);
-    rc = 0;
-    if (r == 1) rc = lm_fail(ev, "non-finite value at step %d", R.k);
-    if (r == 2) lm_measure(ev, "double_frozen_at_step", R.frozen_at);
+    rc = lm_mdgd_claim_run(ev, &R, K, 1.05, hook, &h, 1);
     if (!rc) {
-        lm_measure(ev, "steps", R.k);
-        lm_measure(ev, "max entries left unchanged by a step (partial freeze)", R.max_frozen_entries);
         lm_measure(ev, "steps_skipped(<-grad L,Wbar_mm> <= 0)", (double)h.skipped);
         lm_measure(ev, "fraction_pi_eff>0", h.nobs ? (double)h.npos / (double)h.nobs : 0.0);
         lm_measure(ev, "max_pi_k", h.pimax);

@@ -29,7 +29,7 @@
  *   for $\mu=\mu_0$), and part (c) as the measured $\min_k\|W(k)\|_p/\|W(0)\|_p$.  A break in
  *   double is replayed in MPFR (256 bits) up to the breaking iterate.}
  */
-#include "lm_mdrun.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -101,20 +101,12 @@ static int hook(lm_mdgd *R, void *arg)
 static int eval(lm_eval *ev)
 {
     double p = cfg_p[ev->config], eta = cfg_eta[ev->config];
-    int big = ev->index % 4 == 3;
-    int n = big ? 6 : 3, T = big ? 8 : 4, d = big ? 10 : 4;
-    long K = lm_par_i(ev, "K");
-    if (ev->quick) K /= 4;
-    if (big) K /= 4;
-    if (K < 1) K = 1;
+    int n, T, d, rc;
+    long K;
+    lm_mdgd_cone_size(ev, &n, &T, &d, &K);
     lm_md_inst I;
     lm_mdgd R;
-    int rc = lm_mdgd_setup_r1(&I, &R, ev, n, T, d, p, -lm_par(ev, "mu_start"), lm_par(ev, "R0"), eta);
-    if (rc) {
-        lm_md_inst_clear(&I);
-        lm_mdgd_clear(&R);
-        return rc < 0 ? -1 : 0;
-    }
+    if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
     hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .rmin_ratio = INFINITY, .first_break = -1};
     lm_num_inits(ev->ctx, &h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, (lm_num *)NULL);
     lm_mdgd_dir(&h.D0, &R);
@@ -122,13 +114,8 @@ static int eval(lm_eval *ev)
     lm_num_set(&h.r0pm1, &R.rpm1);
     lm_measure(ev, "mu'=D_0", lm_num_get_d(&h.D0));
     lm_series_axes(ev, "iterate K", "D_psi(Wbar_mm, Wbar(K)) and (27)", 1);
-    int r = lm_mdgd_run(&R, K, ev->tmax, 1.05, NULL, hook, &h);
-    rc = 0;
-    if (r == 1) rc = lm_fail(ev, "non-finite value at step %d", R.k);
-    if (r == 2) lm_measure(ev, "double_frozen_at_step", R.frozen_at);
+    rc = lm_mdgd_claim_run(ev, &R, K, 1.05, hook, &h, 1);
     if (!rc) {
-        lm_measure(ev, "steps", R.k);
-        lm_measure(ev, "max entries left unchanged by a step (partial freeze)", R.max_frozen_entries);
         lm_measure(ev, "final_pi", lm_num_get_d(&h.pimax));
         lm_measure(ev, "first violating K (-1: none)", (double)h.first_break);
         lm_measure(ev, "mu_hat=max_k D_k", h.Dmax);

@@ -41,10 +41,9 @@
  *   rounding of these forms, and a double step that leaves $\Theta$ unchanged (frozen) ends
  *   the run there, so nothing is judged on a frozen trajectory.}
  */
-#include "lm_mdrun.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static const char *const configs[] = {"p=1.5,eta=1,inequalities", "p=2,eta=1,inequalities",
                                       "p=3,eta=1,inequalities",   "p=1.5,eta=1,slope",
@@ -119,12 +118,8 @@ static int eval_ineq(lm_eval *ev, double p)
     if (ev->quick) K /= 4;
     lm_md_inst I;
     lm_mdgd R;
-    int rc = lm_mdgd_setup_r1(&I, &R, ev, 3, 4, 4, p, -lm_par(ev, "mu_start"), lm_par(ev, "R0"), 1.0);
-    if (rc) {
-        lm_md_inst_clear(&I);
-        lm_mdgd_clear(&R);
-        return rc < 0 ? -1 : 0;
-    }
+    int rc;
+    if (lm_mdgd_claim_setup(&rc, &I, &R, ev, 3, 4, 4, p, 1.0) < 0) return rc;
     hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .cs = lm_par(ev, "c_scale")};
     lm_num_inits(ev->ctx, &h.D0r0, &h.C0, &h.S1, &h.S2, &h.a, &h.b, &h.pi, &h.rhs, (lm_num *)NULL);
     /* D_0 r_0^{p-1} and C_0 = D_0 r_0^{p-1} + eta (L(W0) - inf L) / r_0 */
@@ -136,12 +131,8 @@ static int eval_ineq(lm_eval *ev, double p)
     lm_num_add(&h.C0, &h.D0r0, &h.b);
     lm_measure(ev, "C_0", lm_num_get_d(&h.C0));
     lm_series_axes(ev, "iterate k", "D_k and the bounds (29a), (29)", 1);
-    int r = lm_mdgd_run(&R, K, ev->tmax, 1.02, NULL, hook, &h);
-    rc = 0;
-    if (r == 1) rc = lm_fail(ev, "non-finite value at step %d", R.k);
-    if (r == 2) lm_measure(ev, "double_frozen_at_step", R.frozen_at);
+    rc = lm_mdgd_claim_run(ev, &R, K, 1.02, hook, &h, 0);
     if (!rc) {
-        lm_measure(ev, "steps", R.k);
         if (h.stopped) lm_measure(ev, "left_Lemma20_regime_at_step", h.stopped);
         if (h.nobs == 0)
             lm_assume(ev, 0, "no checkpoint before a step with <-grad L, Wbar_mm> <= 0");
@@ -172,34 +163,14 @@ static int eval_slope(lm_eval *ev, double p)
         double m = fmin(1.0, p - 1.0);
         lm_measure(ev, "claimed slope -min(1,p-1)", -m);
         /* (c): trend of D / Phi_p(r) */
-        {
-            int h = 0, n = 0;
-            double K = tr.k[tr.n - 1];
-            while (h < tr.n - 1 && tr.k[h] < 0.5 * K) h++;
-            double *x = malloc(sizeof(double) * (size_t)tr.n), *y = malloc(sizeof(double) * (size_t)tr.n);
-            for (int j = h; j < tr.n; j++)
-                if (tr.D[j] > 0) {
-                    x[n] = log(tr.r[j]);
-                    y[n++] = log(tr.D[j] / lm_mdgd_phi(p, tr.r[j]));
-                }
-            double s, se;
-            if (!lm_mdgd_fit(&s, &se, x, y, n)) {
-                lm_measure(ev, "(c) slope log(D/Phi_p(r)) vs log r", s);
-                lm_measure(ev, "(c) slope se", se);
-            }
-            free(x);
-            free(y);
+        double s, se;
+        if (!lm_mdgd_phi_fit(&s, &se, &tr, p, 0)) {
+            lm_measure(ev, "(c) slope log(D/Phi_p(r)) vs log r", s);
+            lm_measure(ev, "(c) slope se", se);
         }
         lm_series_axes(ev, "r_k = ||W(k)||_p", "D_psi(Wbar_mm, Wbar(k))", 1);
         for (int j = 1; j < tr.n; j++) lm_series(ev, "D_k vs r_k", tr.r[j], tr.D[j]);
-        double gmin = lm_par(ev, "regime_growth"), dmin = lm_par(ev, "regime_drop");
-        if (!lm_assume(ev, q.growth >= gmin,
-                       "the run never reached the regime: ||W||_p grew by %.3g ||W_mm||_p < %.3g", q.growth,
-                       gmin)) {
-        } else if (!lm_assume(ev, q.drop >= dmin,
-                              "the run never reached the decay regime: D at k = K/2 is max D / %.3g (need %.3g; "
-                              "peak at k = %ld)",
-                              q.drop, dmin, q.kpeak)) {
+        if (!lm_mdgd_in_regime(ev, &q, 1)) {
         } else if (!(q.nD >= 3 && isfinite(q.slope_D))) {
             rc = lm_fail(ev, "slope fit failed (%d points)", q.nD);
         } else {

@@ -31,7 +31,7 @@
  *   gradient is nonzero (frozen, the catalogue's precision trap) ends the run there and is
  *   reported, so no frozen iterate is ever judged.}
  */
-#include "lm_mdrun.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -47,31 +47,16 @@ static const lm_param_def params[] = {
     {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL},
     {NULL, 0, NULL, NULL}};
 
-typedef struct {
-    lm_eval *ev;
-    long ndec;
-    lm_num a;
-} hook_t;
-
-static int hook(lm_mdgd *R, void *arg)
-{
-    hook_t *h = arg;
-    lm_num_add(&h->a, &R->rpm1_prev, &R->drpm1);
-    lm_obs_le(h->ev, R->k, &R->rpm1_prev, &h->a, 0.0, "(a) ||W||^(p-1) nondecreasing at step %d", R->k);
-    if (lm_num_sgn(&R->drpm1) < 0) h->ndec++;
-    return 0;
-}
-
 static int eval(lm_eval *ev)
 {
     double p = cfg_p[ev->config];
     lm_md_inst I;
     lm_mdgd R;
     lm_mdgd_trace tr;
-    hook_t h = {.ev = ev};
+    lm_mdgd_mono h = {.ev = ev, .tag = "(a)"};
     lm_num_init(&h.a, ev->ctx);
     int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), hook, &h);
+                              lm_par_i(ev, "K"), lm_mdgd_mono_hook, &h);
     if (rc == 0) {
         double w = I.k.wnorm, c2 = lm_par(ev, "c2_scale") * (1.0 + 0.5 * I.k.delta) / w;
         lm_mdgd_rates q;
@@ -97,12 +82,9 @@ static int eval(lm_eval *ev)
             }
         }
         lm_measure(ev, "(c) min_k c_1(k)", c1min);
-        double gmin = lm_par(ev, "regime_growth");
         /* a break of (a) is reported whatever the regime; otherwise (b), (c) need it */
         if (h.ndec > 0) {
-        } else if (lm_assume(ev, q.growth >= gmin,
-                      "the run never reached the regime: ||W||_p grew by %.3g ||W_mm||_p < %.3g", q.growth,
-                      gmin)) {
+        } else if (lm_mdgd_in_regime(ev, &q, 0)) {
             if (!(q.nr >= 3 && q.nc1 >= 3 && isfinite(q.slope_r) && isfinite(q.slope_c1))) {
                 rc = lm_fail(ev, "slope fits failed (%d, %d points)", q.nr, q.nc1);
             } else {

@@ -35,7 +35,7 @@
  *   instances maximising the worst ratio.  Reported: $\sup(x-y)/\eta$ over each run and, for
  *   $p\ge2$, over the steps with $y\ge1$ (the empirical $C_4$).}
  */
-#include "lm_mdstep.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -166,34 +166,14 @@ static int hook(lm_eval *ev, const lm_mdrun *R, const lm_mdpair *P, const lm_num
 
 static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
 {
-    const lm_ctx *c = ev->ctx;
-    int d = ev->x ? 2 : 1 + ev->index % 3;
-    lm_mat *W0 = lm_mat_new(d, d, c), *Th0 = lm_mat_new(d, d, c), *dTh = lm_mat_new(d, d, c);
-    lm_num eta;
-    lm_num_init(&eta, c);
-    lm_md_pointwise(W0, Th0, dTh, &eta, p, lm_eval_rng(ev), ev->x, ev->nx);
-    lm_mdpair P;
-    lm_mdpair_init(&P, d, d, c);
-    lm_mdpair_compute(&P, W0, Th0, dTh, p, LM_MDPAIR_W1 | LM_MDPAIR_DQN);
-    int rc = 0;
-    /* the observation set reads the state from a run: a one-step "run" */
-    lm_mdrun R1 = {.ctx = *c, .k = 0, .W = W0, .Th = Th0, .dTh = dTh, .s = {LM_MDRUN_R1, p, 0, 0}};
-    lm_mdobs_set O;
-    lm_mdobs_set_init(&O, c);
-    obs(&O, &R1, &P, NULL, dt);
-    char pre[96];
-    snprintf(pre, sizeof pre, "any G, %dx%d, eta=%.3g, crossings=%d: ", d, d, lm_num_get_d(&eta), P.crossings);
-    int n = lm_mdobs_record(ev, -1, &O, &P, pre);
-    if (n < 0) rc = lm_fail(ev, "non-finite value in the pointwise instance");
-    else if (n == 0) lm_assume(ev, 0, "a null step (G = 0) was drawn");
-    growth(dt, &P, lm_num_get_d(&eta));
+    lm_mdpoint q;
+    lm_mdpoint_init(&q, ev, p, 1, LM_MDPAIR_W1 | LM_MDPAIR_DQN);
+    int rc = lm_mdpoint_check(ev, &q, LM_MDRUN_R1, obs, dt, 1, "a null step (G = 0) was drawn");
+    growth(dt, &q.P, lm_num_get_d(&q.eta));
     lm_measure(ev, "(x-y)/eta", dt->sup_growth);
-    lm_measure(ev, "eta", lm_num_get_d(&eta));
-    lm_measure(ev, "sign crossings", P.crossings);
-    lm_mdobs_set_clear(&O);
-    lm_mdpair_clear(&P);
-    lm_num_clear(&eta);
-    lm_mat_free(W0); lm_mat_free(Th0); lm_mat_free(dTh);
+    lm_measure(ev, "eta", lm_num_get_d(&q.eta));
+    lm_measure(ev, "sign crossings", q.P.crossings);
+    lm_mdpoint_clear(&q);
     return rc;
 }
 
@@ -205,17 +185,11 @@ static int eval(lm_eval *ev)
                  .sup_growth_y1 = -INFINITY};
     if (cf->pointwise) return eval_pointwise(ev, cf->s.p, &dt);
     lm_mdrun R;
-    int rc = lm_mdrun_begin(&R, ev, &cf->s);
-    if (rc) {
-        lm_mdrun_free(&R);
-        return rc < 0 ? -1 : 0;
-    }
-    lm_series_axes(ev, "iterate k", "norm increments and eta ||grad L||_q", 1);
     lm_mdcheck C = {.need = LM_MDPAIR_W1 | LM_MDPAIR_DQN, .obs = obs, .hook = hook, .data = &dt};
     lm_mdcheck_out o;
-    char why[200];
-    if (lm_mdrun_check(&o, ev, &R, lm_mdrun_steps(ev, lm_par_i(ev, "K")), LM_MDCHECK_RECORD, &C, why, sizeof why))
-        rc = lm_fail(ev, "%s", why);
+    int rc;
+    if (lm_mdclaim_run(&rc, &R, &o, ev, &cf->s, "norm increments and eta ||grad L||_q", &C, NULL, NULL, NULL) < 0)
+        return rc;
     lm_mdrun_measures(ev, &R, &o);
     lm_measure(ev, "sup (x-y)/eta", dt.sup_growth);
     if (dt.p >= 2.0 && isfinite(dt.sup_growth_y1)) lm_measure(ev, "C4 estimate: sup (x-y)/eta at y>=1", dt.sup_growth_y1);

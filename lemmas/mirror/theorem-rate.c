@@ -30,10 +30,9 @@
  *   (\texttt{no\_replay}); a double step that leaves $\Theta$ unchanged although the gradient is
  *   nonzero (frozen) ends the run there, so no frozen iterate is judged.}
  */
-#include "lm_mdrun.h"
+#include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", NULL};
 static const double cfg_p[] = {1.5, 2.0, 3.0};
@@ -59,7 +58,6 @@ static int eval(lm_eval *ev)
         double w = I.k.wnorm, m = fmin(1.0, p - 1.0);
         lm_mdgd_rates q;
         lm_mdgd_rates_compute(&q, &tr, w, 0.0, 2.0);
-        double K = tr.k[tr.n - 1];
         lm_measure(ev, "growth (r_K-r_0)/||W_mm||_p", q.growth);
         lm_measure(ev, "max_k D_k/mu_0", q.Dmax / I.k.mu0);
         lm_measure(ev, "peak of D at k", (double)q.kpeak);
@@ -70,24 +68,11 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "(b) slope r_k vs log k / ||W_mm||_p", q.slope_r / w);
         lm_measure(ev, "(b) slope se / ||W_mm||_p", q.se_r / w);
         /* diagnostic: D_k / Phi_p(log k) against log log k over the second half */
-        int h = 0;
-        while (h < tr.n - 1 && tr.k[h] < 0.5 * K) h++;
-        {
-            int n = 0;
-            double *x = malloc(sizeof(double) * (size_t)tr.n), *y = malloc(sizeof(double) * (size_t)tr.n);
-            for (int j = h; j < tr.n; j++)
-                if (tr.D[j] > 0 && tr.k[j] >= 16) {
-                    double lk = log(tr.k[j]);
-                    x[n] = log(lk);
-                    y[n++] = log(tr.D[j] / lm_mdgd_phi(p, lk));
-                }
-            double s, se;
-            if (!lm_mdgd_fit(&s, &se, x, y, n)) {
-                lm_measure(ev, "diag slope log(D/Phi_p(log k)) vs log log k", s);
-                lm_measure(ev, "diag slope se", se);
-            }
-            free(x);
-            free(y);
+        int h = lm_mdgd_half(&tr);
+        double s, se;
+        if (!lm_mdgd_phi_fit(&s, &se, &tr, p, 1)) {
+            lm_measure(ev, "diag slope log(D/Phi_p(log k)) vs log log k", s);
+            lm_measure(ev, "diag slope se", se);
         }
         lm_series_axes(ev, "log10 k", "D_psi(Wbar_mm, Wbar(k))", 1);
         double C = tr.k[h] >= 16 ? tr.D[h] / lm_mdgd_phi(p, log(tr.k[h])) : (double)NAN;
@@ -96,14 +81,7 @@ static int eval(lm_eval *ev)
             if (tr.k[j] >= 16 && isfinite(C))
                 lm_series(ev, "C Phi_p(log k), matched at K/2", log10(tr.k[j]), C * lm_mdgd_phi(p, log(tr.k[j])));
         }
-        double gmin = lm_par(ev, "regime_growth"), dmin = lm_par(ev, "regime_drop");
-        if (!lm_assume(ev, q.growth >= gmin,
-                       "the run never reached the regime: ||W||_p grew by %.3g ||W_mm||_p < %.3g", q.growth,
-                       gmin)) {
-        } else if (!lm_assume(ev, q.drop >= dmin,
-                              "the run never reached the decay regime: D at k = K/2 is max D / %.3g (need %.3g; "
-                              "peak at k = %ld)",
-                              q.drop, dmin, q.kpeak)) {
+        if (!lm_mdgd_in_regime(ev, &q, 1)) {
         } else if (!(q.nD >= 3 && q.nr >= 3 && isfinite(q.slope_D) && isfinite(q.slope_r))) {
             rc = lm_fail(ev, "slope fits failed (%d, %d points)", q.nD, q.nr);
         } else {
