@@ -20,6 +20,10 @@ LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/models/*.c src/train/*.c
                 src/search/*.c src/verify/*.c src/store/*.c src/report/*.c)
 LEMMA_SRC  ?= $(wildcard lemmas/*/*.c)
 TEST_SRC   ?= $(wildcard tests/*.c)
+# lists given on the command line as $(ls ...) may hold newlines
+override LIB_SRC   := $(strip $(LIB_SRC))
+override LEMMA_SRC := $(strip $(LEMMA_SRC))
+override TEST_SRC  := $(strip $(TEST_SRC))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LEMMA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/registry.o
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 

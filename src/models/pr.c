@@ -90,8 +90,8 @@ static void rescale_maxabs(double *a, int k, double R)
 {
     double m = 0;
     for (int i = 0; i < k; i++) m = fmax(m, fabs(a[i]));
-    if (m > 0)
-        for (int i = 0; i < k; i++) a[i] *= R / m;
+    if (m > 0) /* a/m * R can round above R by an ulp: clamp, so max |a| = R exactly */
+        for (int i = 0; i < k; i++) a[i] = fmax(-R, fmin(R, a[i] / m * R));
 }
 
 /* rank-4 truncation of a d x d Gaussian (double, through the SVD) */
