@@ -107,3 +107,26 @@ Test(runner, double_only_break_is_artifact)
                          lm_verdict_name(v), r.cfg[k].breaks_double, r.cfg[k].artifacts);
     lm_claim_result_clear(&r);
 }
+
+/* a break against a nonpositive right-hand side has ratio +inf; the claim's
+ * worst ratio must show it, not the largest finite ratio of another
+ * configuration (mirror/lemma24 read "violated, worst 1-2.2e-06" before) */
+static int eval_inf(lm_eval *ev)
+{
+    if (ev->config == 0) lm_obs_le_d(ev, -1, 0.5, 1.0, 0.0, "finite");
+    else lm_obs_le_d(ev, -1, 1.0, 0.0, 0.0, "rhs zero");
+    return 0;
+}
+
+Test(runner, infinite_ratio_is_the_claims_worst)
+{
+    static const char *const c2[] = {"finite", "rhs-zero", NULL};
+    lm_claim c = {.id = "test/inf", .title = "inf", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = c2,
+                  .inst_scale = 1.0, .eval = eval_inf};
+    lm_claim_result r = run(&c);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED);
+    cr_expect(isinf(r.worst_ratio) && r.worst_ratio > 0, "worst ratio %g", r.worst_ratio);
+    cr_expect(strstr(r.reproduce, "rhs-zero") != NULL, "reproduce points at %s", r.reproduce);
+    lm_claim_result_clear(&r);
+}

@@ -59,6 +59,7 @@ typedef struct {
     char paper[64];
     int low_recon;        /* reconstructed with low confidence */
     int med_recon;        /* reconstructed with medium confidence */
+    int recon_const;      /* checked against a reconstructed (RECON) constant */
 } doc;
 
 typedef struct {
@@ -131,11 +132,6 @@ static void put_block(writer *w, int claim, const char *what, const lm_lit_block
     long last = w->b.lines + 1;
     P(w, "\n");
     add_span(w, claim, what, first, last, blk->line);
-}
-
-static int ieq(const char *a, const char *b)
-{
-    return a && b && !strcasecmp(a, b);
 }
 
 static int is_recon(const lm_claim *c)
@@ -392,6 +388,42 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
     P(w, "\\\\\n\\end{tabular}}\n\n");
 }
 
+/* measures named "flag: ..." with a nonzero value (vacuous guarantees, failed
+ * hypotheses, domain exits), listed per configuration in the verdict box */
+static void put_flags(writer *w, const lm_claim_result *r)
+{
+    int any = 0;
+    for (int j = 0; j < r->nconfig; j++) {
+        const char *m = r->cfg[j].measures;
+        for (const char *p = m; p && *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            const char *eq = memchr(p, '=', len);
+            if (eq && len > 5 && !strncmp(p, "flag:", 5)) {
+                double v = atof(eq + 1);
+                if (v != 0.0) {
+                    char name[200], val[64];
+                    snprintf(name, sizeof name, "%.*s", (int)(eq - p - 5), p + 5);
+                    snprintf(val, sizeof val, "%.*s", (int)(len - (size_t)(eq - p) - 1), eq + 1);
+                    P(w, any ? "; " : "\\\\ \\textbf{Flags (worst instance):} ");
+                    any = 1;
+                    E(w, name);
+                    if (v != 1.0) {
+                        P(w, " = ");
+                        E(w, val);
+                    }
+                    if (r->nconfig > 1) {
+                        P(w, " [\\texttt{");
+                        ETT(w, r->cfg[j].config);
+                        P(w, "}]");
+                    }
+                }
+            }
+            p = nl ? nl + 1 : p + len;
+        }
+    }
+}
+
 static void put_summary(writer *w, const doc *docs, int n)
 {
     P(w, "\\Needspace{10\\baselineskip}\n\\section*{Summary}\n\\pdfbookmark[1]{Summary}{summary}\n"
@@ -417,6 +449,7 @@ static void put_summary(writer *w, const doc *docs, int n)
         P(w, " & ");
         verdict_tex(w, r->verdict);
         if (d->low_recon) P(w, "$^\\dagger$");
+        if (d->recon_const) P(w, "$^{\\mathrm R}$");
         char ratio[80], secs[40];
         lm_tex_ratio(ratio, sizeof ratio, r->worst_ratio);
         lm_tex_seconds(secs, sizeof secs, r->seconds);
@@ -431,6 +464,13 @@ static void put_summary(writer *w, const doc *docs, int n)
     if (ndagger)
         P(w, "{\\footnotesize $^\\dagger$ statement reconstructed with low confidence: a "
              "violation may reflect our reading rather than the paper.\\par}\n");
+    int nrecon = 0;
+    for (int k = 0; k < n; k++) nrecon += docs[k].recon_const;
+    if (nrecon)
+        P(w, "{\\footnotesize $^{\\mathrm R}$ checked against a reconstructed (RECON) constant: "
+             "the paper's printed constant was lost in extraction and the catalogue re-derived "
+             "it along the paper's proof; each such constant is a named parameter, so "
+             "\\texttt{lemmata check ID --set NAME=VALUE} re-checks the paper's own.\\par}\n");
 }
 
 /* Where it broke: every configuration whose verdict is not a pass, so a
@@ -753,6 +793,13 @@ static void put_claim(writer *w, const doc *d, int k)
         E(w, g->detail);
         break;
     }
+    if (d->recon_const) {
+        P(w, "\\\\ \\textbf{Checked against a reconstructed constant} (");
+        E(w, c->origin);
+        P(w, "): the verdict is about the catalogue's re-derived constant; enter the paper's "
+             "printed one with \\texttt{--set}.");
+    }
+    put_flags(w, r);
     int bad = r->verdict == LM_V_VIOLATED || r->verdict == LM_V_INCONSISTENT;
     if (bad && d->low_recon)
         P(w, "\\\\[3pt]\\fcolorbox{vartifact}{vartifact!12}{\\parbox{\\dimexpr\\linewidth-"
@@ -1094,8 +1141,11 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         const char *conf = c->confidence && *c->confidence ? c->confidence
                            : d->reg                        ? d->reg->confidence
                                                            : NULL;
-        d->low_recon = is_recon(c) && ieq(conf, "low");
-        d->med_recon = is_recon(c) && ieq(conf, "medium");
+        /* catalogue confidences read "low", "medium/low", "medium (structure), low
+         * (constant)": the weakest word counts */
+        d->low_recon = is_recon(c) && conf && strcasestr(conf, "low");
+        d->med_recon = is_recon(c) && conf && !d->low_recon && strcasestr(conf, "medium");
+        d->recon_const = c->origin && strstr(c->origin, "RECON") != NULL;
         if (!d->file[0]) continue;
         char path[1024];
         lm_report_path(path, sizeof path, root, d->file);

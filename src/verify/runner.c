@@ -335,11 +335,11 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
         run_config(cr, c, k, par, o);
         res->instances += cr->instances;
         if (cr->verdict > res->verdict || res->nconfig == 1) res->verdict = cr->verdict;
-        if (isfinite(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
+        if (!isnan(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
             res->worst_ratio = cr->worst_ratio;
         /* the reproduce command points at the worst configuration */
         if (worst_cfg < 0 || cr->verdict > res->cfg[worst_cfg].verdict ||
-            (cr->verdict == res->cfg[worst_cfg].verdict && isfinite(cr->worst_ratio) &&
+            (cr->verdict == res->cfg[worst_cfg].verdict && !isnan(cr->worst_ratio) &&
              !(cr->worst_ratio <= res->cfg[worst_cfg].worst_ratio)))
             worst_cfg = res->nconfig - 1;
         for (char *p = cr->precisions; *p;) {
