@@ -1,0 +1,51 @@
+/* lemmas/pruning/lemmaC-2.c
+ *
+ * \claim{pruning/lemmaC.2}{Matrix view of the $p_1$ term}
+ * \source{attention-pruning, Lemma C.2 (Appendix C)}
+ * \statement{Part 1: for fixed $j_0$, the $d\times d$ matrix with entries $X_{j_0,i_0}W_{i_0,j_1}\langle p_1(M)_{j_0},X_{*,j_1}\rangle$ equals $W\circ(X_{j_0}^\top\,p_1(M)_{j_0}^\top X)$.  Part 2: summing over $j_0$ gives $W\circ(X^\top p_1(M)X)$.}
+ * \check{Configurations causal, block and full; instances $n,d\le16$, families (i)--(iv),
+ *   $R\in\{1+10^{-6},1.5,2\}$, five mask kinds, rebuilt exactly in IEEE double, MPFR-128 and MPFR-256.
+ *   With $q=p_1$ from the core: the entries $X_{j_0,i_0}W_{i_0,j_1}\langle q_{j_0},X_{*,j_1}\rangle$ are
+ *   formed by literal loops and (Part 1, $j_0=n$) compared with $W\circ(X_{j_0}^\top q_{j_0}^\top X)$,
+ *   (Part 2) summed over $j_0$ and compared with $W\circ(X^\top qX)$, both by matrix products (BLAS
+ *   in double).  Residuals $\|\Delta\|_F/\|\,|W|\circ(|X|^\top|q||X|)\|_F$ (the rounding of each
+ *   entry is relative to the same sums in absolute values), tolerance $4(2n+4)u_p$; both must shrink
+ *   from the lowest to the highest precision.  \texttt{transpose\_W}$=1$ reads $W_{j_1,i_0}$ in the
+ *   entries and must be caught.}
+ */
+#include "lm_prid.h"
+
+static const char *const configs[] = {"causal", "block", "full", NULL};
+static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
+static const double RS[] = {1.000001, 1.5, 2.0};
+
+static const lm_param_def params[] = {
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
+    {"transpose_W", 0, "1: the entries read W_{j1,i0} (a wrong formula)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static int check(lm_prid_inst *I)
+{
+    lm_prid_matrix_view(I, I->F->p1, "p1", lm_par_i(I->ev, "transpose_W"));
+    return 0;
+}
+
+static int eval(lm_eval *ev)
+{
+    lm_prid_spec sp = {.support = SUPPORT[ev->config], .R = RS, .nR = 3, .nmax = 16, .dmax = 16};
+    return lm_prid_run(ev, &sp, check);
+}
+
+LM_CLAIM(claim_pruning_lemmaC_2) = {
+    .id = "pruning/lemmaC.2",
+    .title = "Matrix view of the p1 term: sum_j0 of the entries = W o (X^T p1 X)",
+    .file = __FILE__,
+    .kind = LM_KIND_IDENTITY,
+    .source = "Lemma C.2 (Appendix C)",
+    .origin = "reconstructed",
+    .confidence = "medium",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 0.25,
+    .eval = eval,
+};
