@@ -1,0 +1,142 @@
+/* lemmas/pruning/lemmaB-9.c
+ *
+ * \claim{pruning/lemmaB.9}{Gradient of a row of $u$}
+ * \source{attention-pruning, Appendix B, Lemma B.9}
+ * \statement{$\frac{\mathrm d u(M)_{j_0}}{\mathrm dM_{i_0,j_1}}=X_{j_0,i_0}W_{i_0,j_1}\,u(M)_{j_0}\circ X_{*,j_1}$, with $u(M)=C\circ\exp(X(M\circ W)X^\top)$ (the mask $C$ is carried inside $u$).}
+ * \check{The unscaled $u$ (no max shift) is differenced, so, as the catalogue asks, $R\le1.5$ ($R\in\{1,1.5\}$; with $d\le8$ and $|M_{ab}|\le2$ the logits stay below $432$, so $u$ is finite in double; the residual is taken relative to the natural scale $D$, which carries $u$'s magnitude).  Every instance is rebuilt in IEEE double ($h=10^{-6}\max(1,|M_{i_0j_1}|)$), MPFR-128
+ *   ($h=2^{-40}$) and MPFR-256 ($h=2^{-80}$), and on up to 6 random coordinates $(i_0,j_1)$ the
+ *   observation is $\mathrm{res}_p=\big(\sum\|\mathrm{closed}-\mathrm{FD}\|_F^2\big)^{1/2}\le\tau_p
+ *   =\texttt{tol\_scale}\cdot K\big(h_{\max}^2\,T\,\rho^3+u_p(D+\sqrt k\,\|F\|_F/h_p)\big)$, $K=4(n+d+4)^2$,
+ *   where $\rho=2|W_{i_0j_1}|\max_j|X_{j,i_0}|\max_k|X_{k,j_1}|$ bounds the rate at which a logit row
+ *   moves with $M_{i_0j_1}$, $T\rho^3$ bounds the third derivative of the map ($T=\|u\|_F/8$ relative: $u^{(3)}=\Delta^3 u$ with $|\Delta|\le\rho/2$), $u_p$ is the
+ *   unit roundoff, $D$ the norm of the formula evaluated with absolute values (its natural scale)
+ *   and $k$ the number of coordinates: the first term is the truncation error of the central
+ *   difference, the second the rounding of the formula and of the quotient.  A precision whose
+ *   $\tau_p$ exceeds $0.05D$ (saturated or huge logits in double) cannot tell a wrong formula and
+ *   is promoted to MPFR: it is measured, not observed; MPFR-256 is always observed.  The residual
+ *   must shrink: $\mathrm{res}_{256}\le\max(2^{-60}\mathrm{res}_{53},\tau_{256})$.  The report
+ *   shows $\log_{10}$ of the relative residual $\mathrm{res}_p/D$ per precision.  Instances cycle
+ *   through families (i)--(iv) of $X$ and $W$, $n\in\{5, 16, 2, 1\}$, $d\in\{3, 8, 1\}$, $R\in\{1.5, 1.0\}$
+ *   and the masks $U[0,1]$, corners, $\mathbf 1$, $0$ and off-domain $U[-1,2]$; configurations full
+ *   and causal support.  Wrong variants that must come out violated: \texttt{scale}$\ne1$
+ *   multiplies the closed form.}
+ */
+#include "lm_prfd.h"
+#include <math.h>
+
+static const char *const configs[] = {"full", "causal", NULL};
+static const lm_param_def params[] = {
+    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL},
+    {"scale", 1.0, "coefficient on the closed form (1 as stated; other values: a wrong formula)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static const int NS[] = {5, 16, 2, 1};
+static const int DS[] = {3, 8, 1};
+static const double RS[] = {1.5, 1.0};
+static const double LAMS[] = {0.0};
+
+/* X_{j,i} W_{i,j1}: the chain factor of every row formula */
+static void xw(lm_num *r, const lm_prdata *P, int j, int i, int j1)
+{
+    lm_num w;
+    lm_num_init(&w, &P->ctx);
+    lm_mat_get(r, P->X, j, i);
+    lm_mat_get(&w, P->W, i, j1);
+    lm_num_mul(r, r, &w);
+    lm_num_clear(&w);
+}
+
+/* u(M) = C o exp(X (M o W) X^T), not max-shifted (the instances keep the logits below 710) */
+static void ufill(lm_mat *U, const lm_prdata *P, const lm_mat *M)
+{
+    lm_prfwd *F = lm_pr_fwd_new(P);
+    lm_pr_forward(F, P, M);
+    lm_num t;
+    lm_num_init(&t, &P->ctx);
+    for (int j = 0; j < P->n; j++)
+        for (int k = 0; k < P->n; k++) {
+            lm_mat_get(&t, F->H, j, k);
+            lm_num_exp(&t, &t);
+            if (!P->C[j * P->n + k]) lm_num_set_d(&t, 0.0);
+            lm_mat_set(U, j, k, &t);
+        }
+    lm_num_clear(&t);
+    lm_pr_fwd_free(F);
+}
+
+static int value(lm_mat *out, const lm_prdata *P, const lm_mat *M, void *arg)
+{
+    (void)arg;
+    lm_mat *U = lm_mat_new(P->n, P->n, &P->ctx);
+    ufill(U, P, M);
+    lm_num t, s;
+    lm_num_inits(&P->ctx, &t, &s, (lm_num *)NULL);
+    for (int j = 0; j < P->n; j++) {
+        lm_num_set_d(&s, 0.0);
+        for (int k = 0; k < P->n; k++) {
+            lm_mat_get(&t, U, j, k);
+            lm_mat_set(out, j, k, &t);
+        }
+    }
+    lm_num_clears(&t, &s, (lm_num *)NULL);
+    lm_mat_free(U);
+    return !lm_mat_isfinite(out);
+}
+
+/* entry (j0,k) of the formula and of its absolute-value version */
+static void put(lm_mat *D, lm_mat *A, int j, int k, const lm_num *v, const lm_num *va)
+{
+    lm_mat_set(D, j, k, v);
+    if (A) lm_mat_set(A, j, k, va);
+}
+
+/* d u(M)_{j0} / dM_{i0,j1} = X_{j0,i0} W_{i0,j1} u(M)_{j0} o X_{*,j1} */
+static int deriv(lm_mat *D, lm_mat *A, const lm_prdata *P, const lm_mat *M, int i0, int j1, void *arg)
+{
+    (void)arg;
+    lm_mat *U = lm_mat_new(P->n, P->n, &P->ctx);
+    ufill(U, P, M);
+    lm_num c, x, t, ta;
+    lm_num_inits(&P->ctx, &c, &x, &t, &ta, (lm_num *)NULL);
+    for (int j0 = 0; j0 < P->n; j0++) {
+        xw(&c, P, j0, i0, j1);
+        for (int k = 0; k < P->n; k++) {
+            lm_mat_get(&x, P->X, k, j1);
+            lm_mat_get(&t, U, j0, k);
+            lm_num_mul(&t, &t, &x);
+            lm_num_mul(&t, &t, &c);
+            lm_num_abs(&ta, &t);
+            put(D, A, j0, k, &t, &ta);
+        }
+    }
+    lm_num_clears(&c, &x, &t, &ta, (lm_num *)NULL);
+    lm_mat_free(U);
+    return 0;
+}
+
+static int eval(lm_eval *ev)
+{
+    lm_prfd_grid gr = {NS, (int)(sizeof NS / sizeof NS[0]), DS, (int)(sizeof DS / sizeof DS[0]), RS,
+                       (int)(sizeof RS / sizeof RS[0]), LAMS, (int)(sizeof LAMS / sizeof LAMS[0])};
+    static int opt;
+    opt = 0;
+    lm_prfd_spec S = {.what = "du_j0/dM_i0j1", .value = value, .deriv = deriv, .arg = &opt, .T3 = 0.125,
+                      .T3n = 0.0, .tol_scale = lm_par(ev, "tol_scale"), .scale = lm_par(ev, "scale")};
+    int n = NS[(ev->index / 3) % gr.nn], d = DS[(ev->index / 2) % gr.nd];
+    S.K = 4.0 * (n + d + 4) * (n + d + 4);
+    return lm_prfd_eval_model(ev, &S, LM_PRFD_NN, &gr, 6);
+}
+
+LM_CLAIM(claim_pruning_lemmaB_9) = {
+    .id = "pruning/lemmaB.9",
+    .title = "Gradient of a row of u = C o exp(X (M o W) X^T)",
+    .file = __FILE__,
+    .kind = LM_KIND_IDENTITY,
+    .source = "Appendix B, Lemma B.9",
+    .origin = "reconstructed",
+    .confidence = "medium",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 0.25,
+    .eval = eval,
+};
