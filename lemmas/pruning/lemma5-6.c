@@ -1,0 +1,42 @@
+/* lemmas/pruning/lemma5-6.c
+ *
+ * \claim{pruning/lemma5.6}{Sandwich lower bound $\|X^\top BX\|_F\ge\beta\|B\|_F$}
+ * \source{attention-pruning, Lemma 5.6 (informal version of Lemma F.4)}
+ * \statement{Let $B\in\mathbb R^{n\times n}$ and $X\in\mathbb R^{n\times d}$ with
+ *   $XX^\top\succeq\beta I_n$, $\beta\ge0$.  Then $\|X^\top BX\|_F\ge\beta\|B\|_F$.}
+ * \check{$\beta=\lambda_{\min}(XX^\top)$ is computed in the working precision (symmetric
+ *   eigensolver; rank-classified, so $n>d$ gives exactly $0$).  Instances ($n\in[1,4]$,
+ *   $d\in[n,n+4]$) cycle through five kinds: Gaussian $X$ and $B$; Gaussian $X$ and
+ *   $B=v_{\min}v_{\min}^\top$ with $v_{\min}$ the bottom eigenvector of $XX^\top$ (the
+ *   analytic minimiser over $B$: the ratio is exactly 1 for every $X$); the equality family
+ *   $X=\sqrt{\beta_0}[I_n|0]Q$ with $Q$ random orthogonal; a skew $B$; a rank-one $B$.  The
+ *   observation is $\texttt{coef}\cdot\beta\|B\|_F\le\|X^\top BX\|_F$ with the relative
+ *   tolerance $\texttt{tol\_scale}\cdot64(n+d)^2\kappa\,u$ ($u$ the unit roundoff of the
+ *   working precision, $\kappa=\lambda_{\max}/\lambda_{\min}$ of $XX^\top$, which bounds the
+ *   relative rounding error of the computed $\beta$), so an MPFR replay shrinks it.  Because
+ *   two kinds are exact equalities, any tightening such as $\texttt{coef}=1.001$ is caught.
+ *   One instance in eight has $n>d$: then $\beta=0$ and the instance is
+ *   assumption-failed (never a pass); \texttt{regime}$=$n>d makes every instance so.}
+ */
+#include "lm_prbd.h"
+
+static const lm_param_def params[] = {
+    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL},
+    {"regime", 0, "mixed: one instance in 8 has n > d; n>d: all (beta = 0)", "mixed|n>d"},
+    {NULL, 0, NULL, NULL}};
+
+static int eval(lm_eval *ev) { return lm_prbd_sandwich_eval(ev, 0); }
+
+LM_CLAIM(claim_pruning_lemma5_6) = {
+    .id = "pruning/lemma5.6",
+    .title = "Sandwich lower bound ||X^T B X||_F >= beta ||B||_F",
+    .file = __FILE__,
+    .kind = LM_KIND_POINTWISE,
+    .source = "Lemma 5.6 (informal version of Lemma F.4)",
+    .origin = "reconstructed",
+    .confidence = "high",
+    .params = params,
+    .inst_scale = 1.0,
+    .eval = eval,
+};

@@ -1,0 +1,76 @@
+/* lemmas/pruning/lemmaF-8.c
+ *
+ * \claim{pruning/lemmaF.8}{Bound for the one-unit loss $c$}
+ * \source{attention-pruning, Lemma F.8 (Appendix F)}
+ * \statement{For all $M$ and $i,j$: $|c(M)_{i,j}|\le|f(M)_{i,j}|+|f_{0,i,j}|\le2$, hence
+ *   $\|c(M)\|_F\le2n$.  (RECON; the sharp bound is $|c_{ij}|\le1$.)}
+ * \check{Configuration \texttt{entry}: $\max_{ij}|c_{ij}|\le\texttt{c\_entry}$ (default $2$) and
+ *   the triangle step $\max_{ij}|c_{ij}|/(|f_{ij}|+|f_{0,ij}|)\le1$ (attained wherever $f_{ij}f_{0,ij}=0$); configuration
+ *   \texttt{frobenius}: $\|c\|_F\le\texttt{c\_frob}\cdot n$ (default $2$).  Instances as in
+ *   \texttt{pruning/lemmaD.3} (the catalogue's grids, families, mask kinds including
+ *   off-domain, causal and full), one in three hill-climbed in double over $X$, $W$ at the
+ *   corners and over $M$ to maximise the ratio; relative tolerance
+ *   $\texttt{tol\_scale}\cdot16(n+d)u$.  The search reaches $|c_{ij}|\approx1$ (ratio
+ *   $\approx1/2$), so \texttt{c\_entry}$=0.9$ must be violated.}
+ */
+#include "lm_prbd.h"
+#include <math.h>
+
+static const char *const configs[] = {"entry", "frobenius", NULL};
+static const lm_param_def params[] = {
+    {"c_entry", 2.0, "max |c_ij| <= c_entry (RECON)", NULL},
+    {"c_frob", 2.0, "||c||_F <= c_frob n (RECON)", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
+{
+    if (part == 1) {
+        lm_mat_frob(lhs, F->c);
+        lm_num_set_d(rhs, P->n);
+        return;
+    }
+    lm_ctx c = lm_mat_ctx(F->c);
+    lm_num x, y, z;
+    lm_num_inits(&c, &x, &y, &z, (lm_num *)NULL);
+    lm_num_set_d(lhs, -HUGE_VAL);
+    for (int i = 0; i < P->n; i++)
+        for (int j = 0; j < P->n; j++) {
+            lm_mat_get(&x, F->c, i, j);
+            lm_num_abs(&x, &x);
+            if (part == 2) { /* the triangle step, as |c_ij| / (|f_ij| + |f0_ij|) */
+                lm_mat_get(&y, F->f, i, j);
+                lm_mat_get(&z, P->f0, i, j);
+                lm_num_abs(&y, &y);
+                lm_num_abs(&z, &z);
+                lm_num_add(&y, &y, &z);
+                if (lm_num_iszero(&y)) continue; /* off the support: 0 <= 0 */
+                lm_num_div(&x, &x, &y);
+            }
+            lm_num_max(lhs, lhs, &x);
+        }
+    lm_num_set_d(rhs, 1.0);
+    lm_num_clears(&x, &y, &z, (lm_num *)NULL);
+}
+
+static int eval(lm_eval *ev)
+{
+    if (ev->config == 1) return lm_prbd_parts_eval(ev, 1, part_fn, lm_par(ev, "c_frob"), 1);
+    int rc = lm_prbd_parts_eval(ev, 0, part_fn, lm_par(ev, "c_entry"), 1);
+    if (rc) return rc;
+    return lm_prbd_parts_eval(ev, 2, part_fn, 1.0, 0);
+}
+
+LM_CLAIM(claim_pruning_lemmaF_8) = {
+    .id = "pruning/lemmaF.8",
+    .title = "Bound for the one-unit loss: |c_ij| <= 2, ||c||_F <= 2n",
+    .file = __FILE__,
+    .kind = LM_KIND_POINTWISE,
+    .source = "Lemma F.8 (Appendix F)",
+    .origin = "reconstructed (RECON constant: c_entry, c_frob)",
+    .confidence = "low",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 1.0,
+    .eval = eval,
+};

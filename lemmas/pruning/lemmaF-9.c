@@ -1,0 +1,49 @@
+/* lemmas/pruning/lemmaF-9.c
+ *
+ * \claim{pruning/lemmaF.9}{Bound for $p_1$}
+ * \source{attention-pruning, Lemma F.9 (Appendix F)}
+ * \statement{(RECON) $\|f(M)\circ c(M)\|_F\le2n$; the proof uses $|f_{ij}|\le1$ and
+ *   $|c_{ij}|\le2$.  An alternative printed form is $\|p_2(M)\|_F\le2\sqrt n$.}
+ * \check{Configuration \texttt{p1}: $\|p_1(M)\|_F\le\texttt{c\_p1}\cdot n$; configuration
+ *   \texttt{alt-p2}: $\|p_2(M)\|_F\le\texttt{c\_p2}\sqrt n$.  Instances as in
+ *   \texttt{pruning/lemmaD.3}, one in three hill-climbed in double over $X$, $W$ at the
+ *   corners and over $M$ to maximise the ratio; relative tolerance
+ *   $\texttt{tol\_scale}\cdot16(n+d)u$.  The sharp sups are $\sqrt n$ for both ($n=1$ gives
+ *   $0$), so constants below them (\texttt{c\_p1}$=0.3$ at $n\ge4$, \texttt{c\_p2}$=0.6$) are
+ *   violated.}
+ */
+#include "lm_prbd.h"
+#include <math.h>
+
+static const char *const configs[] = {"p1", "alt-p2", NULL};
+static const lm_param_def params[] = {
+    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL},
+    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
+{
+    lm_mat_frob(lhs, part ? F->p2 : F->p1);
+    lm_num_set_d(rhs, P->n);
+    if (part) lm_num_sqrt(rhs, rhs);
+}
+
+static int eval(lm_eval *ev)
+{
+    return lm_prbd_parts_eval(ev, ev->config, part_fn, lm_par(ev, ev->config ? "c_p2" : "c_p1"), 1);
+}
+
+LM_CLAIM(claim_pruning_lemmaF_9) = {
+    .id = "pruning/lemmaF.9",
+    .title = "Bound for p1: ||f o c||_F <= 2n",
+    .file = __FILE__,
+    .kind = LM_KIND_POINTWISE,
+    .source = "Lemma F.9 (Appendix F)",
+    .origin = "reconstructed (RECON constant: c_p1, c_p2)",
+    .confidence = "low",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 1.0,
+    .eval = eval,
+};
