@@ -1,0 +1,37 @@
+/* lemmas/pruning/lemma5-5.c
+ *
+ * \claim{pruning/lemma5.5}{PL inequality (informal version of Lemma F.10)}
+ * \source{attention-pruning, Lemma 5.5; formal version Lemma F.10; constants reconstructed}
+ * \statement{Under (A1), (A2) and Assumption D.1, $\mathcal L$ satisfies the
+ *   $(\mathcal L,\xi,2,\mu)$-proxy PL inequality: $\|\nabla\mathcal L(M)\|_F^2\ge\frac12\mu(\mathcal
+ *   L(M)-\xi)$ for $M\in[0,1]^{d\times d}$, with $\mu$, $\xi$ as in Lemma F.10.}
+ * \check{The check of pruning/lemmaF.10 on fewer configurations: pointwise at
+ *   $M\sim U[0,1]^{d\times d}$ (non-causal) and along projected GD with $\eta=1/L_{E.8}$; the same
+ *   instances, the same log-space constants and flags, and the F.10a/F.10b chain as
+ *   observations.  Wrong constants: \texttt{U\_coef} $=10^{-6}$, or $\xi\to0$ with $\mu\to10^{300}$.}
+ */
+#include "lm_claim.h"
+#include "lm_prtraj.h"
+
+static const char *const configs[] = {"pointwise,non-causal", "along projected GD", NULL};
+
+static const lm_param_def params[] = {
+    LM_PRT_COEF_PARAMS,
+    {"steps", 100, "GD iterations of the trajectory configuration (quick: steps/4)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config == 0 ? 0 : 2); }
+
+LM_CLAIM(claim_pruning_lemma5_5) = {
+    .id = "pruning/lemma5.5",
+    .title = "PL inequality (informal F.10)",
+    .file = __FILE__,
+    .kind = LM_KIND_POINTWISE,
+    .source = "Lemma 5.5 (informal version of Lemma F.10)",
+    .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale)",
+    .confidence = "medium/low",
+    .params = params,
+    .configs = configs,
+    .inst_scale = 0.125,
+    .eval = eval,
+};

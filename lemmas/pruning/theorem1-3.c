@@ -1,0 +1,132 @@
+/* lemmas/pruning/theorem1-3.c
+ *
+ * \claim{pruning/theorem1.3}{Main result, informal: GD reaches $O(\xi+\varepsilon)$ in poly$/\varepsilon$ steps}
+ * \source{attention-pruning, Theorem 1.3 (informal version of Theorem 4.1); reconstructed}
+ * \statement{Under the hypotheses of Theorem 4.1, for every $\varepsilon>0$, GD with $\eta\le1/L$
+ *   reaches within $T=O(L\,\mathcal L(M_0)/(\mu\varepsilon))$ iterations a mask with
+ *   $\min_{t<T}\mathcal L(M_t)\le O(\xi+\varepsilon)$; moreover $\xi\to0$ as $\lambda\to0$.}
+ * \check{Falsifiable proxies on the catalogue's grid (non-causal, $\lambda$ fixed per instance).
+ *   (b) $\xi(\lambda)/\lambda$ is constant in the RECON form: the relative spread of
+ *   $\log\xi(\lambda)-\log\lambda$ over $\lambda\in\{10^{-1},\dots,10^{-5}\}$ at the same $\delta$
+ *   is below $10^{-12}$.  (c) $T_{\rm emp}(\varepsilon)=\min\{t:\mathcal L(M_t)\le\mathcal
+ *   L^\*+\varepsilon\}$ for $\varepsilon\in\{10^{-2},10^{-3},10^{-4}\}\cdot(\mathcal L(M_0)-\mathcal
+ *   L^\*)$ along GD with $\eta=1/\hat L$ (Hessian norm at the minimiser, so the run reaches the
+ *   accuracies), $\mathcal L^\*$ from GD + Newton polishing; the least-squares slope of $\log
+ *   T_{\rm emp}$ against $\log(1/\varepsilon)$ must be $\le\texttt{slope\_max}=1$ (the claimed
+ *   $1/\varepsilon$); a run that does not reach the accuracies in 4000 steps is assumption-failed.
+ *   (d) whether the bound is met at $t=0$ ($\mathcal L(M_0)\le\xi$) is measured.  Kind rate:
+ *   verdicts consistent/inconsistent; \texttt{slope\_max} $=0.01$ must be inconsistent.}
+ */
+#include "lm_claim.h"
+#include "lm_prtraj.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const lm_param_def params[] = {
+    LM_PRT_COEF_PARAMS,
+    {"slope_max", 1.0, "largest admissible slope of log T_emp vs log(1/eps)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+static int eval(lm_eval *ev)
+{
+    lm_rng g;
+    lm_rng_init(&g, lm_hash_u64(ev->seed, 13));
+    lm_prt_spec s;
+    lm_prt_spec_grid(&s, 0, &g);
+    s.n = 2 + ev->index % 2;
+    s.d = 4;
+    lm_prt_coefs k;
+    lm_prt_coefs_read(&k, ev);
+    const lm_ctx *c = ev->ctx;
+    lm_mat *M0 = NULL;
+    lm_prdata *P = lm_prt_build(&s, ev->seed, c, &M0);
+    lm_prt_consts K;
+    int rc = 0;
+    lm_prt_run r;
+    memset(&r, 0, sizeof r);
+    lm_mat *Ms = lm_mat_new(s.d, s.d, c);
+    lm_num Ls;
+    lm_num_init(&Ls, c);
+    lm_prfwd *F = lm_pr_fwd_new(P);
+    if (lm_prt_consts_eval(&K, P, s.R, 0.0, &k)) { rc = lm_fail(ev, "beta eigensolver failed"); goto out; }
+    if (!lm_assume(ev, K.log_beta > -HUGE_VAL, "A1 fails: beta = 0")) goto out;
+    lm_pr_forward(F, P, M0);
+    double ld = lm_prt_log_delta(F, P);
+    /* (b) xi(lambda)/lambda constant */
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int q = 1; q <= 5; q++) {
+        double lam = pow(10.0, -q);
+        lm_prt_consts_delta(&K, P, lam, ld, &k);
+        lo = fmin(lo, K.log_xi - log(lam));
+        hi = fmax(hi, K.log_xi - log(lam));
+    }
+    lm_obs_le_d(ev, -1, hi - lo, 1e-12 * fmax(1.0, fabs(hi)), 0.0, "(b) xi(lambda)/lambda constant");
+    lm_prt_consts_delta(&K, P, s.lambda, ld, &k);
+    /* L* and the step */
+    double tol = c->backend == LM_DOUBLE ? 1e-9 : 1e-25;
+    if (lm_pr_minimise(&Ls, Ms, P, M0, 300, tol)) { rc = lm_fail(ev, "Newton polishing failed"); goto out; }
+    double Lhat;
+    {
+        lm_ctx cd = lm_ctx_double();
+        lm_prdata *Pd = lm_pr_convert(P, &cd);
+        lm_mat *Msd = lm_mat_new(s.d, s.d, &cd);
+        double *a = malloc(sizeof(double) * (size_t)(s.d * s.d));
+        lm_mat_get_array(a, Ms);
+        lm_mat_set_array(Msd, a);
+        free(a);
+        int e = lm_prt_Lhat(&Lhat, Pd, Msd);
+        lm_mat_free(Msd);
+        lm_pr_free(Pd);
+        if (e) { rc = lm_fail(ev, "Hessian norm failed"); goto out; }
+    }
+    lm_prt_gd(&r, P, M0, 1.0 / Lhat, 4000, -1, 0, 0.0, NULL, NULL);
+    if (r.nonfinite >= 0) { rc = lm_fail(ev, "non-finite loss"); goto out; }
+    double Lstar = lm_num_get_d(&Ls), L0 = lm_num_get_d(&r.L[0]);
+    lm_measure(ev, "flag: bound met at t=0 (L(M0) <= xi)", log(L0) <= K.log_xi);
+    lm_measure(ev, "log10 xi", K.log_xi / M_LN10);
+    double xs[3], ys[3];
+    for (int q = 0; q < 3; q++) {
+        double eps = pow(10.0, -2 - q) * (L0 - Lstar);
+        int te = -1;
+        for (int t = 0; t <= r.T; t++)
+            if (lm_num_get_d(&r.L[t]) - Lstar <= eps) { te = t; break; }
+        if (!lm_assume(ev, te >= 0, "GD did not reach L* + eps (eps=%g) in %d steps", eps, r.T)) goto out;
+        xs[q] = log(1.0 / eps);
+        ys[q] = log(te > 0 ? (double)te : 1.0);
+        lm_series(ev, "T_emp(eps)", 1.0 / eps, te > 0 ? te : 1);
+    }
+    double mx = (xs[0] + xs[1] + xs[2]) / 3, my = (ys[0] + ys[1] + ys[2]) / 3, sxy = 0, sxx = 0;
+    for (int q = 0; q < 3; q++) {
+        sxy += (xs[q] - mx) * (ys[q] - my);
+        sxx += (xs[q] - mx) * (xs[q] - mx);
+    }
+    double slope = sxy / sxx;
+    lm_measure(ev, "slope of log T_emp vs log(1/eps)", slope);
+    lm_obs_le_d(ev, -1, slope, lm_par(ev, "slope_max"), 0.0, "(c) slope of log T_emp vs log(1/eps) <= slope_max");
+    lm_series_axes(ev, "1/eps", "T_emp", 1);
+out:
+    lm_pr_fwd_free(F);
+    lm_num_clear(&Ls);
+    lm_mat_free(Ms);
+    if (r.L) lm_prt_run_free(&r);
+    lm_mat_free(M0);
+    lm_pr_free(P);
+    return rc;
+}
+
+LM_CLAIM(claim_pruning_theorem1_3) = {
+    .id = "pruning/theorem1.3",
+    .title = "GD reaches O(xi + eps) in poly/eps steps (rate proxies)",
+    .file = __FILE__,
+    .kind = LM_KIND_RATE,
+    .source = "Theorem 1.3 (informal version of Theorem 4.1)",
+    .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale)",
+    .confidence = "medium (form); low (constants)",
+    .params = params,
+    .configs = NULL,
+    .inst_scale = 0.125,
+    .proxy = 1,
+    .no_replay = 1,
+    .eval = eval,
+};
