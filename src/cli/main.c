@@ -1,6 +1,7 @@
 /* main.c -- the lemmata command line. */
 #include "lm_ibruns.h"
 #include "lm_mdruns.h"
+#include "lm_prruns.h"
 #include "lm_report.h"
 #include "lm_store.h"
 #include "lm_train.h"
@@ -37,7 +38,7 @@ static const char usage[] =
     "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
     "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
     "                                (dynamics paper, implicit-bias runs ib-*,\n"
-    "                                mirror-descent runs md-*);\n"
+    "                                mirror-descent runs md-*, attention-pruning runs pr-*);\n"
     "                                --drift repeats it wholly in MPFR and writes the drift\n"
     "  verify [--quick] [--seed S] [--budget N] [--db FILE] [--strict]\n"
     "                                every claim -> results/lemmata.db -> report/lemmata.pdf\n"
@@ -288,6 +289,11 @@ static int set_md_run(void *r, const char *kv, char *err, int errlen)
     return lm_mdr_set(r, kv, err, errlen);
 }
 
+static int set_pr_run(void *r, const char *kv, char *err, int errlen)
+{
+    return lm_prr_set(r, kv, err, errlen);
+}
+
 /* parses argv[1..] into o (--steps into *steps, --set through set on run) and opens the output:
  * -1 when the run may go ahead, else the exit status */
 static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, int argc, char **argv)
@@ -450,6 +456,22 @@ static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
     return train_end(&o, rc, r.name);
 }
 
+/* an attention-pruning run (lm_prruns.h): one CSV row per point of its sweep, in double */
+static int cmd_train_pr(const lm_prr_def *base, int argc, char **argv)
+{
+    lm_prr_def r = *base;
+    train_opts o;
+    int st = train_begin(&o, &r.steps, set_pr_run, &r, argc, argv);
+    if (st >= 0) return st;
+    int rc;
+    if (o.prec || o.drift) {
+        snprintf(o.err, sizeof o.err, "the attention-pruning runs are double only (no --prec, --drift)");
+        rc = -1;
+    } else
+        rc = lm_prr_run(o.f, &r, o.seed, o.err, sizeof o.err);
+    return train_end(&o, rc, r.name);
+}
+
 static int cmd_train(int argc, char **argv)
 {
     if (argc == 0) {
@@ -459,6 +481,8 @@ static int cmd_train(int argc, char **argv)
         for (int k = 0; lm_ibruns[k].name; k++) printf("  %-18s %s\n", lm_ibruns[k].name, lm_ibruns[k].doc);
         printf("mirror-descent runs (--set steps|eta|p|n|T|d|init|R0|mu|normalized=V):\n");
         for (int k = 0; lm_mdr_runs[k].name; k++) printf("  %-18s %s\n", lm_mdr_runs[k].name, lm_mdr_runs[k].doc);
+        printf("attention-pruning runs (--set steps|n|d|rho|lambda|lambda_scale|momentum|eta_c|logit_rms|causal=V):\n");
+        for (int k = 0; lm_prr_runs[k].name; k++) printf("  %-18s %s\n", lm_prr_runs[k].name, lm_prr_runs[k].doc);
         return 0;
     }
     const lm_run_def *base = lm_run_find(argv[0]);
@@ -467,6 +491,8 @@ static int cmd_train(int argc, char **argv)
         if (ib) return cmd_train_ib(ib, argc, argv);
         const lm_mdr_def *md = lm_mdr_find(argv[0]);
         if (md) return cmd_train_md(md, argc, argv);
+        const lm_prr_def *pr = lm_prr_find(argv[0]);
+        if (pr) return cmd_train_pr(pr, argc, argv);
         return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
     }
     lm_run_def r = *base;
@@ -665,6 +691,22 @@ static int cmd_verify(int argc, char **argv)
         save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
                   L.summary ? L.summary : "", since(&a));
         lm_mdlive_clear(&L);
+    }
+    /* live runs of the attention-pruning paper: Figure 2 (c), (a), (b): the
+     * GD-found mask against magnitude pruning and Wanda on the same synthetic
+     * rank-4 weights, calibration and held-out data */
+    for (int k = 0; lm_prlive_names[k] && !interrupted; k++) {
+        if (lm_store_has_live(st, run, lm_prlive_names[k])) continue;
+        struct timespec a;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        lm_prlive L;
+        if (lm_prlive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
+            fprintf(stderr, "lemmata: live run %s: %s\n", lm_prlive_names[k], err);
+            continue;
+        }
+        save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                  L.summary ? L.summary : "", since(&a));
+        lm_prlive_clear(&L);
     }
     if (interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");
