@@ -104,7 +104,9 @@ const char *lm_pr_map_name(lm_pr_map m);
 /* value of a map at M into out (n x n, or d x d for the gradient) */
 int lm_pr_map_eval(lm_mat *out, lm_pr_map m, lm_prfwd *F, const lm_prdata *P, const lm_mat *M);
 /* directional derivative D map(M)[V] by central differences at step h
- * (in P's context; use MPFR with h = 2^-80 for accuracy ~1e-40) */
+ * (in P's context; use MPFR with h = 2^-80 for accuracy ~1e-40).  The step
+ * is h V, not h V/||V||: pass a unit V, or scale h, or the truncation error
+ * grows with ||V||^3. */
 int lm_pr_map_dir(lm_mat *out, lm_pr_map m, lm_prfwd *F, const lm_prdata *P, const lm_mat *M,
                   const lm_mat *V, double h);
 /* operator norm (Frobenius to Frobenius) of D map(M) by power iteration on

@@ -883,3 +883,28 @@ Test(linalg, svd_reconstructs)
         lm_mat_free(Z), lm_mat_free(UZ), lm_mat_free(VZ), lm_mat_free(G);
     }
 }
+
+/* symeig in double at extreme scales: entries near 1e-218 (their squares
+ * underflow) and near 1e+200 give the closed-form eigenvalues of a 2x2 */
+Test(linalg, symeig_extreme_scales)
+{
+    lm_ctx c = lm_ctx_double();
+    const double scales[] = {1e-218, 1e-300, 1e200};
+    for (int k = 0; k < 3; k++) {
+        double s = scales[k], a = 2.0 * s, b = 0.5 * s, d = -1.0 * s;
+        lm_mat *A = lm_mat_new(2, 2, &c);
+        lm_mat_set_d(A, 0, 0, a);
+        lm_mat_set_d(A, 0, 1, b);
+        lm_mat_set_d(A, 1, 0, b);
+        lm_mat_set_d(A, 1, 1, d);
+        lm_num *w = lm_nums_new(2, &c);
+        cr_assert_eq(lm_mat_symeig(w, NULL, A), 0);
+        double m = 0.5 * (a + d), r = sqrt(0.25 * (2.0 - -1.0) * (2.0 - -1.0) + 0.25) * s;
+        cr_expect(fabs(lm_num_get_d(&w[0]) - (m - r)) <= 1e-14 * r, "scale %g: %g vs %g", s,
+                  lm_num_get_d(&w[0]), m - r);
+        cr_expect(fabs(lm_num_get_d(&w[1]) - (m + r)) <= 1e-14 * r, "scale %g: %g vs %g", s,
+                  lm_num_get_d(&w[1]), m + r);
+        lm_nums_free(w, 2);
+        lm_mat_free(A);
+    }
+}

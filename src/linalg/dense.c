@@ -525,7 +525,21 @@ int lm_mat_symeig(lm_num *w, lm_mat *V, const lm_mat *A)
     lm_num *val = lm_nums_new(n, &wc);
     int *order = lm_xcalloc((size_t)n, sizeof *order);
     symmetrize(W, A);
+    /* double: scale by a power of two (exact) so the largest entry is near 1; GSL's
+     * iteration squares entries in its convergence tests, and with entries near 1e-218
+     * those squares underflow (an iteration that did not stop was seen) */
+    int e2 = 0;
+    if (!A->mp) {
+        double m = 0.0;
+        for (int i = 0; i < n * n; i++) m = fmax(m, fabs(W->d[i]));
+        if (m > 0.0) {
+            (void)frexp(m, &e2);
+            for (int i = 0; i < n * n; i++) W->d[i] = ldexp(W->d[i], -e2);
+        }
+    }
     int st = A->mp ? eig_mp(val, W, Y) : eig_gsl(val, W, Y);
+    if (e2)
+        for (int i = 0; i < n; i++) lm_num_set_d(&val[i], ldexp(lm_num_get_d(&val[i]), e2));
     sort_order(order, val, n, 1);
     for (int i = 0; w && i < n; i++) lm_num_set(&w[i], &val[order[i]]);
     put_cols(V, Y, order);
