@@ -54,8 +54,6 @@ int lm_prbd_sandwich_eval(lm_eval *ev, int squared);
  * "full" (0) and "causal" (1) */
 int lm_prbd_f7_eval(lm_eval *ev);
 
-#endif
-
 /* a bound "lhs <= coef * rhs" on the forward pass at M (p1, p2, p computed):
  * fills lhs and rhs (without the coefficient) in P's context */
 typedef void (*lm_prbd_part)(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part);
@@ -65,3 +63,5 @@ typedef void (*lm_prbd_part)(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const 
  * [-2, 3]; then the bound is observed in ev->ctx with relative tolerance
  * tol_scale * 16 (n + d) u, and lhs / (coef rhs) is measured. */
 int lm_prbd_parts_eval(lm_eval *ev, int part, lm_prbd_part fn, double coef, int climb);
+
+#endif
