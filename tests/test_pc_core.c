@@ -1,0 +1,238 @@
+/* tests/test_pc_core.c -- the preconditioned softmax-regression core (lm_pc):
+ * population, regulariser and empirical gradients against central differences
+ * in double and MPFR, zero loss on the manifold, the Procrustes projection's
+ * defining property, the saddle points, and the spectral initialisation. */
+#include "test_support.h"
+#include "lm_pc.h"
+#include <math.h>
+
+static lm_pcdata *inst(const lm_ctx *c, int variant)
+{
+    lm_rng g;
+    lm_rng_init(&g, 17);
+    lm_pcdata *P0 = lm_pc_gen(3, 4, 0.5, 0.0, 0.5, 0.1, 0.25, &g, c);
+    P0->variant = variant;
+    return P0;
+}
+
+typedef void (*scalar_fn)(lm_num *r, const lm_pcdata *P, const lm_pcth *t, const void *aux);
+
+static void f_excess(lm_num *r, const lm_pcdata *P, const lm_pcth *t, const void *aux)
+{
+    (void)aux;
+    lm_pc_excess(r, P, t);
+}
+
+static void f_reg(lm_num *r, const lm_pcdata *P, const lm_pcth *t, const void *aux)
+{
+    (void)aux;
+    lm_pc_reg(r, P, t);
+}
+
+static void f_emp(lm_num *r, const lm_pcdata *P, const lm_pcth *t, const void *aux)
+{
+    lm_pc_emp(r, NULL, P, t, aux, 0);
+}
+
+/* max relative difference between G and central differences of f */
+static double fd_resid(scalar_fn f, const lm_pcth *G, const lm_pcdata *P, const lm_pcth *t, const void *aux,
+                       double h)
+{
+    lm_pcth tp = lm_pc_th_new(P);
+    lm_num a, b, x, gmax;
+    lm_num_inits(&P->ctx, &a, &b, &x, &gmax, (lm_num *)NULL);
+    double worst = 0, gm = 0;
+    for (int blk = 0; blk < 2; blk++) {
+        lm_mat *M = blk ? tp.KQ : tp.V;
+        const lm_mat *Gm = blk ? G->KQ : G->V;
+        for (int i = 0; i < M->r; i++)
+            for (int j = 0; j < M->c; j++) {
+                lm_pc_th_copy(&tp, t);
+                lm_num v0, hh;
+                lm_num_inits(&P->ctx, &v0, &hh, (lm_num *)NULL);
+                lm_mat_get(&v0, M, i, j);
+                lm_num_add_d(&hh, &v0, h);
+                lm_mat_set(M, i, j, &hh);
+                f(&a, P, &tp, aux);
+                lm_num_add_d(&hh, &v0, -h);
+                lm_mat_set(M, i, j, &hh);
+                f(&b, P, &tp, aux);
+                lm_num_clears(&v0, &hh, (lm_num *)NULL);
+                lm_num_sub(&x, &a, &b);
+                lm_num_div_d(&x, &x, 2 * h);
+                double fd = lm_num_get_d(&x), gv = lm_mat_get_d(Gm, i, j);
+                worst = fmax(worst, fabs(fd - gv));
+                gm = fmax(gm, fabs(gv));
+            }
+    }
+    lm_num_clears(&a, &b, &x, &gmax, (lm_num *)NULL);
+    lm_pc_th_free(&tp);
+    return worst / gm;
+}
+
+static void grads(const lm_ctx *c, double h, double tol)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        lm_pcdata *P = inst(c, variant);
+        lm_rng g;
+        lm_rng_init(&g, 3);
+        lm_pcth t = lm_pc_th_new(P), G = lm_pc_th_new(P);
+        lm_pc_th_randn(&t, &g, 0.5);
+        lm_pc_grad_L(&G, P, &t);
+        double r = fd_resid(f_excess, &G, P, &t, NULL, h);
+        cr_expect(r < tol, "grad L residual %g (variant %d)", r, variant);
+        lm_pc_grad_R(&G, P, &t);
+        r = fd_resid(f_reg, &G, P, &t, NULL, h);
+        cr_expect(r < tol, "grad R residual %g (variant %d)", r, variant);
+        lm_pcbatch b = lm_pc_batch(P, 7, &g);
+        lm_pc_emp(NULL, &G, P, &t, &b, 0);
+        r = fd_resid(f_emp, &G, P, &t, &b, h);
+        cr_expect(r < tol, "grad L_hat residual %g", r);
+        lm_pc_batch_free(&b);
+        lm_pc_th_free(&t);
+        lm_pc_th_free(&G);
+        lm_pc_free(P);
+    }
+}
+
+Test(pc_core, gradients_match_fd_double)
+{
+    lm_ctx c = lm_ctx_double();
+    grads(&c, 1e-6, 1e-7);
+}
+
+Test(pc_core, gradients_match_fd_mpfr)
+{
+    lm_ctx c = lm_ctx_mpfr(256);
+    grads(&c, 1e-30, 1e-25);
+}
+
+Test(pc_core, manifold_has_zero_excess_and_regulariser)
+{
+    lm_ctx c = lm_ctx_mpfr(256);
+    lm_pcdata *P = inst(&c, 0);
+    lm_rng g;
+    lm_rng_init(&g, 5);
+    lm_mat *R = lm_mat_new(3, 3, &c);
+    lm_pc_rand_orth(R, &g);
+    lm_pcth t = lm_pc_th_new(P), G = lm_pc_th_new(P);
+    lm_pc_manifold(&t, P, R);
+    lm_num x;
+    lm_num_init(&x, &c);
+    lm_pc_excess(&x, P, &t);
+    cr_expect(fabs(lm_num_get_d(&x)) < 1e-60, "excess %g", lm_num_get_d(&x));
+    lm_pc_reg(&x, P, &t);
+    cr_expect(fabs(lm_num_get_d(&x)) < 1e-60, "R %g", lm_num_get_d(&x));
+    lm_pc_grad_Lreg(&G, P, &t);
+    lm_pc_dot(&x, &G, &G);
+    cr_expect(lm_num_get_d(&x) < 1e-100, "||grad||^2 %g", lm_num_get_d(&x));
+    /* the projection of a manifold point is itself, at distance 0 */
+    lm_pc_project(NULL, NULL, &x, NULL, P, &t);
+    cr_expect(lm_num_get_d(&x) < 1e-60, "dist %g", lm_num_get_d(&x));
+    lm_num_clear(&x);
+    lm_mat_free(R);
+    lm_pc_th_free(&t);
+    lm_pc_th_free(&G);
+    lm_pc_free(P);
+}
+
+/* the projection minimises the distance: no manifold point found by random
+ * rotations is closer, and A_P^T Delta_A + B_P Delta_B^T is symmetric */
+Test(pc_core, projection_is_closest_and_symmetric)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_pcdata *P = inst(&c, 0);
+    lm_rng g;
+    lm_rng_init(&g, 8);
+    lm_pcth t = lm_pc_th_new(P), tp = lm_pc_th_new(P), q = lm_pc_th_new(P);
+    lm_pc_th_randn(&t, &g, 0.3);
+    lm_num dist, x;
+    lm_num_inits(&c, &dist, &x, (lm_num *)NULL);
+    cr_assert_eq(lm_pc_project(&tp, NULL, &dist, NULL, P, &t), 0);
+    lm_mat *R = lm_mat_new(3, 3, &c);
+    for (int k = 0; k < 200; k++) {
+        lm_pc_rand_orth(R, &g);
+        lm_pc_manifold(&q, P, R);
+        lm_pc_th_axpy(&q, &q, -1.0, &t);
+        lm_pc_norm(&x, P, &q);
+        cr_expect(lm_num_get_d(&x) >= lm_num_get_d(&dist) * (1 - 1e-12));
+    }
+    /* symmetry of A_P^T Delta_A + B_P Delta_B^T */
+    lm_mat *A = lm_mat_new(4, 3, &c), *B = lm_mat_new(3, 3, &c), *AP = lm_mat_new(4, 3, &c),
+           *BP = lm_mat_new(3, 3, &c), *X = lm_mat_new(3, 3, &c), *T = lm_mat_new(3, 3, &c);
+    lm_pc_to_AB(A, B, P, &t);
+    lm_pc_to_AB(AP, BP, P, &tp);
+    lm_mat_sub(A, A, AP);
+    lm_mat_sub(B, B, BP);
+    lm_mat_mul(X, AP, 1, A, 0);
+    lm_mat_mul(T, BP, 0, B, 1);
+    lm_mat_add(X, X, T);
+    lm_mat_transpose(T, X);
+    lm_mat_sub(T, T, X);
+    lm_num_set_d(&x, 0);
+    lm_mat_frob(&x, T);
+    double asym = lm_num_get_d(&x);
+    lm_mat_frob(&x, X);
+    cr_expect(asym <= 1e-12 * lm_num_get_d(&x), "asymmetry %g of %g", asym, lm_num_get_d(&x));
+    lm_num_clears(&dist, &x, (lm_num *)NULL);
+    lm_mat_free(R); lm_mat_free(A); lm_mat_free(B); lm_mat_free(AP); lm_mat_free(BP);
+    lm_mat_free(X); lm_mat_free(T);
+    lm_pc_th_free(&t); lm_pc_th_free(&tp); lm_pc_th_free(&q);
+    lm_pc_free(P);
+}
+
+Test(pc_core, saddle_is_critical_at_distance_sqrt_2s)
+{
+    lm_ctx c = lm_ctx_mpfr(256);
+    lm_pcdata *P = inst(&c, 0);
+    lm_pcth t = lm_pc_th_new(P), G = lm_pc_th_new(P);
+    lm_num x;
+    lm_num_init(&x, &c);
+    for (int i = 0; i < 3; i++) {
+        lm_pc_saddle(&t, P, i);
+        lm_pc_grad_Lreg(&G, P, &t);
+        lm_pc_dot(&x, &G, &G);
+        cr_expect(lm_num_get_d(&x) < 1e-100, "saddle %d: ||grad||^2 = %g", i, lm_num_get_d(&x));
+        lm_pc_project(NULL, NULL, &x, NULL, P, &t);
+        double want = sqrt(2 * lm_num_get_d(&P->s[i]));
+        cr_expect(fabs(lm_num_get_d(&x) - want) < 1e-12 * want, "dist %g vs %g", lm_num_get_d(&x), want);
+    }
+    lm_num_clear(&x);
+    lm_pc_th_free(&t);
+    lm_pc_th_free(&G);
+    lm_pc_free(P);
+}
+
+/* the spectral initialisation converges to the manifold as N grows, and a
+ * preconditioned population step from near the manifold reduces the distance */
+Test(pc_core, spectral_init_and_step)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_pcdata *P = inst(&c, 0);
+    lm_rng g;
+    lm_rng_init(&g, 11);
+    lm_pcth t = lm_pc_th_new(P), G = lm_pc_th_new(P);
+    lm_num d1, d2;
+    lm_num_inits(&c, &d1, &d2, (lm_num *)NULL);
+    lm_pcbatch b = lm_pc_batch(P, 100, &g);
+    cr_assert_eq(lm_pc_spectral_init(&t, NULL, P, &b), 0);
+    lm_pc_project(NULL, NULL, &d1, NULL, P, &t);
+    lm_pc_batch_free(&b);
+    b = lm_pc_batch(P, 100000, &g);
+    cr_assert_eq(lm_pc_spectral_init(&t, NULL, P, &b), 0);
+    lm_pc_project(NULL, NULL, &d2, NULL, P, &t);
+    cr_expect(lm_num_get_d(&d2) < 0.2 * lm_num_get_d(&d1), "dist %g (N=100) vs %g (N=1e5)",
+              lm_num_get_d(&d1), lm_num_get_d(&d2));
+    double eta = 1.0 / (4 * lm_num_get_d(&P->s[0]));
+    for (int k = 0; k < 50; k++) {
+        lm_pc_grad_Lreg(&G, P, &t);
+        lm_pc_precond_step(&t, &G, P->Si, eta);
+    }
+    lm_pc_project(NULL, NULL, &d1, NULL, P, &t);
+    cr_expect(lm_num_get_d(&d1) < 1e-3 * lm_num_get_d(&d2), "after 50 steps %g", lm_num_get_d(&d1));
+    lm_pc_batch_free(&b);
+    lm_num_clears(&d1, &d2, (lm_num *)NULL);
+    lm_pc_th_free(&t);
+    lm_pc_th_free(&G);
+    lm_pc_free(P);
+}
