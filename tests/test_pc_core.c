@@ -236,3 +236,32 @@ Test(pc_core, spectral_init_and_step)
     lm_pc_th_free(&G);
     lm_pc_free(P);
 }
+
+/* the Monte Carlo context: weights sum to 1, C_j is the weighted covariance,
+ * and as N grows z_j approaches mu_j = Sigma W_KQ x_j */
+#include "lm_pcmc.h"
+Test(pc_core, mc_context_limits)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_pcdata *P = inst(&c, 0);
+    double W[9] = {0.2, -0.1, 0.05, 0.0, 0.15, 0.1, -0.05, 0.02, 0.1}, xj[3] = {0.7, -0.4, 1.1};
+    lm_rng g;
+    lm_rng_init(&g, 21);
+    lm_pcmc *m = lm_pcmc_new(P, 200000, xj, W);
+    lm_pcmc_draw(m, &g);
+    double s = 0, err = 0, nmu = 0;
+    for (int i = 0; i < m->N; i++) s += m->p[i];
+    for (int a = 0; a < 3; a++) {
+        err += (m->z[a] - m->mu[a]) * (m->z[a] - m->mu[a]);
+        nmu += m->mu[a] * m->mu[a];
+    }
+    cr_expect(fabs(s - 1) < 1e-12);
+    cr_expect(sqrt(err) < 0.02 * (1 + sqrt(nmu)), "|z - mu| = %g, |mu| = %g", sqrt(err), sqrt(nmu));
+    /* C_j -> Sigma (the tilted Gaussian has covariance Sigma) */
+    double Sg[9], e2 = 0;
+    lm_mat_get_array(Sg, P->Sig);
+    for (int k = 0; k < 9; k++) e2 += (m->C[k] - Sg[k]) * (m->C[k] - Sg[k]);
+    cr_expect(sqrt(e2) < 0.05, "|C - Sigma| = %g", sqrt(e2));
+    lm_pcmc_free(m);
+    lm_pc_free(P);
+}
