@@ -19,9 +19,9 @@
  *   pointwise at $M\sim U[0,1]^{d\times d}$, non-causal and causal (support $\delta$); along projected
  *   GD with $\eta=1/L_{E.8}$ for \texttt{steps} iterations (every iterate); and the stationary-point
  *   test: GD + Newton polishing to $\|\nabla\mathcal L\|\le10^{-9}$ (error if not reached), and
- *   $\mathcal L(M^\*)\le\xi$ (PL with any $\mu>0$ forces it), assumption-failed when $M^\*$ leaves the
+ *   $\mathcal L(M^{*})\le\xi$ (PL with any $\mu>0$ forces it), assumption-failed when $M^{*}$ leaves the
  *   box.  Measured: min F.10a ratio (catalogue 2.57), max F.10b ratio (catalogue 0.021), the PL slack
- *   and $\log_{10}\mathcal L(M^\*)/\xi$.  Wrong constants: \texttt{U\_coef} $=10^{-6}$ breaks F.10b;
+ *   and $\log_{10}\mathcal L(M^{*})/\xi$.  Wrong constants: \texttt{U\_coef} $=10^{-6}$ breaks F.10b;
  *   $\xi\to0$ with $\mu\to10^{300}$ breaks the main inequality.}
  */
 #include "lm_claim.h"

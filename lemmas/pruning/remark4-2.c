@@ -15,8 +15,8 @@
  *   $\log(\text{bound})/\log\min f$ is measured; at an off-domain $M$ (entries in $[-1,2]$) the
  *   bound need not apply and is only measured.  (ii) the minimum of $\mathcal L_\lambda$ is
  *   non-increasing as $\lambda$ decreases (exact: $\mathcal L_\lambda$ is pointwise increasing in
- *   $\lambda$): $\mathcal L^\*_{\lambda/10}\le\mathcal L^\*_\lambda$ for
- *   $\lambda\in\{10^{-1},10^{-2},10^{-3}\}$ with $\mathcal L^\*$ from GD + Newton polishing (tolerance
+ *   $\lambda$): $\mathcal L^{*}_{\lambda/10}\le\mathcal L^{*}_\lambda$ for
+ *   $\lambda\in\{10^{-1},10^{-2},10^{-3}\}$ with $\mathcal L^{*}$ from GD + Newton polishing (tolerance
  *   $10^{-6}$ relative for the polishing error); $\xi(\lambda)/\lambda$ is constant in the RECON form
  *   (measured).  (iv) the number of zeros of the binarised GD mask equals $\lfloor\rho d^2\rfloor$ for
  *   $\rho\in\{0.1,\dots,0.9\}$ (\texttt{rho\_shift} perturbs the requested count, a wrong constant).}

@@ -9,9 +9,9 @@
  *   (b) $\xi(\lambda)/\lambda$ is constant in the RECON form: the relative spread of
  *   $\log\xi(\lambda)-\log\lambda$ over $\lambda\in\{10^{-1},\dots,10^{-5}\}$ at the same $\delta$
  *   is below $10^{-12}$.  (c) $T_{\rm emp}(\varepsilon)=\min\{t:\mathcal L(M_t)\le\mathcal
- *   L^\*+\varepsilon\}$ for $\varepsilon\in\{10^{-2},10^{-3},10^{-4}\}\cdot(\mathcal L(M_0)-\mathcal
- *   L^\*)$ along GD with $\eta=1/\hat L$ (Hessian norm at the minimiser, so the run reaches the
- *   accuracies), $\mathcal L^\*$ from GD + Newton polishing; the least-squares slope of $\log
+ *   L^{*}+\varepsilon\}$ for $\varepsilon\in\{10^{-2},10^{-3},10^{-4}\}\cdot(\mathcal L(M_0)-\mathcal
+ *   L^{*})$ along GD with $\eta=1/\hat L$ (Hessian norm at the minimiser, so the run reaches the
+ *   accuracies), $\mathcal L^{*}$ from GD + Newton polishing; the least-squares slope of $\log
  *   T_{\rm emp}$ against $\log(1/\varepsilon)$ must be $\le\texttt{slope\_max}=1$ (the claimed
  *   $1/\varepsilon$); a run that does not reach the accuracies in 4000 steps is assumption-failed.
  *   (d) whether the bound is met at $t=0$ ($\mathcal L(M_0)\le\xi$) is measured.  Kind rate:
