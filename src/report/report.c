@@ -388,7 +388,7 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
     P(w, "\\\\\n\\end{tabular}}\n\n");
 }
 
-/* measures named "flag: ..." with a nonzero value (vacuous guarantees, failed
+/* measures named "flag: ..." with a positive value (vacuous guarantees, failed
  * hypotheses, domain exits), listed per configuration in the verdict box */
 static void put_flags(writer *w, const lm_claim_result *r)
 {
@@ -401,7 +401,7 @@ static void put_flags(writer *w, const lm_claim_result *r)
             const char *eq = memchr(p, '=', len);
             if (eq && len > 5 && !strncmp(p, "flag:", 5)) {
                 double v = atof(eq + 1);
-                if (v != 0.0) {
+                if (v > 0.0) { /* 0 or negative (e.g. "no exit": -1): not raised */
                     char name[200], val[64];
                     snprintf(name, sizeof name, "%.*s", (int)(eq - p - 5), p + 5);
                     snprintf(val, sizeof val, "%.*s", (int)(len - (size_t)(eq - p) - 1), eq + 1);
