@@ -1,0 +1,60 @@
+/* lm_pcmo.h -- the moment/variance rate proxies of the preconditioning paper
+ * (precond/lemma15 .. lemma23): Monte Carlo, with lm_pcmc, of conditional
+ * (fixed query x_j) and integrated (nested over x_j) biases, variances and
+ * moments of F = z_j z_j^T or F = C_j against the context size N, and the
+ * fitted slope of log(quantity) against log N with a 95% t interval
+ * (lm_fit_line), judged against a claimed exponent.
+ *
+ * Every claim using this engine declares the parameters of LM_PCMO_PARAMS
+ * (plus its own), so one evaluator serves all nine. */
+#ifndef LM_PCMO_H
+#define LM_PCMO_H
+#include "lm_pcmc.h"
+
+typedef enum {
+    LM_PCMO_COND_BIAS = 0, /* ||E_{-j} F - F_inf||_F^2 at a fixed x_j */
+    LM_PCMO_INT_BIAS,      /* E_j ||E_{-j} F - F_inf||_F^2 (nested) */
+    LM_PCMO_INT_VAR,       /* E_j Var_{-j}(F) (nested) */
+    LM_PCMO_JOINT_MOMENT,  /* E ||F - F_inf||_F^r (x_j and context jointly) */
+    LM_PCMO_COND_VAR       /* Var_{-j}(F) at a fixed x_j, plus the Poincare intermediate */
+} lm_pcmo_mode;
+
+typedef enum {
+    LM_PCMO_ZZ = 0, /* F = z_j z_j^T, F_inf = mu_j mu_j^T */
+    LM_PCMO_C       /* F = C_j, F_inf = Sigma */
+} lm_pcmo_qty;
+
+/* the common parameters (name, default, doc) of the engine; a claim lists
+ * them and then its own, e.g. {"exponent", -1, ...} */
+#define LM_PCMO_PARAMS(exp_def, tol_def, nmin, nmax, m_def, s_def)                                    \
+    {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL},            \
+    {"tol", tol_def, "tolerance on the slope: inconsistent when the whole 95% CI lies above e + tol", \
+     NULL},                                                                                            \
+    {"ci_max", 0.6, "largest admissible width of the slope's 95% CI (else: MC too noisy)", NULL},     \
+    {"rel_se_max", 0.25, "largest admissible relative standard error of each point (else: MC too noisy)", \
+     NULL},                                                                                            \
+    {"N_min", nmin, "smallest context size of the grid (doubling)", NULL},                             \
+    {"N_max", nmax, "largest context size of the grid", NULL},                                         \
+    {"M", m_def, "Monte Carlo draws per grid point (per outer query in nested MC)", NULL},             \
+    {"s_target", s_def,                                                                                \
+     "s_j = ||Sigma^1/2 W_KQ x_j||^2 at the fixed query (conditional), or E_j s_j (integrated)", NULL}, \
+    {"d", 3, "dimension", NULL}
+
+/* Run the whole check of one claim: instance from ev->seed (Sigma = G G^T/d +
+ * 0.5 I, W_KQ Gaussian scaled to s_target, x_j ~ N(0, Sigma)), the N grid,
+ * the Monte Carlo, the informativeness requirements, the slope observation
+ * and, for LM_PCMO_COND_VAR, the Poincare observations (parameter
+ * "poincare_scale" must then exist).  power: the judged quantity is
+ * (estimate)^power (0.5 for an unsquared norm from a squared estimate);
+ * r: the moment order of LM_PCMO_JOINT_MOMENT.  J: outer queries (nested).
+ * Returns 0 or -1 (lm_fail). */
+int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, double r, int J);
+
+/* one draw's Poincare term sum_{l != j} ||d F / d x_l  Sigma^1/2||_F^2 */
+double lm_pcmo_grad_term(const lm_pcmc *m, lm_pcmo_qty qty);
+
+/* unbiased estimate of ||mean||^2 from K batch means (K x D, row-major) and
+ * its jackknife standard error */
+void lm_pcmo_sqnorm(double *q, double *se, const double *bm, int K, int D);
+
+#endif
