@@ -2,6 +2,7 @@
 #include "lm_ibruns.h"
 #include "lm_mdruns.h"
 #include "lm_prruns.h"
+#include "lm_pcruns.h"
 #include "lm_report.h"
 #include "lm_store.h"
 #include "lm_train.h"
@@ -472,6 +473,29 @@ static int cmd_train_pr(const lm_prr_def *base, int argc, char **argv)
     return train_end(&o, rc, r.name);
 }
 
+/* a preconditioning-paper run (lm_pcruns.h): its figure series as CSV, in double */
+static int set_pc_run(void *r, const char *kv, char *err, int errlen)
+{
+    (void)r;
+    snprintf(err, (size_t)errlen, "the preconditioning runs take no --set (got '%s')", kv);
+    return -1;
+}
+
+static int cmd_train_pc(int k, int argc, char **argv)
+{
+    int steps = 0;
+    train_opts o;
+    int st = train_begin(&o, &steps, set_pc_run, NULL, argc, argv);
+    if (st >= 0) return st;
+    int rc;
+    if (o.prec || o.drift || steps) {
+        snprintf(o.err, sizeof o.err, "the preconditioning runs are double only, fixed length (no --prec, --drift, --steps)");
+        rc = -1;
+    } else
+        rc = lm_pcr_run(o.f, k, o.seed, o.err, sizeof o.err);
+    return train_end(&o, rc, lm_pclive_names[k]);
+}
+
 static int cmd_train(int argc, char **argv)
 {
     if (argc == 0) {
@@ -483,6 +507,8 @@ static int cmd_train(int argc, char **argv)
         for (int k = 0; lm_mdr_runs[k].name; k++) printf("  %-18s %s\n", lm_mdr_runs[k].name, lm_mdr_runs[k].doc);
         printf("attention-pruning runs (--set steps|n|d|rho|lambda|lambda_scale|momentum|eta_c|logit_rms|causal=V):\n");
         for (int k = 0; lm_prr_runs[k].name; k++) printf("  %-18s %s\n", lm_prr_runs[k].name, lm_prr_runs[k].doc);
+        printf("preconditioning runs (no --set; double):\n");
+        for (int k = 0; lm_pclive_names[k]; k++) printf("  %s\n", lm_pclive_names[k]);
         return 0;
     }
     const lm_run_def *base = lm_run_find(argv[0]);
@@ -493,6 +519,8 @@ static int cmd_train(int argc, char **argv)
         if (md) return cmd_train_md(md, argc, argv);
         const lm_prr_def *pr = lm_prr_find(argv[0]);
         if (pr) return cmd_train_pr(pr, argc, argv);
+        const int pc = lm_pcr_find(argv[0]);
+        if (pc >= 0) return cmd_train_pc(pc, argc, argv);
         return die_usage("unknown run '%s' (see: lemmata train)", argv[0]);
     }
     lm_run_def r = *base;
@@ -707,6 +735,21 @@ static int cmd_verify(int argc, char **argv)
         save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
                   L.summary ? L.summary : "", since(&a));
         lm_prlive_clear(&L);
+    }
+    /* live runs of the preconditioning paper: Figure 1 (spectral init vs SGD), Figure 2
+     * (common random start), the scaling law (plateau vs N with the fitted exponent, excess vs t) */
+    for (int k = 0; lm_pclive_names[k] && !interrupted; k++) {
+        if (lm_store_has_live(st, run, lm_pclive_names[k])) continue;
+        struct timespec a;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        lm_pclive L;
+        if (lm_pclive_run(&L, k, o.quick, o.seed, err, sizeof err)) {
+            fprintf(stderr, "lemmata: live run %s: %s\n", lm_pclive_names[k], err);
+            continue;
+        }
+        save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",
+                  L.summary ? L.summary : "", since(&a));
+        lm_pclive_clear(&L);
     }
     if (interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");

@@ -1,0 +1,335 @@
+/* pctr_claim.c -- the shared evaluator of precond/theorem2 and precond/remark3
+ * (TR-A and TR-B runs of the catalogue; see lm_pctr.h). */
+#include "lm_pctr.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *const lm_pctr_tr_configs[] = {"TR-A pop, tube start, eta=alpha_r/beta_r^2",
+                                          "TR-A pop, spectral init, eta=1/(4 s1)",
+                                          "TR-A pop, kappa=1e6, MPFR-256, eta=1/(4 s1)",
+                                          "TR-B mc oracle, N in {16,24,32,48}", NULL};
+
+const lm_param_def lm_pctr_tr_params[] = {
+    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (S8, reconstructed)", NULL},
+    {"beta_scale", 1.0, "beta = beta_scale * beta_r (S8, reconstructed)", NULL},
+    {"T_A", 2000, "TR-A steps (quick: T_A/4)", NULL},
+    {"T_kappa", 150, "steps of the kappa = 1e6 run in MPFR-256", NULL},
+    {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL},
+    {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL},
+    {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL},
+    {"MN_B", 12288, "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; fixed pool)", NULL},
+    {"T_B", 40, "TR-B steps", NULL},
+    {"noise_frac", 1.0, "TR-B: the MC noise excess estimate must be <= noise_frac * e_N", NULL},
+    {"N_A", 20000, "training samples of the spectral initialisation (TR-A)", NULL},
+    {"eta_B", 0.8, "TR-B step eta = eta_B/(4 s1)", NULL},
+    {NULL, 0, NULL, NULL}};
+
+typedef struct {
+    lm_eval *ev;
+    int use_reg;
+    double c;      /* per-step contraction bound 1 - 2 alpha eta + beta^2 eta^2 */
+    double hb;     /* beta / 2 of the descent lemma */
+    int ndesc;
+    double delta2; /* tube radius^2 */
+    double floor;  /* values below are at the rounding floor of the context */
+    lm_num prev, rhs, v;
+    int have_prev, nobs, outside;
+    double *y;     /* log of the tracked quantity per iterate */
+} trA_t;
+
+static int trA_hook(int t, const lm_pcth *th, const lm_num *exc, const lm_num *reg, const lm_num *phi,
+                    void *arg)
+{
+    (void)th;
+    trA_t *h = arg;
+    double ph = lm_num_get_d(phi);
+    /* descent lemma (precond/lemma2) along the trajectory: (L_reg or L) - L0 <= beta/2 Phi_t */
+    if (ph > h->floor && ph <= h->delta2) {
+        lm_num_mul_d(&h->rhs, phi, h->hb);
+        if (h->use_reg) {
+            lm_num_add(&h->v, exc, reg);
+            lm_obs_le(h->ev, t, &h->v, &h->rhs, 64 * lm_ctx_eps(h->ev->ctx), "descent lemma: L_reg - L0 <= beta/2 Phi_%d", t);
+        } else
+            lm_obs_le(h->ev, t, exc, &h->rhs, 64 * lm_ctx_eps(h->ev->ctx), "descent lemma: L - L0 <= beta/2 Phi_%d", t);
+        h->ndesc++;
+    }
+    if (h->use_reg) {
+        lm_num_add(&h->v, exc, reg); /* L_reg - L0 = (L - L0) + R, both non-negative */
+        if (lm_num_get_d(&h->v) > h->floor)
+            lm_obs_le(h->ev, t, exc, &h->v, 0.0, "L - L0 <= L_reg - L0 at t=%d", t);
+        h->y[t] = lm_num_get_d(&h->v);
+    } else {
+        h->y[t] = ph;
+        if (h->have_prev && lm_num_get_d(&h->prev) > h->floor) {
+            if (lm_num_get_d(&h->prev) <= h->delta2) {
+                lm_num_mul_d(&h->rhs, &h->prev, h->c);
+                lm_obs_le(h->ev, t, phi, &h->rhs, 64 * lm_ctx_eps(h->ev->ctx),
+                          "Phi_%d <= (1-2 alpha eta+beta^2 eta^2) Phi_%d", t, t - 1);
+                h->nobs++;
+            } else
+                h->outside++;
+        }
+    }
+    lm_num_set(&h->prev, phi);
+    h->have_prev = 1;
+    return 0;
+}
+
+/* fit log y_t = a + b t over iterates with y above the floor; rho = exp(b) */
+static int fit_rho(double *rho, double *se, const double *y, int n, double floor, int *used)
+{
+    double *xx = malloc(sizeof(double) * (size_t)n), *yy = malloc(sizeof(double) * (size_t)n);
+    int m = 0;
+    for (int t = 0; t < n; t++)
+        if (y[t] > floor && isfinite(log(y[t]))) {
+            xx[m] = t;
+            yy[m++] = log(y[t]);
+        }
+    double b = 0;
+    int rc = lm_pctr_fit(&b, se, NULL, xx, yy, m);
+    *rho = exp(b);
+    *used = m;
+    free(xx);
+    free(yy);
+    return rc;
+}
+
+static int eval_trA(lm_eval *ev, int use_reg)
+{
+    const int cfg = ev->config;
+    lm_rng *g = lm_eval_rng(ev);
+    lm_ctx c256 = lm_ctx_mpfr(256);
+    const lm_ctx *cx = ev->ctx;
+    if (cfg == 2 && ev->ctx->prec < 256) cx = &c256;
+    lm_pcdata *P = lm_pc_gen(3, 4, 0.5, cfg == 2 ? 1e6 : 0.0, 0.01, 0.1, 0.25, g, cx);
+    const int d = P->d;
+    double s1 = lm_num_get_d(&P->s[0]), sd = lm_num_get_d(&P->s[d - 1]);
+    if (!(sd > 0) || !isfinite(s1)) {
+        lm_pc_free(P);
+        return lm_fail(ev, "instance preparation failed (s_d = %g)", sd);
+    }
+    const double al = lm_par(ev, "alpha_scale") * lm_pc_alpha_r(s1, sd, P->lambda);
+    const double be = lm_par(ev, "beta_scale") * lm_pc_beta_r(s1, P->lambda);
+    const double ar = lm_pc_alpha_r(s1, sd, P->lambda), br = lm_pc_beta_r(s1, P->lambda);
+    const double delta = lm_pc_delta_r(s1, sd, P->lambda);
+    double eta = cfg == 0 ? ar / (br * br) : 1.0 / (4.0 * s1);
+    int T = cfg == 2 ? lm_par_i(ev, "T_kappa") : cfg == 1 ? 300 : lm_par_i(ev, "T_A");
+    if (ev->quick) T = T / 4 > 20 ? T / 4 : T;
+    lm_pcth th = lm_pc_th_new(P);
+    lm_mat *Pinv = P->Si;
+    int rc = 0;
+    if (cfg == 1) { /* spectral initialisation from N_A exact-statistics samples */
+        lm_mat *Sh = lm_mat_new(d, d, &P->ctx), *Wh = lm_mat_new(P->k, d, &P->ctx);
+        if (lm_pctr_suffstat(Sh, Wh, P, lm_par(ev, "N_A"), g) ||
+            lm_pctr_spectral(&th, NULL, P, Sh, Wh))
+            rc = lm_fail(ev, "spectral initialisation failed");
+        lm_mat_free(Sh);
+        lm_mat_free(Wh);
+    } else { /* theta_R + Delta_0, ||Delta_0||_Sigma = 0.9 delta in a random direction */
+        lm_mat *R = lm_mat_new(d, d, &P->ctx);
+        lm_pcth D = lm_pc_th_new(P);
+        lm_num nr;
+        lm_num_init(&nr, &P->ctx);
+        lm_pc_rand_orth(R, g);
+        lm_pc_manifold(&th, P, R);
+        lm_pc_th_randn(&D, g, 1.0);
+        lm_pc_norm(&nr, P, &D);
+        lm_pc_th_axpy(&th, &th, 0.9 * delta / lm_num_get_d(&nr), &D);
+        lm_num_clear(&nr);
+        lm_pc_th_free(&D);
+        lm_mat_free(R);
+    }
+    if (rc) {
+        lm_pc_th_free(&th);
+        lm_pc_free(P);
+        return rc;
+    }
+    const double cb = 1.0 - 2.0 * al * eta + be * be * eta * eta;
+    const double u = lm_ctx_eps(&P->ctx), scale = 2.0 * 3 * s1;
+    trA_t h = {.ev = ev, .use_reg = use_reg, .c = cb, .hb = 0.5 * be, .delta2 = delta * delta,
+               .floor = 1e6 * (u * scale) * (u * scale)};
+    h.y = calloc((size_t)T + 1, sizeof(double));
+    lm_num_inits(&P->ctx, &h.prev, &h.rhs, &h.v, (lm_num *)NULL);
+    lm_pctr_opts o = {.mode = LM_PCTR_POP, .eta = eta, .T = T, .Pinv = Pinv, .proj = 1};
+    lm_pctr_rec rec;
+    double *th0 = NULL; /* the start as doubles, for the double rerun of the kappa run */
+    if (cfg == 2) {
+        th0 = malloc(sizeof(double) * (size_t)(P->k * d + d * d));
+        lm_mat_get_array(th0, th.V);
+        lm_mat_get_array(th0 + P->k * d, th.KQ);
+    }
+    rc = lm_pctr_run(&rec, P, &th, &o, trA_hook, &h);
+    if (cfg == 2 && !rc && rec.diverged < 0) {
+        /* the same run in double from the same (rounded) start: where it leaves the MPFR run */
+        lm_ctx cd = lm_ctx_double();
+        lm_pcdata *Pd = lm_pc_convert(P, &cd);
+        lm_pcth td = lm_pc_th_new(Pd);
+        lm_mat_set_array(td.V, th0);
+        lm_mat_set_array(td.KQ, th0 + P->k * d);
+        lm_pctr_opts od = o;
+        od.Pinv = Pd->Si;
+        lm_pctr_rec rd;
+        lm_pctr_run(&rd, Pd, &td, &od, NULL, NULL);
+        double dev = 0;
+        int n = rd.n < rec.n ? rd.n : rec.n;
+        for (int t = 0; t < n; t++)
+            if (rec.phi[t] > 0) dev = fmax(dev, fabs(rd.phi[t] - rec.phi[t]) / rec.phi[t]);
+        lm_measure(ev, "double rerun: max_t |Phi_double - Phi_mpfr| / Phi_mpfr", dev);
+        lm_measure(ev, "double rerun: Phi_T", n ? rd.phi[n - 1] : -1.0);
+        lm_pctr_rec_clear(&rd);
+        lm_pc_th_free(&td);
+        lm_pc_free(Pd);
+    }
+    free(th0);
+    if (rc || rec.failed) rc = lm_fail(ev, "Procrustes projection failed");
+    else if (rec.diverged >= 0) rc = lm_fail(ev, "TR-A run diverged at t=%d (population oracle)", rec.diverged);
+    if (!rc) {
+        lm_measure(ev, "s1", s1);
+        lm_measure(ev, "s_d", sd);
+        lm_measure(ev, "eta", eta);
+        lm_measure(ev, "alpha", al);
+        lm_measure(ev, "beta", be);
+        lm_measure(ev, "delta_r", delta);
+        lm_measure(ev, "Phi_0 / delta^2", rec.phi[0] / (delta * delta));
+        lm_measure(ev, "contraction bound 1-2 alpha eta+beta^2 eta^2", cb);
+        lm_measure(ev, "per-step comparisons", h.nobs);
+        lm_measure(ev, "descent-lemma comparisons", h.ndesc);
+        if (h.outside) lm_measure(ev, "steps starting outside the delta-tube (not judged)", h.outside);
+        lm_series_axes(ev, "iterate t", use_reg ? "L_reg - L0" : "Phi_t = dist^2 and L - L0", 1);
+        for (int t = 0; t < rec.n; t += rec.n > 400 ? rec.n / 400 : 1) {
+            lm_series(ev, use_reg ? "L_reg - L0" : "Phi_t", t, h.y[t]);
+            lm_series(ev, "L - L0", t, rec.exc[t]);
+        }
+        double rho, se;
+        int used;
+        if (fit_rho(&rho, &se, h.y, rec.n, h.floor, &used)) {
+            rc = lm_fail(ev, "rate fit failed (%d usable iterates)", used);
+        } else {
+            const double z = lm_par(ev, "z"), rlo = rho * exp(-z * se), rhi = rho * exp(z * se);
+            lm_measure(ev, "fitted rho", rho);
+            lm_measure(ev, "rho CI low", rlo);
+            lm_measure(ev, "rho CI high", rhi);
+            lm_measure(ev, "iterates in the fit", used);
+            lm_measure(ev, "last tracked value", h.y[rec.n - 1]);
+            if (cfg == 2) lm_measure(ev, "precision bits of the run", (double)P->ctx.prec);
+            lm_obs_le_d(ev, -1, rlo, 1.0 - 1e-12, 0.0, "fitted rho (CI low %.6g) < 1", rlo);
+            lm_obs_le_d(ev, -1, rlo, cb, 0.0,
+                        "fitted rho (CI low %.6g) <= 1-2 alpha eta+beta^2 eta^2 = %.6g", rlo, cb);
+        }
+    }
+    lm_pctr_rec_clear(&rec);
+    lm_num_clears(&h.prev, &h.rhs, &h.v, (lm_num *)NULL);
+    free(h.y);
+    lm_pc_th_free(&th);
+    lm_pc_free(P);
+    return rc;
+}
+
+static int eval_trB(lm_eval *ev, int use_reg)
+{
+    static const int NG_full[] = {16, 24, 32, 48}, NG_quick[] = {16, 24, 32};
+    const int *NG = ev->quick ? NG_quick : NG_full, nN = ev->quick ? 3 : 4;
+    lm_rng *g = lm_eval_rng(ev);
+    lm_pcdata *P = lm_pc_gen(2, 3, 0.5, 0.0, 0.45, 0.1, 0.25, g, ev->ctx);
+    const int d = P->d;
+    double s1 = lm_num_get_d(&P->s[0]), sd = lm_num_get_d(&P->s[d - 1]);
+    if (!(sd > 0)) {
+        lm_pc_free(P);
+        return lm_fail(ev, "instance preparation failed");
+    }
+    lm_num lmin;
+    lm_num_init(&lmin, &P->ctx);
+    lm_num *w = lm_nums_new(d, &P->ctx);
+    lm_mat_symeig(w, NULL, P->Sig);
+    double lam = lm_num_get_d(&w[0]);
+    lm_nums_free(w, d);
+    lm_num_clear(&lmin);
+    const double dual = fmax(1.0 / sqrt(lam), 1.0 / lam);
+    const double eta = lm_par(ev, "eta_B") / (4.0 * s1);
+    int T = lm_par_i(ev, "T_B"), MN = lm_par_i(ev, "MN_B");
+    if (ev->quick) { /* quick mode: N up to 32, half the samples, 3/4 of the steps */
+        MN /= 2;
+        T = T * 3 / 4;
+    }
+    double lx[4], ly[4];
+    int rc = 0, ok = 1;
+    lm_measure(ev, "s1", s1);
+    lm_measure(ev, "s_d", sd);
+    lm_measure(ev, "samples per oracle call M*N at the largest N", MN);
+    lm_series_axes(ev, "N", use_reg ? "plateau L_reg - L0" : "plateau L - L0", 1);
+    for (int i = 0; i < nN && !rc; i++) {
+        const int N = NG[i], M = (int)((double)MN * NG[nN - 1] / ((double)N * N)) > 1 ? (int)((double)MN * NG[nN - 1] / ((double)N * N)) : 2;
+        lm_rng gt;
+        lm_rng_init(&gt, lm_hash_u64(ev->seed, 1000 + (uint64_t)N));
+        lm_pcbatch tr = lm_pc_batch(P, N, &gt);
+        lm_pcth th = lm_pc_th_new(P);
+        lm_mat *Shi = lm_mat_new(d, d, &P->ctx);
+        if (lm_pc_spectral_init(&th, Shi, P, &tr)) {
+            rc = lm_fail(ev, "spectral initialisation failed at N=%d", N);
+        } else {
+            lm_pcbatch *pool = lm_pctr_pool_new(P, N, M, lm_hash_u64(ev->seed, 2000 + (uint64_t)N));
+            lm_pctr_opts o = {.mode = LM_PCTR_MC, .eta = eta, .T = T, .Pinv = Shi, .N = N, .M = M,
+                              .fresh = 0, .pool = pool, .cap = 1e6};
+            lm_pctr_rec rec;
+            lm_pctr_run(&rec, P, &th, &o, NULL, NULL);
+            lm_pctr_pool_free(pool, M);
+            if (rec.diverged >= 0) {
+                ok = lm_assume(ev, 0, "step-size condition not met: TR-B run at N=%d diverged at t=%d", N,
+                               rec.diverged);
+            } else {
+                int w0 = rec.n - rec.n / 5;
+                double *v = malloc(sizeof(double) * (size_t)rec.n);
+                int m = 0;
+                for (int t = w0; t < rec.n; t++) v[m++] = rec.exc[t] + (use_reg ? rec.reg[t] : 0.0);
+                double e = lm_pctr_median(v, m);
+                double lo = v[0], hi = v[m - 1];
+                free(v);
+                double se = rec.se[rec.n - 2] * dual;
+                double enoise = se * se / (4.0 * sd);
+                char nm[64];
+                snprintf(nm, sizeof nm, "e_%d", N);
+                lm_measure(ev, nm, e);
+                snprintf(nm, sizeof nm, "MC noise excess estimate at N=%d", N);
+                lm_measure(ev, nm, enoise);
+                lm_series(ev, use_reg ? "plateau L_reg - L0" : "plateau L - L0", N, e);
+                lx[i] = log((double)N);
+                ly[i] = log(e);
+                if (!(e > 0) || !isfinite(e)) rc = lm_fail(ev, "plateau excess not positive at N=%d", N);
+                else if (!lm_assume(ev, enoise <= lm_par(ev, "noise_frac") * e,
+                                    "MC budget too small at N=%d: noise excess %.3g > %g e_N = %.3g", N,
+                                    enoise, lm_par(ev, "noise_frac"), lm_par(ev, "noise_frac") * e))
+                    ok = 0;
+                else if (!lm_assume(ev, hi <= 1.5 * lo,
+                                    "no plateau at N=%d: last-20%% range [%.3g, %.3g]", N, lo, hi))
+                    ok = 0;
+            }
+            lm_pctr_rec_clear(&rec);
+        }
+        lm_mat_free(Shi);
+        lm_pc_th_free(&th);
+        lm_pc_batch_free(&tr);
+    }
+    if (!rc && ok) {
+        double b, se;
+        if (lm_pctr_fit(&b, &se, NULL, lx, ly, nN)) {
+            rc = lm_fail(ev, "slope fit failed");
+        } else {
+            const double z = lm_par(ev, "z"), gam = -b;
+            const double need = lm_par(ev, "gamma_claim") - lm_par(ev, "gamma_tol");
+            lm_measure(ev, "fitted gamma", gam);
+            lm_measure(ev, "gamma se", se);
+            lm_measure(ev, "claimed gamma", lm_par(ev, "gamma_claim"));
+            lm_obs_le_d(ev, -1, need, gam + z * se, 0.0,
+                        "gamma_claim - gamma_tol = %.3g <= fitted gamma %.3g + z se (%.3g)", need, gam,
+                        z * se);
+        }
+    }
+    lm_pc_free(P);
+    return rc;
+}
+
+int lm_pctr_eval_tr(lm_eval *ev, int use_reg)
+{
+    return ev->config == 3 ? eval_trB(ev, use_reg) : eval_trA(ev, use_reg);
+}
