@@ -265,3 +265,32 @@ Test(pc_core, mc_context_limits)
     lm_pcmc_free(m);
     lm_pc_free(P);
 }
+
+/* the same R is the same manifold point in double and in MPFR (the SVD of
+ * M* may flip a singular pair's sign between precisions) */
+Test(pc_core, manifold_point_is_precision_independent)
+{
+    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(256);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        lm_rng g;
+        lm_rng_init(&g, seed);
+        lm_pcdata *P = lm_pc_gen(3, 4, 0.5, 0.0, 0.5, 0.1, 0.25, &g, &cd);
+        lm_pcdata *Q = lm_pc_convert(P, &cm);
+        lm_mat *R = lm_mat_new(3, 3, &cd), *Rm = lm_mat_new(3, 3, &cm);
+        lm_pc_rand_orth(R, &g);
+        lm_mat_copy(Rm, R);
+        lm_pcth a = lm_pc_th_new(P), b = lm_pc_th_new(Q);
+        lm_pc_manifold(&a, P, R);
+        lm_pc_manifold(&b, Q, Rm);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 3; j++)
+                cr_expect(fabs(lm_mat_get_d(a.V, i, j) - lm_mat_get_d(b.V, i, j)) < 1e-10, "seed %lu",
+                          (unsigned long)seed);
+        lm_pc_th_free(&a);
+        lm_pc_th_free(&b);
+        lm_mat_free(R);
+        lm_mat_free(Rm);
+        lm_pc_free(P);
+        lm_pc_free(Q);
+    }
+}

@@ -188,6 +188,26 @@ lm_pcdata *lm_pc_convert(const lm_pcdata *P, const lm_ctx *c)
     lm_mat_copy(Q->Ws, P->Ws);
     if (lm_pc_prepare(Q)) { /* keep the object; callers test s_d > 0 and finiteness */
     }
+    /* the SVD in the new precision may return a singular pair (u_j, v_j) with the opposite
+     * sign: align it with P's, so theta_R is the same manifold point in every context */
+    for (int j = 0; j < Q->d; j++) {
+        double dot = 0;
+        for (int i = 0; i < Q->k; i++) dot += lm_mat_get_d(Q->U, i, j) * lm_mat_get_d(P->U, i, j);
+        if (dot >= 0) continue;
+        lm_num x;
+        lm_num_init(&x, c);
+        for (int i = 0; i < Q->k; i++) {
+            lm_mat_get(&x, Q->U, i, j);
+            lm_num_neg(&x, &x);
+            lm_mat_set(Q->U, i, j, &x);
+        }
+        for (int i = 0; i < Q->d; i++) {
+            lm_mat_get(&x, Q->V, i, j);
+            lm_num_neg(&x, &x);
+            lm_mat_set(Q->V, i, j, &x);
+        }
+        lm_num_clear(&x);
+    }
     return Q;
 }
 
@@ -670,7 +690,7 @@ int lm_pc_spectral_init(lm_pcth *t0, lm_mat *Shat_inv, const lm_pcdata *P, const
     int d = P->d, k = P->k;
     lm_mat *S = mnew(d, d, c), *Sh = mnew(d, d, c), *Sih = mnew(d, d, c), *Si = mnew(d, d, c);
     lm_mat *YX = mnew(k, d, c), *Wh = mnew(k, d, c), *Mh = mnew(k, d, c), *U = mnew(k, d, c),
-           *V = mnew(d, d, c), *T = mnew(d, d, c), *A = mnew(k, d, c);
+           *V = mnew(d, d, c), *T = mnew(d, d, c);
     lm_num *s = lm_nums_new(d, c);
     lm_pc_sigma_hat(S, train);
     int rc = lm_pc_sympow(Sh, S, 0.5) | lm_pc_sympow(Sih, S, -0.5) | lm_pc_sympow(Si, S, -1.0);
@@ -704,7 +724,7 @@ int lm_pc_spectral_init(lm_pcth *t0, lm_mat *Shat_inv, const lm_pcdata *P, const
     }
     lm_nums_free(s, d);
     lm_mat_free(S); lm_mat_free(Sh); lm_mat_free(Sih); lm_mat_free(Si); lm_mat_free(YX);
-    lm_mat_free(Wh); lm_mat_free(Mh); lm_mat_free(U); lm_mat_free(V); lm_mat_free(T); lm_mat_free(A);
+    lm_mat_free(Wh); lm_mat_free(Mh); lm_mat_free(U); lm_mat_free(V); lm_mat_free(T);
     return rc;
 }
 
@@ -726,12 +746,11 @@ void lm_pc_oracle_mc(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *
 {
     const lm_ctx *c = &P->ctx;
     int d = P->d;
-    lm_pcth g1 = lm_pc_th_new(P), g2 = lm_pc_th_new(P), sq = lm_pc_th_new(P);
+    lm_pcth g1 = lm_pc_th_new(P), g2 = lm_pc_th_new(P);
     lm_mat *S = mnew(d, d, c);
     lm_mat_zero(G->V);
     lm_mat_zero(G->KQ);
     double ss = 0.0;
-    lm_pcth mean = lm_pc_th_new(P);
     for (int m = 0; m < M; m++) {
         lm_rng g;
         lm_rng_init(&g, lm_hash_u64(key, (uint64_t)m));
@@ -760,6 +779,6 @@ void lm_pc_oracle_mc(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *
         *se = sqrt(fmax(var, 0.0) / M);
         lm_num_clear(&x);
     }
-    lm_pc_th_free(&g1); lm_pc_th_free(&g2); lm_pc_th_free(&sq); lm_pc_th_free(&mean);
+    lm_pc_th_free(&g1); lm_pc_th_free(&g2);
     lm_mat_free(S);
 }
