@@ -920,7 +920,10 @@ static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const
          "\\texttt{pr-}) reproduce its Figure~2 in double: the relative error of the pruned "
          "attention matrix for the mask found by gradient descent, for magnitude pruning and for "
          "Wanda on the same synthetic rank-4 weights, on the calibration data and on held-out "
-         "data.\n\n");
+         "data.  The runs of the preconditioning paper (names \\texttt{pc-}) train softmax "
+         "attention on random linear regression with Algorithm 1 (spectral initialisation, "
+         "preconditioned and regularised steps) against SGD, and show the scaling of the excess "
+         "population loss with the sample size.\n\n");
     for (int k = 0; k < R->nlive; k++) {
         const lm_results_live *l = &R->live[k];
         P(w, "\\subsection*{");
