@@ -45,7 +45,8 @@ typedef struct {
 /* ---- instance ---- */
 /* Sigma = G G^T / d + c I (G Gaussian); W* = tau B0 / sigma_1(B0 Sigma^1/2), so s_1 = tau.
  * kappa > 0 instead gives the stress covariance Q diag(kappa^(-(a-1)/(d-1))) Q^T.
- * Built in double from g, then prepared in c. */
+ * Built in double from g, then prepared in c.  Needs k >= d (assumption A2; the thin
+ * SVD of M* is d wide). */
 lm_pcdata *lm_pc_gen(int d, int k, double csig, double kappa, double tau, double sigma, double lambda,
                      lm_rng *g, const lm_ctx *c);
 /* the same instance in another context (Sigma and W* converted exactly; the
@@ -65,7 +66,7 @@ void lm_pc_th_free(lm_pcth *t);
 void lm_pc_th_copy(lm_pcth *dst, const lm_pcth *src);
 /* entries N(0, s^2), drawn as doubles */
 void lm_pc_th_randn(lm_pcth *t, lm_rng *g, double s);
-/* dst = a + c b (may alias a) */
+/* dst = a + c b (dst may alias a, not b) */
 void lm_pc_th_axpy(lm_pcth *dst, const lm_pcth *a, double c, const lm_pcth *b);
 
 /* ---- population objective ---- */
