@@ -93,4 +93,26 @@ void lm_claim_result_clear(lm_claim_result *res);
 /* one JSON object, one line */
 void lm_claim_result_json(FILE *f, const lm_claim_result *res, uint64_t seed);
 
+/* ---- tighten: the sharpest value of one named constant for which the claim
+ * still passes on the same instances (same seed, budget, configurations) ----
+ * pass = holds, consistent or artifact; fail = violated or inconsistent; any
+ * other verdict stops the search.  The constant must be positive; the search
+ * brackets it geometrically (factors of 2, then 10) and bisects in log scale
+ * to relative width rtol. */
+typedef struct {
+    double stated;     /* the value the claim uses (default or --set) */
+    double sharpest;   /* tightest passing value found (NaN if none) */
+    double breaks_at;  /* nearest failing value found (NaN if none) */
+    int direction;     /* -1: smaller values are tighter, +1: larger, 0: nothing breaks in range */
+    int runs;          /* claim runs made */
+    lm_verdict stated_verdict;
+    char msg[300];     /* what was found, one line */
+} lm_tighten_result;
+
+/* returns 0 when a bracket was found and bisected, 1 when the search could not
+ * decide (msg says why: not positive, undecided verdict, nothing breaks,
+ * already failing at the stated value and nothing passes) */
+int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_opts *o, double rtol,
+               int max_runs);
+
 #endif
