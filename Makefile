@@ -14,7 +14,7 @@ else
   BUILD ?= build
 endif
 CPPFLAGS += -Iinclude
-LDLIBS  := -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
+LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
 
 LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/models/*.c src/train/*.c \
                 src/search/*.c src/verify/*.c src/store/*.c src/report/*.c)

@@ -2,7 +2,10 @@
  *
  * Storage is row-major: element (i,j) of an r x c matrix is entry i*c+j.
  * The double backend calls CBLAS (OpenBLAS) and GSL; the MPFR backend runs
- * its own loops with correctly rounded fused operations.  All routines take
+ * its own loops with correctly rounded fused operations; the Arb backend
+ * uses ball operations (rigorous enclosures) except for the decompositions
+ * (svals/svd/smax/smin, symeig), which run on the midpoints in MPFR and
+ * taint the evaluation (lm_arb_taint).  All routines take
  * outputs first, inputs next and the context last; outputs must already
  * have the right shape (lm_mat_resize adjusts) and may not alias inputs
  * unless a routine says so.
@@ -17,7 +20,9 @@ typedef struct {
     int r, c;
     double *d;   /* LM_DOUBLE */
     mpfr_t *m;   /* LM_MPFR   */
+    arb_ptr b;   /* LM_ARB    */
     int mp;
+    int ab;
     mpfr_prec_t prec;
 } lm_mat;
 

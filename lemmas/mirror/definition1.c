@@ -150,6 +150,7 @@ static void term_scale(lm_num *S, const lm_mat *W, const lm_mat *V, double p, co
 /* the context a scalar lives in */
 static lm_ctx num_ctx(const lm_num *x)
 {
+    if (x->ab) return lm_ctx_arb(x->ap);
     return x->mp ? lm_ctx_mpfr(mpfr_get_prec(x->m)) : lm_ctx_double();
 }
 

@@ -174,7 +174,7 @@ static void constant(lm_num *r, double p, int l1)
 {
     if (l1) {
         lm_num two;
-        lm_ctx c = r->mp ? lm_ctx_mpfr(mpfr_get_prec(r->m)) : lm_ctx_double();
+        lm_ctx c = r->ab ? lm_ctx_arb(r->ap) : r->mp ? lm_ctx_mpfr(mpfr_get_prec(r->m)) : lm_ctx_double();
         lm_num_init(&two, &c);
         lm_num_set_d(&two, 2.0);
         lm_num_set_d(r, p);

@@ -49,7 +49,7 @@ static const lm_param_def params[] = {
 static double frob2(const lm_pcth *G)
 {
     lm_num a, b;
-    lm_ctx c = G->V->mp ? lm_ctx_mpfr(G->V->prec) : lm_ctx_double();
+    lm_ctx c = lm_mat_ctx(G->V);
     lm_num_inits(&c, &a, &b, (lm_num *)NULL);
     lm_mat_frob(&a, G->V);
     lm_mat_frob(&b, G->KQ);

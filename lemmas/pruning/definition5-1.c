@@ -28,7 +28,10 @@ static const lm_param_def params[] = {
 
 static void num_sin(lm_num *r, const lm_num *x, int cosine)
 {
-    if (x->mp) {
+    if (r->ab && x->ab) {
+        if (cosine) arb_cos(r->b, x->b, r->ap);
+        else arb_sin(r->b, x->b, r->ap);
+    } else if (x->mp) {
         if (cosine) mpfr_cos(r->m, x->m, MPFR_RNDN);
         else mpfr_sin(r->m, x->m, MPFR_RNDN);
     } else lm_num_set_d(r, cosine ? cos(lm_num_get_d(x)) : sin(lm_num_get_d(x)));

@@ -40,6 +40,15 @@
  * Both Jacobi methods stop after MAX_SWEEPS sweeps and return nonzero if a
  * sweep still rotated (about 10 sweeps are typical at 256 bits, n = 32).
  * Non-finite input returns nonzero with NaN outputs.
+ *
+ * Arb backend: there is no rigorous SVD or symmetric eigensolver here.
+ * svd/svals/smax/smin and symeig run the MPFR code above on the midpoints
+ * at the same precision and return the results as exact balls (zero
+ * radius); each such call increments the thread-local taint counter
+ * (lm_arb_taint), which marks the evaluation as not certifiable.  solve
+ * uses arb_mat_solve (rigorous: the balls contain the exact solution for
+ * every matrix in the input balls) at p + 32 bits; only if Arb cannot prove
+ * A invertible does it fall back to the MPFR midpoint solve (and taint).
  */
 #include <assert.h>
 #include <gsl/gsl_eigen.h>
@@ -51,6 +60,7 @@
 
 #include "lm_mat.h"
 #include "linalg_priv.h"
+#include <arb_mat.h>
 
 #define RND MPFR_RNDN
 #define GUARD 32
@@ -334,6 +344,103 @@ static void complete_basis(lm_mat *X)
     free(keep);
 }
 
+/* ---- Arb: decompositions on the midpoints (tainted) ------------------- */
+
+/* the MPFR matrix of A's midpoints at A's precision */
+static lm_mat *mid_mpfr(const lm_mat *A)
+{
+    lm_ctx mc = lm_ctx_mpfr(A->prec);
+    lm_mat *M = lm_mat_new(A->r, A->c, &mc);
+    lm_mat_copy(M, A);
+    return M;
+}
+
+/* copy an MPFR result back (exact balls) */
+static void put_back(lm_mat *dst, const lm_mat *src)
+{
+    if (dst && src) lm_mat_copy(dst, src);
+}
+
+static void put_back_nums(lm_num *dst, const lm_num *src, int k)
+{
+    for (int i = 0; dst && i < k; i++) lm_num_set(&dst[i], &src[i]);
+}
+
+static int svd_ab(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A, int k)
+{
+    lm_arb_taint_add(1);
+    lm_mat *M = mid_mpfr(A);
+    lm_ctx mc = lm_mat_ctx(M);
+    lm_mat *Um = U ? lm_mat_new(A->r, k, &mc) : NULL, *Vm = V ? lm_mat_new(A->c, k, &mc) : NULL;
+    lm_num *sm = lm_nums_new(k, &mc);
+    int st = lm_mat_svd(sm, Um, Vm, M);
+    put_back_nums(s, sm, k);
+    put_back(U, Um);
+    put_back(V, Vm);
+    lm_nums_free(sm, k);
+    lm_mat_free(Um);
+    lm_mat_free(Vm);
+    lm_mat_free(M);
+    return st;
+}
+
+static int symeig_ab(lm_num *w, lm_mat *V, const lm_mat *A)
+{
+    int n = A->r;
+    lm_arb_taint_add(1);
+    lm_mat *M = mid_mpfr(A);
+    lm_ctx mc = lm_mat_ctx(M);
+    lm_mat *Vm = V ? lm_mat_new(n, n, &mc) : NULL;
+    lm_num *wm = lm_nums_new(n, &mc);
+    int st = lm_mat_symeig(wm, Vm, M);
+    put_back_nums(w, wm, n);
+    put_back(V, Vm);
+    lm_nums_free(wm, n);
+    lm_mat_free(Vm);
+    lm_mat_free(M);
+    return st;
+}
+
+/* rigorous solve by arb_mat_solve; 0 on success, 1 when Arb could not
+ * certify A invertible (X untouched) */
+static int solve_arb_mat(lm_mat *X, const lm_mat *A, const lm_mat *B)
+{
+    slong n = A->r, m = B->c, wp = X->prec + GUARD;
+    arb_mat_t Am, Bm, Xm;
+    arb_mat_init(Am, n, n);
+    arb_mat_init(Bm, n, m);
+    arb_mat_init(Xm, n, m);
+    for (slong i = 0; i < n; i++) {
+        for (slong j = 0; j < n; j++) arb_set(arb_mat_entry(Am, i, j), A->b + i * n + j);
+        for (slong j = 0; j < m; j++) arb_set(arb_mat_entry(Bm, i, j), B->b + i * m + j);
+    }
+    int ok = arb_mat_solve(Xm, Am, Bm, wp);
+    if (ok)
+        for (slong i = 0; i < n; i++)
+            for (slong j = 0; j < m; j++) arb_set_round(X->b + i * m + j, arb_mat_entry(Xm, i, j), X->prec);
+    arb_mat_clear(Am);
+    arb_mat_clear(Bm);
+    arb_mat_clear(Xm);
+    return !ok;
+}
+
+static int solve_ab(lm_mat *X, const lm_mat *A, const lm_mat *B)
+{
+    assert(X->ab && B->ab);
+    if (!solve_arb_mat(X, A, B)) return 0;
+    /* not certified: the MPFR solve on the midpoints, tainted */
+    lm_arb_taint_add(1);
+    lm_mat *Am = mid_mpfr(A), *Bm = mid_mpfr(B);
+    lm_ctx mc = lm_mat_ctx(Am);
+    lm_mat *Xm = lm_mat_new(B->r, B->c, &mc);
+    int st = lm_mat_solve(Xm, Am, Bm);
+    lm_mat_copy(X, Xm);
+    lm_mat_free(Xm);
+    lm_mat_free(Bm);
+    lm_mat_free(Am);
+    return st;
+}
+
 /* ---- SVD driver -------------------------------------------------------- */
 
 int lm_mat_svd(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A)
@@ -348,6 +455,7 @@ int lm_mat_svd(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A)
         fill_nan_mat(V);
         return 1;
     }
+    if (A->ab) return svd_ab(s, U, V, A, k);
     lm_ctx wc = work_ctx(A);
     lm_mat *W = lm_mat_new(tall ? A->r : A->c, k, &wc);
     lm_mat *Y = (U || V) ? lm_mat_new(k, k, &wc) : NULL;
@@ -520,6 +628,7 @@ int lm_mat_symeig(lm_num *w, lm_mat *V, const lm_mat *A)
         fill_nan_mat(V);
         return 1;
     }
+    if (A->ab) return symeig_ab(w, V, A);
     lm_ctx wc = work_ctx(A);
     lm_mat *W = lm_mat_new(n, n, &wc), *Y = V ? lm_mat_new(n, n, &wc) : NULL;
     lm_num *val = lm_nums_new(n, &wc);
@@ -649,7 +758,7 @@ int lm_mat_solve(lm_mat *X, const lm_mat *A, const lm_mat *B)
     if (A->r == 0) return 0;
     int st = 1;
     if (lm_mat_isfinite(A) && lm_mat_isfinite(B))
-        st = A->mp ? solve_mp(X, A, B) : solve_gsl(X, A, B);
+        st = A->ab ? solve_ab(X, A, B) : A->mp ? solve_mp(X, A, B) : solve_gsl(X, A, B);
     if (st) fill_nan_mat(X);
     return st;
 }

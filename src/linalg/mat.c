@@ -25,6 +25,17 @@
  *    |q|^2 + |k|^2 - 2 q.k for nearby q, k.
  * copy, get/set, blocks and transpose convert between contexts (rounding to
  * the destination); arithmetic expects operands of one backend (asserted).
+ *
+ * Arb backend (balls at p bits): every routine here returns balls that
+ * contain the exact result of the operation on every point of the input
+ * balls.  mul/dot use arb_dot (one rigorous dot product per entry), sum adds
+ * balls at p+32 bits, frob is sqrt(arb_dot(A, A)); softmax_rows computes
+ * exp(c_j - lse) with lse = m + log(sum_k exp(c_k - m)), m the (exact)
+ * midpoint of the row entry with the largest midpoint; min/max fold
+ * arb_min/arb_max (min_abs/max_abs over arb_abs); isfinite is arb_is_finite.
+ * Conversions: double/MPFR -> Arb exact (zero radius), Arb -> double/MPFR
+ * the midpoint rounded to the destination, Arb -> Arb rounded outward to
+ * the destination's precision.
  */
 #include <assert.h>
 #include <gsl/gsl_cblas.h>
@@ -35,6 +46,7 @@
 
 #include "lm_mat.h"
 #include "linalg_priv.h"
+#include "../num/num_priv.h"
 
 #define RND MPFR_RNDN
 #define GUARD 32 /* extra bits for MPFR intermediates */
@@ -51,20 +63,35 @@ static size_t nel(const lm_mat *A)
 typedef struct {
     mpfr_t m;
     mp_limb_t limb[2];
+    mpfr_t h;
+    int heap;
 } tmp64;
 
 static mpfr_srcptr mp_arg(const lm_num *a, tmp64 *t)
 {
+    t->heap = 0;
     if (a->mp) return a->m;
+    if (a->ab) { /* the midpoint of an Arb scalar, exactly */
+        lm_arf_init_mpfr(t->h, arb_midref(a->b));
+        t->heap = 1;
+        return t->h;
+    }
     mpfr_custom_init(t->limb, 64);
     mpfr_custom_init_set(t->m, MPFR_ZERO_KIND, 0, 64, t->limb);
     mpfr_set_d(t->m, a->d, RND);
     return t->m;
 }
 
+static void tmp_done(tmp64 *t)
+{
+    if (t->heap) mpfr_clear(t->h);
+    t->heap = 0;
+}
+
 static void num_from_mp(lm_num *r, mpfr_srcptr x)
 {
-    if (r->mp) mpfr_set(r->m, x, RND);
+    if (r->ab) lm_arb_set_mpfr(r->b, x);
+    else if (r->mp) mpfr_set(r->m, x, RND);
     else r->d = mpfr_get_d(x, RND);
 }
 
@@ -76,6 +103,18 @@ static void num_from_mp(lm_num *r, mpfr_srcptr x)
 /* r = round(sum of the n terms p[]) at r's precision (53 bits for double) */
 static void sum_to_num(lm_num *r, mpfr_ptr *p, size_t n)
 {
+    if (r->ab) { /* rigorous: exact balls of the terms added as balls */
+        arb_t t;
+        arb_init(t);
+        arb_zero(r->b);
+        for (size_t i = 0; i < n; i++) {
+            lm_arb_set_mpfr(t, p[i]);
+            arb_add(r->b, r->b, t, r->ap + GUARD);
+        }
+        arb_set_round(r->b, r->b, r->ap);
+        arb_clear(t);
+        return;
+    }
     if (r->mp) {
         mpfr_sum(r->m, p, n, RND);
         return;
@@ -104,6 +143,11 @@ static void mat_alloc(lm_mat *A, int r, int c)
     size_t n = nel(A);
     A->d = NULL;
     A->m = NULL;
+    A->b = NULL;
+    if (A->ab) {
+        A->b = _arb_vec_init((slong)(n ? n : 1));
+        return;
+    }
     if (!A->mp) {
         A->d = lm_xcalloc(n, sizeof *A->d);
         return;
@@ -119,6 +163,11 @@ static void mat_release(lm_mat *A)
 {
     if (A->mp && A->m)
         for (size_t i = 0, n = nel(A); i < n; i++) mpfr_clear(A->m[i]);
+    if (A->ab && A->b) {
+        size_t n = nel(A);
+        _arb_vec_clear(A->b, (slong)(n ? n : 1));
+    }
+    A->b = NULL;
     free(A->m);
     free(A->d);
     A->m = NULL;
@@ -129,7 +178,8 @@ lm_mat *lm_mat_new(int r, int c, const lm_ctx *ctx)
 {
     lm_mat *A = lm_xcalloc(1, sizeof *A);
     A->mp = ctx->backend == LM_MPFR;
-    A->prec = A->mp ? ctx->prec : 53;
+    A->ab = ctx->backend == LM_ARB;
+    A->prec = A->mp || A->ab ? ctx->prec : 53;
     mat_alloc(A, r, c);
     return A;
 }
@@ -149,6 +199,7 @@ void lm_mat_resize(lm_mat *A, int r, int c)
 
 lm_ctx lm_mat_ctx(const lm_mat *A)
 {
+    if (A->ab) return lm_ctx_arb(A->prec);
     return A->mp ? lm_ctx_mpfr(A->prec) : lm_ctx_double();
 }
 
@@ -163,7 +214,14 @@ lm_mat *lm_mat_dup(const lm_mat *A)
 /* B[i] = A[j], converting between backends/precisions (rounding to B). */
 static void el_copy(lm_mat *B, size_t i, const lm_mat *A, size_t j)
 {
-    if (B->mp) {
+    if (B->ab) {
+        if (A->ab) arb_set_round(B->b + i, A->b + j, B->prec);
+        else if (A->mp) lm_arb_set_mpfr(B->b + i, A->m[j]);
+        else arb_set_d(B->b + i, A->d[j]);
+    } else if (A->ab) {
+        if (B->mp) lm_arf_get_mpfr(B->m[i], arb_midref(A->b + j));
+        else B->d[i] = arf_get_d(arb_midref(A->b + j), ARF_RND_NEAR);
+    } else if (B->mp) {
         if (A->mp) mpfr_set(B->m[i], A->m[j], RND);
         else mpfr_set_d(B->m[i], A->d[j], RND);
     } else {
@@ -177,7 +235,7 @@ void lm_mat_copy(lm_mat *B, const lm_mat *A)
     if (B == A) return;
     if (B->r != A->r || B->c != A->c) lm_mat_resize(B, A->r, A->c);
     size_t n = nel(A);
-    if (!A->mp && !B->mp) {
+    if (!A->mp && !B->mp && !A->ab && !B->ab) {
         if (n) memcpy(B->d, A->d, n * sizeof *B->d);
         return;
     }
@@ -195,20 +253,26 @@ static size_t idx(const lm_mat *A, int i, int j)
 double lm_mat_get_d(const lm_mat *A, int i, int j)
 {
     size_t k = idx(A, i, j);
+    if (A->ab) return arf_get_d(arb_midref(A->b + k), ARF_RND_NEAR);
     return A->mp ? mpfr_get_d(A->m[k], RND) : A->d[k];
 }
 
 void lm_mat_set_d(lm_mat *A, int i, int j, double v)
 {
     size_t k = idx(A, i, j);
-    if (A->mp) mpfr_set_d(A->m[k], v, RND);
+    if (A->ab) arb_set_d(A->b + k, v);
+    else if (A->mp) mpfr_set_d(A->m[k], v, RND);
     else A->d[k] = v;
 }
 
 void lm_mat_get(lm_num *x, const lm_mat *A, int i, int j)
 {
     size_t k = idx(A, i, j);
-    if (!x->mp) x->d = A->mp ? mpfr_get_d(A->m[k], RND) : A->d[k];
+    if (A->ab) lm_num_set_arb(x, A->b + k);
+    else if (x->ab) {
+        if (A->mp) lm_arb_set_mpfr(x->b, A->m[k]);
+        else arb_set_d(x->b, A->d[k]);
+    } else if (!x->mp) x->d = A->mp ? mpfr_get_d(A->m[k], RND) : A->d[k];
     else if (A->mp) mpfr_set(x->m, A->m[k], RND);
     else mpfr_set_d(x->m, A->d[k], RND);
 }
@@ -216,7 +280,13 @@ void lm_mat_get(lm_num *x, const lm_mat *A, int i, int j)
 void lm_mat_set(lm_mat *A, int i, int j, const lm_num *x)
 {
     size_t k = idx(A, i, j);
-    if (!A->mp) A->d[k] = lm_num_get_d(x);
+    if (A->ab) {
+        lm_arb_set_num(A->b + k, x);
+        arb_set_round(A->b + k, A->b + k, A->prec);
+    } else if (x->ab) {
+        if (A->mp) lm_arf_get_mpfr(A->m[k], arb_midref(x->b));
+        else A->d[k] = lm_num_get_d(x);
+    } else if (!A->mp) A->d[k] = lm_num_get_d(x);
     else if (x->mp) mpfr_set(A->m[k], x->m, RND);
     else mpfr_set_d(A->m[k], x->d, RND);
 }
@@ -224,6 +294,10 @@ void lm_mat_set(lm_mat *A, int i, int j, const lm_num *x)
 void lm_mat_zero(lm_mat *A)
 {
     size_t n = nel(A);
+    if (A->ab) {
+        for (size_t i = 0; i < n; i++) arb_zero(A->b + i);
+        return;
+    }
     if (!A->mp) {
         for (size_t i = 0; i < n; i++) A->d[i] = 0.0;
         return;
@@ -241,7 +315,8 @@ void lm_mat_set_array(lm_mat *A, const double *a)
 {
     size_t n = nel(A);
     for (size_t i = 0; i < n; i++) {
-        if (A->mp) mpfr_set_d(A->m[i], a[i], RND);
+        if (A->ab) arb_set_d(A->b + i, a[i]);
+        else if (A->mp) mpfr_set_d(A->m[i], a[i], RND);
         else A->d[i] = a[i];
     }
 }
@@ -249,7 +324,9 @@ void lm_mat_set_array(lm_mat *A, const double *a)
 void lm_mat_get_array(double *a, const lm_mat *A)
 {
     size_t n = nel(A);
-    for (size_t i = 0; i < n; i++) a[i] = A->mp ? mpfr_get_d(A->m[i], RND) : A->d[i];
+    for (size_t i = 0; i < n; i++)
+        a[i] = A->ab ? arf_get_d(arb_midref(A->b + i), ARF_RND_NEAR)
+                     : A->mp ? mpfr_get_d(A->m[i], RND) : A->d[i];
 }
 
 /* ---- products ---------------------------------------------------------- */
@@ -285,12 +362,29 @@ static void mul_mp(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, 
     lm_acc_clear(&acc);
 }
 
+/* C_ij = arb_dot over the strided row of op(A) and column of op(B) */
+static void mul_ab(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
+{
+    slong sa = ta ? A->c : 1, sb = tb ? 1 : B->c;
+    for (int i = 0; i < C->r; i++)
+        for (int j = 0; j < C->c; j++) {
+            arb_ptr c = C->b + (size_t)i * (size_t)C->c + (size_t)j;
+            if (k == 0) {
+                arb_zero(c);
+                continue;
+            }
+            arb_dot(c, NULL, 0, A->b + op_idx(A, ta, i, 0), sa, B->b + op_idx(B, !tb, j, 0), sb, k,
+                    C->prec);
+        }
+}
+
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
 {
     int k = ta ? A->r : A->c;
     assert((ta ? A->c : A->r) == C->r && (tb ? B->c : B->r) == k && (tb ? B->r : B->c) == C->c);
-    assert(C != A && C != B && A->mp == C->mp && B->mp == C->mp);
-    if (C->mp) mul_mp(C, A, ta, B, tb, k);
+    assert(C != A && C != B && A->mp == C->mp && B->mp == C->mp && A->ab == C->ab && B->ab == C->ab);
+    if (C->ab) mul_ab(C, A, ta, B, tb, k);
+    else if (C->mp) mul_mp(C, A, ta, B, tb, k);
     else mul_d(C, A, ta, B, tb, k);
 }
 
@@ -309,7 +403,8 @@ void lm_mat_add(lm_mat *C, const lm_mat *A, const lm_mat *B)
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
     for (size_t i = 0; i < n; i++) {
-        if (C->mp) mpfr_add(C->m[i], A->m[i], B->m[i], RND);
+        if (C->ab) arb_add(C->b + i, A->b + i, B->b + i, C->prec);
+        else if (C->mp) mpfr_add(C->m[i], A->m[i], B->m[i], RND);
         else C->d[i] = A->d[i] + B->d[i];
     }
 }
@@ -319,7 +414,8 @@ void lm_mat_sub(lm_mat *C, const lm_mat *A, const lm_mat *B)
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
     for (size_t i = 0; i < n; i++) {
-        if (C->mp) mpfr_sub(C->m[i], A->m[i], B->m[i], RND);
+        if (C->ab) arb_sub(C->b + i, A->b + i, B->b + i, C->prec);
+        else if (C->mp) mpfr_sub(C->m[i], A->m[i], B->m[i], RND);
         else C->d[i] = A->d[i] - B->d[i];
     }
 }
@@ -329,7 +425,8 @@ void lm_mat_hadamard(lm_mat *C, const lm_mat *A, const lm_mat *B)
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
     for (size_t i = 0; i < n; i++) {
-        if (C->mp) mpfr_mul(C->m[i], A->m[i], B->m[i], RND);
+        if (C->ab) arb_mul(C->b + i, A->b + i, B->b + i, C->prec);
+        else if (C->mp) mpfr_mul(C->m[i], A->m[i], B->m[i], RND);
         else C->d[i] = A->d[i] * B->d[i];
     }
 }
@@ -338,6 +435,14 @@ void lm_mat_scale(lm_mat *B, const lm_mat *A, const lm_num *s)
 {
     size_t n = nel(B);
     assert(nel(A) == n);
+    if (B->ab) {
+        arb_t t;
+        arb_init(t);
+        lm_arb_set_num(t, s);
+        for (size_t i = 0; i < n; i++) arb_mul(B->b + i, A->b + i, t, B->prec);
+        arb_clear(t);
+        return;
+    }
     if (!B->mp) {
         lm_mat_scale_d(B, A, lm_num_get_d(s));
         return;
@@ -345,12 +450,21 @@ void lm_mat_scale(lm_mat *B, const lm_mat *A, const lm_num *s)
     tmp64 t;
     mpfr_srcptr sm = mp_arg(s, &t);
     for (size_t i = 0; i < n; i++) mpfr_mul(B->m[i], A->m[i], sm, RND);
+    tmp_done(&t);
 }
 
 void lm_mat_scale_d(lm_mat *B, const lm_mat *A, double s)
 {
     size_t n = nel(B);
     assert(nel(A) == n);
+    if (B->ab) {
+        arb_t t;
+        arb_init(t);
+        arb_set_d(t, s);
+        for (size_t i = 0; i < n; i++) arb_mul(B->b + i, A->b + i, t, B->prec);
+        arb_clear(t);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (B->mp) mpfr_mul_d(B->m[i], A->m[i], s, RND);
         else B->d[i] = A->d[i] * s;
@@ -362,6 +476,14 @@ void lm_mat_axpy(lm_mat *Y, const lm_num *a, const lm_mat *X)
 {
     size_t n = nel(Y);
     assert(nel(X) == n);
+    if (Y->ab) {
+        arb_t t;
+        arb_init(t);
+        lm_arb_set_num(t, a);
+        for (size_t i = 0; i < n; i++) arb_addmul(Y->b + i, t, X->b + i, Y->prec);
+        arb_clear(t);
+        return;
+    }
     if (!Y->mp) {
         lm_mat_axpy_d(Y, lm_num_get_d(a), X);
         return;
@@ -369,13 +491,14 @@ void lm_mat_axpy(lm_mat *Y, const lm_num *a, const lm_mat *X)
     tmp64 t;
     mpfr_srcptr am = mp_arg(a, &t);
     for (size_t i = 0; i < n; i++) mpfr_fma(Y->m[i], am, X->m[i], Y->m[i], RND);
+    tmp_done(&t);
 }
 
 void lm_mat_axpy_d(lm_mat *Y, double a, const lm_mat *X)
 {
     size_t n = nel(Y);
     assert(nel(X) == n);
-    if (!Y->mp) {
+    if (!Y->mp && !Y->ab) {
         for (size_t i = 0; i < n; i++) Y->d[i] = fma(a, X->d[i], Y->d[i]);
         return;
     }
@@ -388,7 +511,8 @@ void lm_mat_exp(lm_mat *B, const lm_mat *A)
     size_t n = nel(B);
     assert(nel(A) == n);
     for (size_t i = 0; i < n; i++) {
-        if (B->mp) mpfr_exp(B->m[i], A->m[i], RND);
+        if (B->ab) arb_exp(B->b + i, A->b + i, B->prec);
+        else if (B->mp) mpfr_exp(B->m[i], A->m[i], RND);
         else B->d[i] = exp(A->d[i]);
     }
 }
@@ -437,10 +561,52 @@ static void softmax_row_mp(mpfr_ptr *sp, mpfr_ptr *cp, int n, mpfr_ptr mx, mpfr_
     for (int j = 0; j < n; j++) mpfr_div(sp[j], sp[j], t, RND);
 }
 
+/* Arb row (may alias): s_j = exp(c_j - lse), lse = m + log sum_k exp(c_k - m)
+ * with m the exact midpoint of the entry with the largest midpoint (any m
+ * gives the same exact value; this one keeps every exponent near <= 0). */
+static void softmax_row_ab(arb_ptr s, arb_srcptr c, int n, slong prec)
+{
+    slong wp = prec + GUARD;
+    arb_t m, t, sum;
+    arb_init(m);
+    arb_init(t);
+    arb_init(sum);
+    long best = -1;
+    for (int j = 0; j < n; j++) {
+        if (arf_is_nan(arb_midref(c + j))) {
+            best = j;
+            break;
+        }
+        if (best < 0 || arf_cmp(arb_midref(c + j), arb_midref(c + best)) > 0) best = j;
+    }
+    if (best >= 0) arb_set_arf(m, arb_midref(c + best));
+    if (best >= 0 && !arf_is_finite(arb_midref(m))) arb_zero(m);
+    arb_zero(sum);
+    for (int j = 0; j < n; j++) {
+        arb_sub(t, c + j, m, wp);
+        arb_exp(t, t, wp);
+        arb_add(sum, sum, t, wp);
+    }
+    arb_log(sum, sum, wp);
+    arb_add(sum, sum, m, wp); /* lse */
+    for (int j = 0; j < n; j++) {
+        arb_sub(t, c + j, sum, wp);
+        arb_exp(s + j, t, prec);
+    }
+    arb_clear(m);
+    arb_clear(t);
+    arb_clear(sum);
+}
+
 void lm_mat_softmax_rows(lm_mat *S, const lm_mat *C)
 {
-    assert(S->r == C->r && S->c == C->c && S->mp == C->mp);
+    assert(S->r == C->r && S->c == C->c && S->mp == C->mp && S->ab == C->ab);
     int n = C->c;
+    if (S->ab) {
+        for (int i = 0; i < C->r; i++)
+            softmax_row_ab(S->b + (size_t)i * (size_t)n, C->b + (size_t)i * (size_t)n, n, S->prec);
+        return;
+    }
     if (!S->mp) {
         for (int i = 0; i < C->r; i++)
             softmax_row_d(S->d + (size_t)i * (size_t)n, C->d + (size_t)i * (size_t)n, n);
@@ -475,7 +641,30 @@ static double gauss_d(const double *q, const double *k, int d)
 void lm_mat_gauss_logits(lm_mat *C, const lm_mat *Q, const lm_mat *K, const lm_num *scale)
 {
     int d = Q->c;
-    assert(K->c == d && C->r == Q->r && C->c == K->r && C->mp == Q->mp && C->mp == K->mp);
+    assert(K->c == d && C->r == Q->r && C->c == K->r && C->mp == Q->mp && C->mp == K->mp &&
+           C->ab == Q->ab && C->ab == K->ab);
+    if (C->ab) {
+        slong wp = (Q->prec > K->prec ? Q->prec : K->prec) + GUARD;
+        arb_t df, sum, sc;
+        arb_init(df);
+        arb_init(sum);
+        arb_init(sc);
+        lm_arb_set_num(sc, scale);
+        for (int i = 0; i < Q->r; i++)
+            for (int j = 0; j < K->r; j++) {
+                arb_zero(sum);
+                for (int t = 0; t < d; t++) {
+                    arb_sub(df, Q->b + idx(Q, i, t), K->b + idx(K, j, t), wp);
+                    arb_addmul(sum, df, df, wp);
+                }
+                arb_neg(sum, sum);
+                arb_div(C->b + idx(C, i, j), sum, sc, C->prec);
+            }
+        arb_clear(df);
+        arb_clear(sum);
+        arb_clear(sc);
+        return;
+    }
     if (!C->mp) {
         double sc = lm_num_get_d(scale);
         for (int i = 0; i < Q->r; i++)
@@ -502,6 +691,7 @@ void lm_mat_gauss_logits(lm_mat *C, const lm_mat *Q, const lm_mat *K, const lm_n
         }
     lm_acc_clear(&acc);
     mpfr_clears(df, s, (mpfr_ptr)0);
+    tmp_done(&ts);
 }
 
 /* ---- reductions -------------------------------------------------------- */
@@ -531,6 +721,16 @@ static double frob_d(const double *a, size_t n)
 void lm_mat_frob(lm_num *r, const lm_mat *A)
 {
     size_t n = nel(A);
+    if (A->ab) {
+        arb_t s;
+        arb_init(s);
+        slong prec = r->ab ? r->ap : A->prec;
+        if (n) arb_dot(s, NULL, 0, A->b, 1, A->b, 1, (slong)n, prec + GUARD);
+        arb_sqrtpos(s, s, prec);
+        lm_num_set_arb(r, s);
+        arb_clear(s);
+        return;
+    }
     if (!A->mp) {
         lm_num_set_d(r, frob_d(A->d, n));
         return;
@@ -562,7 +762,15 @@ static double dot_d(const double *a, const double *b, size_t n)
 void lm_mat_dot(lm_num *r, const lm_mat *A, const lm_mat *B)
 {
     size_t n = nel(A);
-    assert(nel(B) == n && A->mp == B->mp);
+    assert(nel(B) == n && A->mp == B->mp && A->ab == B->ab);
+    if (A->ab) {
+        arb_t s;
+        arb_init(s);
+        if (n) arb_dot(s, NULL, 0, A->b, 1, B->b, 1, (slong)n, r->ab ? r->ap : A->prec);
+        lm_num_set_arb(r, s);
+        arb_clear(s);
+        return;
+    }
     if (!A->mp) {
         lm_num_set_d(r, dot_d(A->d, B->d, n));
         return;
@@ -577,6 +785,16 @@ void lm_mat_dot(lm_num *r, const lm_mat *A, const lm_mat *B)
 void lm_mat_sum(lm_num *r, const lm_mat *A)
 {
     size_t n = nel(A);
+    if (A->ab) {
+        arb_t s;
+        slong prec = r->ab ? r->ap : A->prec;
+        arb_init(s);
+        for (size_t i = 0; i < n; i++) arb_add(s, s, A->b + i, prec + GUARD);
+        arb_set_round(s, s, prec);
+        lm_num_set_arb(r, s);
+        arb_clear(s);
+        return;
+    }
     if (!A->mp) {
         double s = 0.0, c = 0.0, e;
         for (size_t i = 0; i < n; i++) {
@@ -620,8 +838,40 @@ static long extreme_idx(const lm_mat *A, int dir, int absv)
     return best;
 }
 
+/* Arb: a NaN midpoint wins; otherwise fold arb_max/arb_min (of arb_abs) */
+static void extreme_ab(lm_num *r, const lm_mat *A, int dir, int absv, double empty)
+{
+    size_t n = nel(A);
+    slong prec = r->ab ? r->ap : A->prec;
+    if (n == 0) {
+        lm_num_set_d(r, empty);
+        return;
+    }
+    arb_t acc, t;
+    arb_init(acc);
+    arb_init(t);
+    for (size_t i = 0; i < n; i++) {
+        if (arf_is_nan(arb_midref(A->b + i))) {
+            arb_set(acc, A->b + i);
+            break;
+        }
+        if (absv) arb_abs(t, A->b + i);
+        else arb_set(t, A->b + i);
+        if (i == 0) arb_set(acc, t);
+        else if (dir > 0) arb_max(acc, acc, t, prec);
+        else arb_min(acc, acc, t, prec);
+    }
+    lm_num_set_arb(r, acc);
+    arb_clear(acc);
+    arb_clear(t);
+}
+
 static void extreme(lm_num *r, const lm_mat *A, int dir, int absv, double empty)
 {
+    if (A->ab) {
+        extreme_ab(r, A, dir, absv, empty);
+        return;
+    }
     long k = extreme_idx(A, dir, absv);
     if (k < 0) {
         lm_num_set_d(r, empty);
@@ -629,7 +879,8 @@ static void extreme(lm_num *r, const lm_mat *A, int dir, int absv, double empty)
     }
     if (A->mp) {
         num_from_mp(r, A->m[k]);
-        if (absv && r->mp) mpfr_abs(r->m, r->m, RND);
+        if (absv && r->ab) arb_abs(r->b, r->b);
+        else if (absv && r->mp) mpfr_abs(r->m, r->m, RND);
         else if (absv) r->d = fabs(r->d);
     } else {
         lm_num_set_d(r, absv ? fabs(A->d[k]) : A->d[k]);
@@ -660,7 +911,7 @@ int lm_mat_isfinite(const lm_mat *A)
 {
     size_t n = nel(A);
     for (size_t i = 0; i < n; i++) {
-        int ok = A->mp ? mpfr_number_p(A->m[i]) != 0 : isfinite(A->d[i]) != 0;
+        int ok = A->ab ? arb_is_finite(A->b + i) != 0 : A->mp ? mpfr_number_p(A->m[i]) != 0 : isfinite(A->d[i]) != 0;
         if (!ok) return 0;
     }
     return 1;

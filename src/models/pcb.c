@@ -44,7 +44,7 @@ lm_pcdata *lm_pcb_inst(lm_pcth *th, int d, int k, double csig, double tau, doubl
 
 static lm_ctx mctx(const lm_mat *A)
 {
-    return A->mp ? lm_ctx_mpfr(A->prec) : lm_ctx_double();
+    return lm_mat_ctx(A);
 }
 
 /* ---- Wick moments ---- */

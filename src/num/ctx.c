@@ -3,7 +3,12 @@
  * A context is either IEEE double (unit roundoff u = 2^-53) or MPFR at p
  * bits with round-to-nearest (u = 2^-p).  lm_ctx_eps returns u as a double,
  * which underflows to 0 once p > 1074; lm_ctx_log2eps (= -p) never does.
+ * An Arb context at p bits has the same eps as MPFR at p bits (the midpoint
+ * of each result is rounded at p bits; the radius accounts for it).
+ *
+ * The Arb taint counter lives here too (thread-local, see lm_num.h).
  */
+#include <arb.h>
 #include <gmp.h>
 #include <gsl/gsl_version.h>
 #include <math.h>
@@ -28,11 +33,19 @@ lm_ctx lm_ctx_mpfr(mpfr_prec_t prec)
     return c;
 }
 
+lm_ctx lm_ctx_arb(mpfr_prec_t prec)
+{
+    lm_ctx c = { LM_ARB, prec };
+    return c;
+}
+
 const char *lm_ctx_name(const lm_ctx *ctx, char *buf, int len)
 {
     if (!buf || len <= 0) return "";
     if (ctx->backend == LM_DOUBLE)
         snprintf(buf, (size_t)len, "double");
+    else if (ctx->backend == LM_ARB)
+        snprintf(buf, (size_t)len, "arb%ld", (long)ctx->prec);
     else
         snprintf(buf, (size_t)len, "mpfr%ld", (long)ctx->prec);
     return buf;
@@ -50,11 +63,28 @@ double lm_ctx_log2eps(const lm_ctx *ctx)
 
 const char *lm_versions(void)
 {
-    static char buf[512];
+    static char buf[768];
     const char *ob = openblas_get_config(); /* "OpenBLAS 0.3.21 <build flags>" */
     if (!ob) ob = "OpenBLAS (unknown)";
-    snprintf(buf, sizeof buf, "MPFR %s, GMP %s, GSL %s, SQLite %s, %s%s", mpfr_get_version(),
-             gmp_version, gsl_version, sqlite3_libversion(),
-             strncmp(ob, "OpenBLAS", 8) ? "OpenBLAS " : "", ob);
+    snprintf(buf, sizeof buf, "MPFR %s, GMP %s, GSL %s, SQLite %s, %s%s, Arb %s, FLINT %s",
+             mpfr_get_version(), gmp_version, gsl_version, sqlite3_libversion(),
+             strncmp(ob, "OpenBLAS", 8) ? "OpenBLAS " : "", ob, arb_version, flint_version);
     return buf;
+}
+
+static _Thread_local long arb_taint;
+
+void lm_arb_taint_reset(void)
+{
+    arb_taint = 0;
+}
+
+long lm_arb_taint(void)
+{
+    return arb_taint;
+}
+
+void lm_arb_taint_add(long k)
+{
+    arb_taint += k;
 }
