@@ -58,6 +58,9 @@ typedef struct lm_claim {
     int (*search_in)(int config);
     int proxy;              /* 1: verdicts read consistent/inconsistent */
     int no_replay;          /* 1: breaks are not replayed in MPFR (proxy claims only) */
+    int certifiable;        /* 1: audited to compute its observations only through the lm_num /
+                               lm_mat API (no midpoint reads feeding them), so a violation can be
+                               certified in ball arithmetic; 0: never certified */
     int (*eval)(lm_eval *ev);
 } lm_claim;
 

@@ -46,6 +46,11 @@ typedef struct {
     char *series;            /* "name\tx\ty\n" lines of the worst instance */
     char *ratios;            /* per-instance worst log10 ratios, one a line */
     char axes[160];          /* "xlabel\tylabel\tlogy" */
+    /* certification of a violation (ball arithmetic, Arb): the worst confirmed break is
+     * re-evaluated at 128, 256, ... bits until its balls separate */
+    int certified;           /* 1: LHS ball wholly above the RHS ball */
+    int cert_prec;           /* bits at which it was certified (0: not) */
+    char cert_note[160];     /* why not, when a violation was not certified */
 } lm_config_result;
 
 typedef struct {
@@ -56,6 +61,7 @@ typedef struct {
     char precisions[64];
     double seconds;
     char reproduce[600];
+    int certified;       /* violated, and at least one violated configuration certified */
     int nconfig;
     lm_config_result *cfg;
 } lm_claim_result;
@@ -72,6 +78,8 @@ typedef struct {
     const char *set_name[64];
     double set_val[64];
     int progress;        /* print progress on stderr */
+    int certify;         /* certify confirmed violations in ball arithmetic (default 1) */
+    mpfr_prec_t cert_max_prec; /* cap of the precision escalation (default 2048) */
 } lm_run_opts;
 
 void lm_run_opts_default(lm_run_opts *o);

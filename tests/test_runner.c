@@ -130,3 +130,53 @@ Test(runner, infinite_ratio_is_the_claims_worst)
     cr_expect(strstr(r.reproduce, "rhs-zero") != NULL, "reproduce points at %s", r.reproduce);
     lm_claim_result_clear(&r);
 }
+
+/* certification: a planted break survives MPFR and is certified in ball
+ * arithmetic at the first precision tried; a break whose check takes an SVD on
+ * midpoints is violated but not certifiable; a held claim is never certified */
+static int eval_cert(lm_eval *ev)
+{
+    lm_num a, b, e;
+    lm_num_inits(ev->ctx, &a, &b, &e, (lm_num *)NULL);
+    lm_num_set_d(&a, 1.0);
+    lm_num_set_d(&e, ldexp(1.0, -60));
+    lm_num_add(&a, &a, &e); /* 1 + 2^-60 > 1 - 2^-60 */
+    lm_num_set_d(&b, 1.0);
+    lm_num_sub(&b, &b, &e);
+    if (ev->config == 1) { /* the same break, through a decomposition */
+        lm_mat *A = lm_mat_new(2, 2, ev->ctx);
+        lm_mat_set(A, 0, 0, &a);
+        lm_mat_set(A, 1, 1, &e);
+        lm_mat_smax(&a, A);
+        lm_mat_free(A);
+    }
+    if (ev->config == 2) lm_num_add_d(&b, &b, 1.0); /* holds */
+    lm_obs_le(ev, -1, &a, &b, 0.0, "planted");
+    lm_num_clears(&a, &b, &e, (lm_num *)NULL);
+    return 0;
+}
+
+Test(runner, violations_are_certified_in_ball_arithmetic)
+{
+    static const char *const cc[] = {"plain", "through-svd", "holds", NULL};
+    lm_claim c = {.id = "test/cert", .title = "cert", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = cc,
+                  .inst_scale = 1.0, .certifiable = 1, .eval = eval_cert};
+    lm_claim_result r = run(&c);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED);
+    cr_expect(r.certified, "the claim's violation is certified");
+    cr_expect_eq(r.cfg[0].verdict, LM_V_VIOLATED);
+    cr_expect(r.cfg[0].certified && r.cfg[0].cert_prec == 128, "plain: %s", r.cfg[0].cert_note);
+    cr_expect_eq(r.cfg[1].verdict, LM_V_VIOLATED);
+    cr_expect(!r.cfg[1].certified && strstr(r.cfg[1].cert_note, "not certifiable") != NULL, "svd: %s",
+              r.cfg[1].cert_note);
+    cr_expect_eq(r.cfg[2].verdict, LM_V_HOLDS);
+    cr_expect(!r.cfg[2].certified);
+    lm_claim_result_clear(&r);
+    /* a claim not audited for ball arithmetic is never certified */
+    c.certifiable = 0;
+    r = run(&c);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED);
+    cr_expect(!r.certified && strstr(r.cfg[0].cert_note, "not audited") != NULL, "%s", r.cfg[0].cert_note);
+    lm_claim_result_clear(&r);
+}

@@ -448,6 +448,7 @@ static void put_summary(writer *w, const doc *docs, int n)
         else E(w, d->c->kind_name ? d->c->kind_name : "?");
         P(w, " & ");
         verdict_tex(w, r->verdict);
+        if (r->verdict == LM_V_VIOLATED && r->certified) P(w, "\\,{\\scriptsize(cert.)}");
         if (d->low_recon) P(w, "$^\\dagger$");
         if (d->recon_const) P(w, "$^{\\mathrm R}$");
         char ratio[80], secs[40];
@@ -758,6 +759,7 @@ static void put_claim(writer *w, const doc *d, int k)
                    "2\\fboxrule}{\\textbf{Verdict:} ",
                    col, col);
     verdict_tex(w, r->verdict);
+    if (r->verdict == LM_V_VIOLATED && r->certified) P(w, " \\textbf{(certified)}");
     if (isnan(r->worst_ratio))
         P(w, " \\quad no LHS/RHS ratio was recorded");
     else
@@ -800,6 +802,19 @@ static void put_claim(writer *w, const doc *d, int k)
              "printed one with \\texttt{--set}.");
     }
     put_flags(w, r);
+    if (r->verdict == LM_V_VIOLATED)
+        for (int j = 0; j < r->nconfig; j++) {
+            const lm_config_result *g = &r->cfg[j];
+            if (g->verdict != LM_V_VIOLATED || !g->detail[0]) continue;
+            P(w, "\\\\ \\textbf{Certification");
+            if (r->nconfig > 1) {
+                P(w, " (\\texttt{");
+                ETT(w, g->config);
+                P(w, "})");
+            }
+            P(w, ":} ");
+            E(w, g->detail);
+        }
     int bad = r->verdict == LM_V_VIOLATED || r->verdict == LM_V_INCONSISTENT;
     if (bad && d->low_recon)
         P(w, "\\\\[3pt]\\fcolorbox{vartifact}{vartifact!12}{\\parbox{\\dimexpr\\linewidth-"

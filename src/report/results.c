@@ -137,6 +137,13 @@ static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
         col_copy(g->precisions, sizeof g->precisions, st, 14);
         g->seconds = col_real(st, 15);
         col_copy(g->detail, sizeof g->detail, st, 16);
+        /* a violated configuration's detail line carries its certification (runner.c) */
+        static const char cert[] = "certified in ball arithmetic at ";
+        if (g->verdict == LM_V_VIOLATED && !strncmp(g->detail, cert, sizeof cert - 1)) {
+            g->certified = 1;
+            g->cert_prec = atoi(g->detail + sizeof cert - 1);
+            c->res.certified = 1; /* read with the claim verdict: violated (certified) */
+        }
         g->measures = col_dup(st, 17);
         g->series = col_dup(st, 18);
         g->ratios = col_dup(st, 19);

@@ -104,6 +104,7 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     lm_num_mul_d(&bt, b, reltol); /* b(1+tol) formed in the context: a tolerance */
     lm_num_add(&bt, &bt, b);      /* below 2^-53 must survive an MPFR replay     */
     int broke = lm_num_cmp(a, &bt) > 0;
+    if (ev->ctx->backend == LM_ARB && lm_num_certainly_gt(a, &bt)) ev->p->cert_broke = 1;
     int near = 0;
     double l10;
     /* the ratio is taken against the bound with its tolerance, b(1+tol), so
@@ -137,6 +138,7 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     lm_num_add_d(&lb, logb, log1p(reltol));
     lm_num_sub(&diff, loga, &lb);
     int broke = lm_num_sgn(&diff) > 0;
+    if (ev->ctx->backend == LM_ARB && lm_num_certainly_gt(loga, &lb)) ev->p->cert_broke = 1;
     double dd = lm_num_get_d(&diff);
     int near = 0;
     if (!broke && ev->ctx->backend == LM_DOUBLE)

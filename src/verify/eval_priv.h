@@ -21,6 +21,7 @@ struct lm_eval_priv {
     int near_untimed;       /* a near miss outside a trajectory (t < 0) */
     int break_untimed;      /* a break outside a trajectory (t < 0) */
     int failed, assume_failed, not_checkable;
+    int cert_broke;         /* in a ball context: some observation broke for every point of its balls */
     char why[400];
     lm_sb measures, series;
     char axes[160];

@@ -26,6 +26,8 @@ void lm_run_opts_default(lm_run_opts *o)
     o->prec = 0;
     o->replay_prec = 256;
     o->only_instance = -1;
+    o->certify = 1;
+    o->cert_max_prec = 2048;
 }
 
 static double now_s(void)
@@ -41,6 +43,7 @@ typedef struct {
     char where[160];
     int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
     int failed, assume_failed, not_checkable;
+    int cert_broke;
     long nobs;
     char why[400];
     char *measures, *series;
@@ -87,6 +90,7 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
+    out->cert_broke = p.cert_broke;
     out->nobs = p.nobs;
     memcpy(out->why, p.why, sizeof out->why);
     memcpy(out->axes, p.axes, sizeof out->axes);
@@ -182,6 +186,50 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
     }
 }
 
+/* Certify the worst confirmed break of a configuration: re-evaluate its instance in ball
+ * arithmetic (Arb) at 128, 256, ... bits up to o->cert_max_prec until some observation's
+ * left-hand ball lies wholly above its right-hand ball.  A check that took a decomposition
+ * (SVD, eigenvalues, a solve) on midpoints cannot be certified, nor one that failed. */
+static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const double *x, int nx,
+                    int tmax, const double *par, const lm_run_opts *o)
+{
+    uint64_t seed = inst_seed(o, c, cfg, cr->worst_index);
+    if (!c->certifiable) {
+        snprintf(cr->cert_note, sizeof cr->cert_note,
+                 "not certified: the check is not audited for ball arithmetic (it may read midpoints "
+                 "outside the lm_num/lm_mat API)");
+        return;
+    }
+    for (mpfr_prec_t bits = 128; bits <= o->cert_max_prec; bits *= 2) {
+        lm_ctx ac = lm_ctx_arb(bits);
+        inst_out r;
+        lm_arb_taint_reset();
+        eval_once(&r, c, cfg, cr->worst_index, seed, nx ? x : NULL, nx, &ac, tmax, par, o, 0);
+        long taint = lm_arb_taint();
+        int failed = r.failed || r.assume_failed || r.not_checkable, cert = r.cert_broke;
+        inst_out_free(&r);
+        if (failed) {
+            snprintf(cr->cert_note, sizeof cr->cert_note,
+                     "not certified: the check did not complete in ball arithmetic at %ld bits", (long)bits);
+            return;
+        }
+        if (taint) {
+            snprintf(cr->cert_note, sizeof cr->cert_note,
+                     "not certifiable: the check takes %ld decomposition(s) (SVD, eigenvalues or a solve) "
+                     "on midpoints", taint);
+            return;
+        }
+        if (cert) {
+            cr->certified = 1;
+            cr->cert_prec = (int)bits;
+            snprintf(cr->cert_note, sizeof cr->cert_note, "certified in ball arithmetic at %ld bits", (long)bits);
+            return;
+        }
+    }
+    snprintf(cr->cert_note, sizeof cr->cert_note,
+             "not certified: the balls still overlap at %ld bits", (long)o->cert_max_prec);
+}
+
 static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const double *par,
                        const lm_run_opts *o)
 {
@@ -205,6 +253,8 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     lm_sb ratios;
     lm_sb_init(&ratios);
     char why_af[400] = "", why_err[400] = "";
+    int worst_confirmed = 0, worst_break_t = -1, worst_nx = 0;
+    double worst_x[64];
     for (int k = 0; k < ntotal; k++) {
         if (o->only_instance >= 0 && k != o->only_instance) continue;
         uint64_t seed = inst_seed(o, c, cfg, k);
@@ -273,6 +323,10 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             if (r.log10 > worst || cr->worst_index < 0) {
                 worst = r.log10;
                 cr->worst_index = k;
+                worst_confirmed = confirmed;
+                worst_break_t = r.first_break_t;
+                worst_nx = nx;
+                if (nx) memcpy(worst_x, x, sizeof(double) * (size_t)nx);
                 snprintf(cr->worst_where, sizeof cr->worst_where, "instance %d%s%.120s", k,
                          r.where[0] ? ": " : "", r.where);
                 free(cr->measures);
@@ -305,6 +359,12 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
         if (cr->assumption_failed)
             snprintf(cr->detail, sizeof cr->detail, "%ld instance(s) missed the hypotheses; %.400s",
                      cr->assumption_failed, why_af);
+    }
+    if (cr->verdict == LM_V_VIOLATED && o->certify && worst_confirmed) {
+        certify(cr, c, cfg, worst_x, worst_nx, worst_break_t, par, o);
+        /* the note travels with the result (store, report): a violated configuration has no
+         * other use for its detail line */
+        if (!cr->detail[0]) snprintf(cr->detail, sizeof cr->detail, "%s", cr->cert_note);
     }
     if (cr->worst_index >= 0) build_reproduce(cr->reproduce, sizeof cr->reproduce, c, cfg,
                                               cr->worst_index, o);
@@ -355,6 +415,9 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
         }
     }
     if (res->nconfig == 0) return -1;
+    for (int k = 0; k < res->nconfig; k++)
+        if (res->verdict == LM_V_VIOLATED && res->cfg[k].verdict == LM_V_VIOLATED && res->cfg[k].certified)
+            res->certified = 1;
     if (worst_cfg >= 0) snprintf(res->reproduce, sizeof res->reproduce, "%s", res->cfg[worst_cfg].reproduce);
     res->seconds = now_s() - t0;
     if (o->progress && isatty(2)) fprintf(stderr, "\r%80s\r", "");
@@ -406,6 +469,7 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
     json_num(f, r->seconds);
     fputs(",\"reproduce\":", f);
     json_str(f, r->reproduce);
+    fprintf(f, ",\"certified\":%s", r->certified ? "true" : "false");
     fprintf(f, ",\"seed\":%llu,\"kind\":", (unsigned long long)seed);
     json_str(f, lm_kind_name(r->claim->kind));
     fputs(",\"configs\":[", f);
@@ -421,6 +485,7 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
                    "\"confirmed\":%ld,\"artifacts\":%ld,\"worst\":",
                 c->instances, c->assumption_failed, c->breaks_double, c->confirmed, c->artifacts);
         json_str(f, c->worst_where);
+        fprintf(f, ",\"certified\":%s,\"certified_bits\":%d", c->certified ? "true" : "false", c->cert_prec);
         fputs(",\"detail\":", f);
         json_str(f, c->detail);
         fputs(",\"measures\":{", f); /* "name=value" lines of the worst instance */
