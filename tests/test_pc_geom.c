@@ -2,6 +2,7 @@
  * (precond/theorem1.3a, precond/theorem1.3b, precond/lemma2, precond/lemma5, precond/lemma7,
  * precond/lemma8): each claim as stated gives a real verdict (holds), and a deliberately wrong
  * constant or flipped formula comes out violated. */
+/* claim files checked here: lemmas/precond/theorem1-3a.c, lemmas/precond/theorem1-3b.c */
 #include "test_support.h"
 
 static void wrong(const char *id, const char *set, const char *config, int budget)

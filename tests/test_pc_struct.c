@@ -1,6 +1,8 @@
 /* tests/test_pc_struct.c -- the structural claims of the preconditioning paper:
  * every claim as stated is not error, and a deliberately wrong constant or
  * flipped formula comes out violated. */
+/* claim files checked here: lemmas/precond/lemma1-1.c, lemmas/precond/lemma1-2.c,
+ * lemmas/precond/theorem1-1.c, lemmas/precond/theorem1-2.c */
 #include "test_support.h"
 
 static const char *const one[] = {NULL};

@@ -1,6 +1,11 @@
 /* tests/test_pr_bounds.c -- the attention-pruning pointwise bounds, facts and
  * structural claims: each claim as stated gives a real verdict, and a
  * deliberately wrong constant (or a dropped hypothesis) comes out violated. */
+/* claim files checked here: lemmas/pruning/assumptionD-1.c, lemmas/pruning/definition5-1.c,
+ * lemmas/pruning/factF-1.c, lemmas/pruning/lemma5-6.c, lemmas/pruning/lemma5-7.c,
+ * lemmas/pruning/lemmaD-2.c, lemmas/pruning/lemmaD-3.c, lemmas/pruning/lemmaF-4.c,
+ * lemmas/pruning/lemmaF-5.c, lemmas/pruning/lemmaF-7.c, lemmas/pruning/lemmaF-8.c,
+ * lemmas/pruning/lemmaF-9.c */
 #include "test_support.h"
 #include "lm_prbd.h"
 #include <math.h>

@@ -2,6 +2,9 @@
  * (pruning/lemmaD.4, factA.5, factE.1, factE.2, lemmaF.2, factF.3, lemmaF.6): each claim
  * as stated gives a real verdict, and a deliberately wrong constant (or flipped formula)
  * comes out violated. */
+/* claim files checked here: lemmas/pruning/factA-5.c, lemmas/pruning/factE-1.c,
+ * lemmas/pruning/factE-2.c, lemmas/pruning/factF-3.c, lemmas/pruning/lemmaD-4.c,
+ * lemmas/pruning/lemmaF-2.c, lemmas/pruning/lemmaF-6.c */
 #include "test_support.h"
 #include "lm_prbd.h"
 

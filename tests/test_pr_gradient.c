@@ -3,6 +3,11 @@
  * as stated is a real verdict (not error), and each with a wrong coefficient or
  * formula -- and every mutation canary of the closed-form gradient -- comes out
  * violated. */
+/* claim files checked here: lemmas/pruning/factA-3.c, lemmas/pruning/lemmaA-7.c,
+ * lemmas/pruning/lemmaB-10.c, lemmas/pruning/lemmaB-11.c, lemmas/pruning/lemmaB-12.c,
+ * lemmas/pruning/lemmaB-13.c, lemmas/pruning/lemmaB-14.c, lemmas/pruning/lemmaB-15.c,
+ * lemmas/pruning/lemmaB-8.c, lemmas/pruning/lemmaB-9.c, lemmas/pruning/theorem5-3.c,
+ * lemmas/pruning/theoremC-5.c */
 #include "test_support.h"
 
 Test(pr_gradient, factA_3_as_stated_not_error)

@@ -2,6 +2,12 @@
  * attention-pruning paper (lemmas/pruning/definition*, lemmaC-2..4, factA-1/2/4/6):
  * every claim comes out violated with a wrong constant or a flipped formula,
  * and holds (never error) as stated.  Budget 4 (quick): a few instances each. */
+/* claim files checked here: lemmas/pruning/definition1-1.c, lemmas/pruning/definition1-2.c,
+ * lemmas/pruning/definition3-1.c, lemmas/pruning/definition3-2.c, lemmas/pruning/definitionB-1.c,
+ * lemmas/pruning/definitionB-2.c, lemmas/pruning/definitionB-3.c, lemmas/pruning/definitionB-4.c,
+ * lemmas/pruning/definitionB-5.c, lemmas/pruning/definitionB-6.c, lemmas/pruning/definitionB-7.c,
+ * lemmas/pruning/definitionC-1.c, lemmas/pruning/factA-2.c, lemmas/pruning/factA-4.c,
+ * lemmas/pruning/factA-6.c, lemmas/pruning/lemmaC-3.c, lemmas/pruning/lemmaC-4.c */
 #include "test_support.h"
 
 static void expect_holds(const char *id, const char *config)

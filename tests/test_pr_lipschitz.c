@@ -4,6 +4,9 @@
  * they share (lm_prlip): exact vector-Jacobian products, block power
  * iteration against the assembled Jacobian, and maps whose Lipschitz
  * constant is known. */
+/* claim files checked here: lemmas/pruning/lemmaE-3.c, lemmas/pruning/lemmaE-4.c,
+ * lemmas/pruning/lemmaE-5.c, lemmas/pruning/lemmaE-6.c, lemmas/pruning/lemmaE-7.c,
+ * lemmas/pruning/theorem5-4.c, lemmas/pruning/theoremE-8.c */
 #include "test_support.h"
 #include "lm_prlip.h"
 #include <math.h>

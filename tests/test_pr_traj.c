@@ -2,6 +2,9 @@
  * attention-pruning paper: each as stated is a real verdict (never error),
  * and each with a deliberately wrong constant comes out violated
  * (inconsistent for the rate claim). */
+/* claim files checked here: lemmas/pruning/lemma5-5.c, lemmas/pruning/lemmaF-10.c,
+ * lemmas/pruning/remark4-2.c, lemmas/pruning/theorem1-3.c, lemmas/pruning/theorem4-1.c,
+ * lemmas/pruning/theorem5-2.c */
 #include "test_support.h"
 
 Test(pr_traj, theorem4_1_as_stated)
