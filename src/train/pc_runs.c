@@ -84,9 +84,9 @@ static int run_trd(lm_pclive *L, int k, int quick, uint64_t seed, char *err, int
     else cat(summ, sizeof summ, ", (L(theta_T)-L0)/L0 = %.3g.", R.sgd.exc[R.sgd.n - 1] / L0);
     L->name = lm_pclive_names[k];
     L->doc = shared ? "The preconditioning paper's Figure 2 live: Algorithm 1 and SGD from a common N(0,1) start "
-                      "(population loss per iterate, log scale, L0 line)."
+                      "(excess population loss L - L0 per iterate, log scale, 0.1 L0 level)."
                     : "The preconditioning paper's Figure 1 live: Algorithm 1 from the spectral initialisation vs "
-                      "SGD from an N(0,1) start (population loss per iterate, log scale, L0 line).";
+                      "SGD from an N(0,1) start (excess population loss L - L0 per iterate, log scale, 0.1 L0 level).";
     L->steps = T;
     L->prec = 53;
     L->series = b.s;
