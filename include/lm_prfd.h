@@ -80,6 +80,12 @@ typedef enum { LM_PRFD_NN = 0, LM_PRFD_N1, LM_PRFD_SCALAR } lm_prfd_shape;
  * F of shape n x n, n x 1 or 1 x 1 */
 int lm_prfd_eval_model(lm_eval *ev, lm_prfd_spec *S, lm_prfd_shape shape, const lm_prfd_grid *gr,
                        int ncoord);
+/* Theorems 5.3 and C.5: the closed form W o (X^T (p1 - p2) X) + lambda M assembled literally
+ * against central differences of L on grid gr (ncoord coordinates), with the claim's
+ * parameters tol_scale, scale and the mutation switch (none|p-transpose|drop-p2|
+ * double-lambda|W-transpose), and every edge_every-th instance the edge identities
+ * grad L(1) = lambda 1 and n = 1 => grad L = lambda M */
+int lm_prfd_gradient_eval(lm_eval *ev, const lm_prfd_grid *gr, int ncoord, int edge_every);
 
 /* row helpers for literal formulas: <A_i, B_:j> style dot products */
 /* r = sum_k A_{i,k} B_{k,j}  (row i of A against column j of B) */
