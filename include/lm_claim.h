@@ -118,6 +118,21 @@ void lm_series(lm_eval *ev, const char *name, double x, double y);
 /* Axis hint for the figure: "log" y axis etc.  Optional. */
 void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int logy);
 
+/* Instance sizes (samples, tokens, dimensions, heads, ...), by name.  A claim
+ * that routes the sizes it picks through lm_size lets the shrinker look for a
+ * smaller counterexample (and `lemmata check --size NAME=V` set them): the
+ * result is def unless an override is given, never below min. */
+int lm_size(lm_eval *ev, const char *name, int def, int min);
+/* n sizes at once: z[k] = lm_size(ev, names[k], def[k], 1) */
+void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names);
+/* the multi-head attention sizes (samples N, tokens n, width D, head dim d, heads H) */
+extern const char *const lm_nm5[5];
+/* The instance's data, printed in the report for a shrunk counterexample so a
+ * reader can check it by hand.  Cheap no-ops unless the runner asks for data. */
+int lm_want_data(const lm_eval *ev);
+void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M);
+void lm_data_d(lm_eval *ev, const char *name, double v);
+
 /* Random stream of this instance. */
 lm_rng *lm_eval_rng(lm_eval *ev);
 

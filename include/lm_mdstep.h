@@ -118,6 +118,10 @@ typedef struct {
  * Returns 0; 1 with why when a hypothesis of the run is unmet (lm_assume);
  * -1 with why on a solver failure (lm_fail).  Free in every case. */
 int lm_mdrun_init(lm_mdrun *R, const lm_mdrun_spec *s, int index, lm_rng *g, char *why, int whylen);
+/* the same with the sizes (samples n, tokens T, dimension d) given; a zero keeps the run's own
+ * (R1: by index; R2/R3: the paper's 6, 8, 10) */
+int lm_mdrun_init_sized(lm_mdrun *R, const lm_mdrun_spec *s, const int nTd[3], int index, lm_rng *g,
+                        char *why, int whylen);
 void lm_mdrun_r1_size(int index, int *n, int *T, int *d, double *mu, double *R0);
 /* an evaluation of R's current state in context c (R must outlive S) */
 void lm_mdrun_shadow(lm_mdrun *S, const lm_mdrun *R, const lm_ctx *c);

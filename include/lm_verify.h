@@ -51,6 +51,15 @@ typedef struct {
     int certified;           /* 1: LHS ball wholly above the RHS ball */
     int cert_prec;           /* bits at which it was certified (0: not) */
     char cert_note[160];     /* why not, when a violation was not certified */
+    /* the smallest counterexample found by shrinking the worst confirmed break (violated
+     * configurations only): fewer samples/tokens/dimensions/heads (the sizes a claim routes
+     * through lm_size), draws cut to short binary fractions, the first breaking iterate */
+    char shrunk[400];        /* "N=1 n=2 D=2 d=1 H=1 (was ...); draws cut to 2 bits; break at t=3" */
+    char shrunk_reproduce[800]; /* one command that reproduces the shrunk instance */
+    char *shrunk_data;       /* lm_data_* output of the shrunk instance (NULL: none recorded) */
+    int shrink_evals;        /* evaluations the shrinker spent */
+    /* near misses (margins within double's rounding) escalated in MPFR until decided */
+    char escalation[200];    /* "12 near misses decided at 256 bits, 2 at 512" ("" if none) */
 } lm_config_result;
 
 typedef struct {
@@ -62,6 +71,7 @@ typedef struct {
     double seconds;
     char reproduce[600];
     int certified;       /* violated, and at least one violated configuration certified */
+    unsigned sizes_used; /* bit k: opts.size_name[k] was asked for by the claim */
     int nconfig;
     lm_config_result *cfg;
 } lm_claim_result;
@@ -80,6 +90,11 @@ typedef struct {
     int progress;        /* print progress on stderr */
     int certify;         /* certify confirmed violations in ball arithmetic (default 1) */
     mpfr_prec_t cert_max_prec; /* cap of the precision escalation (default 2048) */
+    int shrink;          /* shrink the worst confirmed break of violated configurations (default 1) */
+    int nsize;           /* size overrides (check --size NAME=V), see lm_size */
+    const char *size_name[16];
+    int size_val[16];
+    int round_bits;      /* cut random draws to this many significant bits (0: full) */
 } lm_run_opts;
 
 void lm_run_opts_default(lm_run_opts *o);

@@ -74,7 +74,8 @@ static double min_logit(const lm_mha *m)
 static lm_mha *build(lm_eval *ev)
 {
     lm_rng *g = lm_eval_rng(ev);
-    const int *z = sizes[ev->index % NSIZES];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, sizes[ev->index % NSIZES], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     lm_ctx dbl = lm_ctx_double();
     lm_mha *m = lm_mha_new(N, n, D, d, H, LM_GAUSS, LM_WV_DENSE, &dbl);
@@ -104,6 +105,7 @@ static lm_mha *build(lm_eval *ev)
             }
         }
     }
+    lm_mha_data(ev, m);
     return m;
 }
 

@@ -234,7 +234,8 @@ static int run_pointwise(lm_eval *ev)
 {
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
-    const int *z = psizes[ev->index % 4];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, psizes[ev->index % 4], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     /* 0 Gaussian X, 1 one nonzero token, 2 concentrated attention, 3 aligned tokens */
     const int type = (ev->index / 4) % 4;

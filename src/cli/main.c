@@ -34,6 +34,8 @@ static const char usage[] =
     "      --quick       small budget (8)\n"
     "      --set k=v     override a named constant (repeatable)\n"
     "      --config C    only configuration C;  --instance K  only instance K\n"
+    "      --size N=V    set the claim's size N (as in a shrunk counterexample; repeatable)\n"
+    "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
     "      --json        one JSON object per claim per line\n"
     "      --strict      exit 1 when any claim is violated or inconsistent\n"
     "  tighten ID PARAM [--seed S] [--budget N] [--quick] [--set k=v]... [--config C]\n"
@@ -204,7 +206,24 @@ static int cmd_check(int argc, char **argv)
             if (!v || parse_int(v, 0, 10000000, &b)) return die_usage("--instance needs a non-negative integer, got '%s'", v ? v : "");
             o.only_instance = (int)b;
             k++;
-        } else if (a[0] == '-') return die_usage("check: unknown option '%s'", a);
+        } else if (!strcmp(a, "--size")) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            long b;
+            if (!eq || eq == v || eq - v > 40 || parse_int(eq + 1, 1, 100000, &b))
+                return die_usage("--size needs NAME=N with N an integer in [1, 100000], got '%s'", v ? v : "");
+            if (o.nsize >= 16) return die_usage("%s", "too many --size options (at most 16)");
+            static char names[16][48];
+            snprintf(names[o.nsize], sizeof names[0], "%.*s", (int)(eq - v), v);
+            o.size_name[o.nsize] = names[o.nsize];
+            o.size_val[o.nsize++] = (int)b;
+            k++;
+        } else if (!strcmp(a, "--round")) {
+            long b;
+            if (!v || parse_int(v, 1, 52, &b)) return die_usage("--round needs a number of significant bits in [1, 52], got '%s'", v ? v : "");
+            o.round_bits = (int)b;
+            k++;
+        } else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
+        else if (a[0] == '-') return die_usage("check: unknown option '%s'", a);
         else if (nid < 256) ids[nid++] = a;
     }
     if (nid == 0) return die_usage("%s", "check needs at least one claim id (see: lemmata list)");
@@ -241,12 +260,14 @@ static int cmd_check(int argc, char **argv)
         }
     }
     int any_bad = 0;
+    unsigned sizes_used = 0;
     for (int k = 0; k < nid; k++) {
         lm_claim_result r;
         if (lm_run_claim(&r, cl[k], &o)) {
             fprintf(stderr, "lemmata: nothing ran for %s\n", cl[k]->id);
             return 2;
         }
+        sizes_used |= r.sizes_used;
         if (json) lm_claim_result_json(stdout, &r, o.seed);
         else {
             print_line(&r, k + 1, nid);
@@ -258,10 +279,22 @@ static int cmd_check(int argc, char **argv)
                        cr->worst_where, cr->detail[0] ? "  -- " : "", cr->detail);
             }
             if (r.reproduce[0]) printf("    reproduce: %s\n", r.reproduce);
+            for (int c = 0; c < r.nconfig; c++)
+                if (r.cfg[c].shrunk[0]) {
+                    printf("    shrunk (%s): %s\n", r.cfg[c].config, r.cfg[c].shrunk);
+                    if (r.cfg[c].shrunk_reproduce[0]) printf("      reproduce: %s\n", r.cfg[c].shrunk_reproduce);
+                }
         }
         if (r.verdict == LM_V_VIOLATED || r.verdict == LM_V_INCONSISTENT) any_bad = 1;
         lm_claim_result_clear(&r);
     }
+    for (int s = 0; s < o.nsize; s++)
+        if (!(sizes_used & (1u << s))) {
+            fprintf(stderr, "lemmata: --size %s: no instance of %s asked for a size named '%s' "
+                            "(its sizes are listed in a shrunk counterexample)\n",
+                    o.size_name[s], nid == 1 ? ids[0] : "the listed claims", o.size_name[s]);
+            return 2;
+        }
     return strict && any_bad ? 1 : 0;
 }
 

@@ -376,6 +376,13 @@ static void eval_objects(lm_mdrun *R, int d, const lm_ctx *c)
 
 int lm_mdrun_init(lm_mdrun *R, const lm_mdrun_spec *s, int index, lm_rng *g, char *why, int whylen)
 {
+    static const int own[3] = {0, 0, 0};
+    return lm_mdrun_init_sized(R, s, own, index, g, why, whylen);
+}
+
+int lm_mdrun_init_sized(lm_mdrun *R, const lm_mdrun_spec *s, const int nTd[3], int index, lm_rng *g,
+                        char *why, int whylen)
+{
     memset(R, 0, sizeof *R);
     R->s = *s;
     R->ctx = lm_ctx_double();
@@ -385,6 +392,9 @@ int lm_mdrun_init(lm_mdrun *R, const lm_mdrun_spec *s, int index, lm_rng *g, cha
         int n, T;
         double mu, R0;
         lm_mdrun_r1_size(index, &n, &T, &d, &mu, &R0);
+        if (nTd[0]) n = nTd[0];
+        if (nTd[1]) T = nTd[1];
+        if (nTd[2]) d = nTd[2];
         R->big = index % 8 == 7;
         R->have_inst = 1;
         eval_objects(R, d, c);
@@ -396,9 +406,9 @@ int lm_mdrun_init(lm_mdrun *R, const lm_mdrun_spec *s, int index, lm_rng *g, cha
         R->wnorm = R->I.k.wnorm;
         R->Wmm = lm_mat_dup(R->I.svm.W);
     } else {
-        d = 10;
+        d = nTd[2] ? nTd[2] : 10;
         eval_objects(R, d, c);
-        R->Dd = lm_md_gen_paper(g, 6, 8, d, c);
+        R->Dd = lm_md_gen_paper(g, nTd[0] ? nTd[0] : 6, nTd[1] ? nTd[1] : 8, d, c);
         R->Wd = lm_mat_new(d, d, c);
         R->Thd = lm_mat_new(d, d, c);
         if (s->kind == LM_MDRUN_R2) lm_mat_randn(R->Wd, g, 1.0);
@@ -795,6 +805,19 @@ int lm_mdrun_check(lm_mdcheck_out *out, lm_eval *ev, lm_mdrun *R, int K, int fla
 
 /* ---------- the eta-shrinking test ---------- */
 
+/* the run's sizes through lm_size, so the shrinker can ask for a smaller run */
+static void run_sizes(int nTd[3], lm_eval *ev, const lm_mdrun_spec *s)
+{
+    int n = 6, T = 8, d = 10;
+    if (s->kind == LM_MDRUN_R1) {
+        double mu, R0;
+        lm_mdrun_r1_size(ev->index, &n, &T, &d, &mu, &R0);
+    }
+    nTd[0] = lm_size(ev, "n", n, 1);
+    nTd[1] = lm_size(ev, "T", T, 1);
+    nTd[2] = lm_size(ev, "d", d, 1);
+}
+
 static int shrunk_run(lm_mdcheck_out *o, lm_eval *ev, const lm_mdrun_spec *s, const lm_rng *g0,
                       double div, int steps, int flags, const lm_mdcheck *C, char *why, int whylen)
 {
@@ -802,7 +825,9 @@ static int shrunk_run(lm_mdcheck_out *o, lm_eval *ev, const lm_mdrun_spec *s, co
     lm_mdrun_spec s2 = *s;
     s2.eta = s->eta / div;
     lm_mdrun R;
-    int rc = lm_mdrun_init(&R, &s2, ev->index, &g, why, whylen);
+    int nTd[3];
+    run_sizes(nTd, ev, s);
+    int rc = lm_mdrun_init_sized(&R, &s2, nTd, ev->index, &g, why, whylen);
     if (rc) {
         lm_mdrun_free(&R);
         return -1;
@@ -850,9 +875,26 @@ int lm_mdrun_shrink_test(int *persist, char *msg, int msglen, lm_eval *ev, const
 int lm_mdrun_begin(lm_mdrun *R, lm_eval *ev, const lm_mdrun_spec *s)
 {
     char why[300];
-    int rc = lm_mdrun_init(R, s, ev->index, lm_eval_rng(ev), why, sizeof why);
+    int nTd[3];
+    run_sizes(nTd, ev, s);
+    int rc = lm_mdrun_init_sized(R, s, nTd, ev->index, lm_eval_rng(ev), why, sizeof why);
     if (rc > 0) lm_assume(ev, 0, "%s", why);
     else if (rc < 0) lm_fail(ev, "%s", why);
+    if (rc == 0 && lm_want_data(ev)) { /* the run's data and start, for a shrunk counterexample */
+        const lm_mddata *D = R->D;
+        char nm[32];
+        lm_mat *yv = lm_mat_new(D->n, 1, &R->ctx);
+        for (int i = 0; i < D->n; i++) {
+            snprintf(nm, sizeof nm, "X_%d", i + 1);
+            lm_data_mat(ev, nm, D->X[i]);
+            lm_mat_set_d(yv, i, 0, (double)D->y[i]);
+        }
+        lm_data_mat(ev, "Z (query tokens)", D->Z);
+        lm_data_mat(ev, "y", yv);
+        lm_data_mat(ev, "v (head)", D->v);
+        lm_data_mat(ev, "W(0)", R->W0);
+        lm_mat_free(yv);
+    }
     return rc;
 }
 

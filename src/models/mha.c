@@ -9,6 +9,8 @@
  * literally does; dynamics/lemma1 checks the literal form in MPFR).
  */
 #include "lm_model.h"
+#include "lm_claim.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -431,4 +433,23 @@ void lm_mha_gd_step(lm_mha *m, int mask, const lm_num *eta)
     lm_num_clear(&neta);
     lm_mat_free(p);
     lm_mat_free(g);
+}
+
+void lm_mha_data(lm_eval *ev, const lm_mha *m)
+{
+    if (!lm_want_data(ev)) return;
+    char nm[32];
+    for (int i = 0; i < m->N; i++) {
+        snprintf(nm, sizeof nm, "X_%d", i + 1);
+        lm_data_mat(ev, nm, m->X[i]);
+    }
+    lm_data_mat(ev, "y", m->y);
+    for (int h = 0; h < m->H; h++) {
+        snprintf(nm, sizeof nm, "W^Q_%d", h + 1);
+        lm_data_mat(ev, nm, m->Wq[h]);
+        snprintf(nm, sizeof nm, "W^K_%d", h + 1);
+        lm_data_mat(ev, nm, m->Wk[h]);
+    }
+    lm_data_mat(ev, "W^V", m->Wv);
+    lm_data_mat(ev, "W^O", m->Wo);
 }

@@ -348,7 +348,8 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
 {
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx dc = lm_ctx_double();
-    const int *z = sizes[(ev->index + ev->index / 4) % 4];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, sizes[(ev->index + ev->index / 4) % 4], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     memset(I, 0, sizeof *I);
     I->rd = rd;
@@ -375,6 +376,7 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     I->np = lm_mha_nparams(md, I->mask);
     I->p0 = malloc((size_t)I->np * sizeof *I->p0);
     get_params(I->p0, md, I->mask, I->np);
+    lm_mha_data(ev, md);
     I->m = lm_mha_convert(md, ev->ctx);
     int rc = lm_dyn_consts_eval(&I->k0, md, NULL);
     lm_dyn_induction_bounds(&I->bc, &I->k0, H, lm_par_i(ev, "lamV"));

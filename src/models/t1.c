@@ -41,7 +41,8 @@ int lm_t1_run(lm_eval *ev, const lm_t1_setup *s)
 {
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
-    const int *z = sizes[ev->index % 4];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, sizes[ev->index % 4], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
     const int unequal = H > 1 && (ev->index / 4) % 2 == 1;
     const int rdir = (ev->index / 8) % 3; /* 0: smallest eigvec, 1: largest, 2: random */
@@ -122,6 +123,7 @@ int lm_t1_run(lm_eval *ev, const lm_t1_setup *s)
     lm_num_div(&t1, &t1, &t0);
     lm_mat_scale(r0, r0, &t1);  /* unit residual direction */
     lm_mat_sub(m->y, m->mh, r0); /* so that r_0 = MH_0 - y = r0 */
+    lm_mha_data(ev, m);
     lm_mha_forward(m);
     lm_num_log(&logf0, &m->f);
     /* floor: 1e3 eps^2 ||y||^2 */

@@ -92,7 +92,8 @@ int lm_t2_build(lm_t2_inst *I, lm_eval *ev, const lm_t2_opts *o)
     memset(I, 0, sizeof *I);
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
-    const int *z = t2_sizes[ev->index % 4];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, t2_sizes[ev->index % 4], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
     const int var = ev->index / 4;
     I->N = N; I->n = n; I->D = D; I->d = d; I->H = H;
@@ -222,6 +223,7 @@ int lm_t2_build(lm_t2_inst *I, lm_eval *ev, const lm_t2_opts *o)
     if (lm_t2_GV(&I->GV, md)) return lm_fail(ev, "eigensolver failed on the W^V kernel");
     if (!(isfinite(I->G_ind) && I->G_ind > 0 && isfinite(I->GV) && I->GV > 0))
         return lm_fail(ev, "non-finite step-size constant (G = %.3g, G_V = %.3g)", I->G_ind, I->GV);
+    lm_mha_data(ev, md);
     I->m = lm_mha_convert(md, ev->ctx);
     lm_mha_forward(I->m);
     return 0;

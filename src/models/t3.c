@@ -162,7 +162,8 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx dctx = lm_ctx_double();
     const int kind = o->kinds <= 1 ? 0 : ev->index % o->kinds;
-    const int *z = lm_t3_sizes[kind];
+    int z[5]; /* the shrinker may ask for smaller sizes */
+    lm_sizes(ev, z, lm_t3_sizes[kind], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     lm_mha *m = lm_mha_new(N, n, D, d, H, o->kernel, LM_WV_BLOCK, ev->ctx);
     lm_mha *dm = NULL;
@@ -272,6 +273,7 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     /* constants at M_0 with the labels, and G' at the induction bound */
     lm_mha_free(dm);
     dm = lm_mha_convert(m, &dctx);
+    lm_mha_data(ev, dm);
     lm_dyn_consts kb, bounds;
     memset(&bounds, 0, sizeof bounds);
     if (lm_dyn_consts_eval(&I->k0, dm, NULL) || lm_dyn_t3_eval(&I->t3, dm, &I->k0)) {

@@ -28,6 +28,23 @@ static uint64_t mix(uint64_t key, uint64_t ctr)
     return fmix64(fmix64(k1 + GAMMA * (ctr + 1)) ^ k2);
 }
 
+/* Significant bits kept by lm_rng_uniform/lm_rng_normal (0 = all).  The
+ * shrinker sets it to report a counterexample in short binary fractions;
+ * one process evaluates one instance at a time, so a global is enough. */
+static int round_bits;
+
+void lm_rng_set_round(int bits) { round_bits = bits > 0 && bits < 53 ? bits : 0; }
+int lm_rng_round(void) { return round_bits; }
+
+/* x with its significand cut to `bits` bits, toward zero: exact (a power-of-two
+ * scaling and a trunc), |result| <= |x|, and a nonzero x stays nonzero. */
+double lm_round_sig(double x, int bits)
+{
+    if (bits <= 0 || bits >= 53 || x == 0.0 || !isfinite(x)) return x;
+    int e = ilogb(x);
+    return ldexp(trunc(ldexp(x, bits - 1 - e)), e - (bits - 1));
+}
+
 void lm_rng_init(lm_rng *g, uint64_t key)
 {
     g->key = key;
@@ -42,25 +59,27 @@ uint64_t lm_rng_u64(lm_rng *g)
 }
 
 /* k 2^-53 for a 53-bit k, redrawn when k == 0: exact, in (0,1). */
-double lm_rng_uniform(lm_rng *g)
+static double uniform53(lm_rng *g)
 {
     uint64_t k;
     do k = lm_rng_u64(g) >> 11; while (k == 0);
     return ldexp((double)k, -53);
 }
 
+double lm_rng_uniform(lm_rng *g) { return lm_round_sig(uniform53(g), round_bits); }
+
 /* Box-Muller; the second variate of each pair is kept for the next call. */
 double lm_rng_normal(lm_rng *g)
 {
     if (g->have_spare) {
         g->have_spare = 0;
-        return g->spare;
+        return lm_round_sig(g->spare, round_bits);
     }
-    double u1 = lm_rng_uniform(g), u2 = lm_rng_uniform(g);
+    double u1 = uniform53(g), u2 = uniform53(g);
     double rad = sqrt(-2.0 * log(u1)), th = 2.0 * M_PI * u2;
     g->spare = rad * sin(th);
     g->have_spare = 1;
-    return rad * cos(th);
+    return lm_round_sig(rad * cos(th), round_bits);
 }
 
 /* Unbiased by rejection of the top partial block of 2^64. */

@@ -510,6 +510,65 @@ static void put_findings(writer *w, const doc *docs, int n)
 
 /* ---- one claim --------------------------------------------------------------------- */
 
+/* The shrunk counterexample of a violated configuration: what it is, one command, and its
+ * data (exact binary numbers in their shortest decimal form) for checking by hand. */
+static void put_shrunk(writer *w, const lm_config_result *g)
+{
+    P(w, "\\par\\smallskip\\noindent{\\small\\textbf{Smallest counterexample found} (\\texttt{");
+    ETT(w, g->config);
+    P(w, "}): ");
+    E(w, g->shrunk);
+    if (g->shrink_evals) lm_tbuf_printf(&w->b, " (%d evaluations)", g->shrink_evals);
+    P(w, ".");
+    if (g->shrunk_reproduce[0]) {
+        P(w, " Reproduce:\\\\\n\\hspace*{1em}\\texttt{\\footnotesize ");
+        ETT(w, g->shrunk_reproduce);
+        P(w, "}");
+    }
+    P(w, "}\n");
+    if (!g->shrunk_data || !g->shrunk_data[0]) {
+        P(w, "\\par\\noindent{\\small\\emph{The check records no data for its instances.}}\n");
+        return;
+    }
+    P(w, "\\par\\noindent{\\scriptsize Its data (each matrix row by row, rows separated by ``;''):\\par\n");
+    size_t shown = 0;
+    const char *p = g->shrunk_data;
+    while (*p && shown < 6000) {
+        /* "name\tr\tc\n" then r lines */
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        char head[200];
+        snprintf(head, sizeof head, "%.*s", (int)(nl - p), p);
+        char *t1 = strchr(head, '\t');
+        int rr = 0, cc = 0;
+        if (t1) {
+            *t1 = 0;
+            sscanf(t1 + 1, "%d\t%d", &rr, &cc);
+        }
+        P(w, "\\noindent\\texttt{");
+        ETT(w, head);
+        lm_tbuf_printf(&w->b, "} ($%d\\times%d$) = \\texttt{", rr, cc);
+        p = nl + 1;
+        for (int i = 0; i < rr && *p; i++) {
+            nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            char *row = malloc(len + 1);
+            if (!row) break;
+            memcpy(row, p, len);
+            row[len] = 0;
+            if (i) P(w, " ; ");
+            E(w, row);
+            shown += len;
+            free(row);
+            p = nl ? nl + 1 : p + len;
+        }
+        P(w, "}\\par\n");
+    }
+    if (*p) P(w, "\\noindent\\emph{(the rest of the data is in the database and in "
+                 "\\texttt{lemmata check --json})}\\par\n");
+    P(w, "}\n");
+}
+
 static void put_configs(writer *w, const lm_claim_result *r)
 {
     P(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
@@ -558,9 +617,16 @@ static void put_configs(writer *w, const lm_claim_result *r)
             E(w, g->detail);
             P(w, "}");
         }
+        if (g->escalation[0]) {
+            P(w, " Near misses: ");
+            E(w, g->escalation);
+            P(w, ".");
+        }
         P(w, "\n");
     }
     if (any) P(w, "\\end{itemize}}\n");
+    for (int k = 0; k < r->nconfig; k++)
+        if (r->cfg[k].shrunk[0]) put_shrunk(w, &r->cfg[k]);
 }
 
 /* "name=value" lines; the name may itself contain '=' (the value is a number

@@ -71,6 +71,7 @@ static void free_claim(lm_results_claim *c)
         free(c->res.cfg[k].measures);
         free(c->res.cfg[k].series);
         free(c->res.cfg[k].ratios);
+        free(c->res.cfg[k].shrunk_data);
     }
     free(c->res.cfg);
 }
@@ -98,14 +99,19 @@ static int by_id(const void *a, const void *b)
 static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT config, verdict, worst_ratio, instances, observations, "
-                           "assumption_failed, errors, breaks_double, confirmed, artifacts, "
-                           "near_misses, worst_where, worst_index, reproduce, precisions, "
-                           "seconds, detail, measures, series, ratios, axes FROM configs "
-                           "WHERE run_id=?1 AND claim_id=?2 ORDER BY seq",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
+    /* a database from before schema 2 has no shrunk/escalation columns: read NULLs instead */
+    int v2 = sqlite3_prepare_v2(db, "SELECT shrunk FROM configs LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    st = NULL;
+    char sql[800];
+    snprintf(sql, sizeof sql,
+             "SELECT config, verdict, worst_ratio, instances, observations, "
+             "assumption_failed, errors, breaks_double, confirmed, artifacts, "
+             "near_misses, worst_where, worst_index, reproduce, precisions, "
+             "seconds, detail, measures, series, ratios, axes, %s FROM configs "
+             "WHERE run_id=?1 AND claim_id=?2 ORDER BY seq",
+             v2 ? "shrunk, shrunk_reproduce, shrunk_data, escalation" : "NULL, NULL, NULL, NULL");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_text(st, 2, c->claim.id, -1, SQLITE_TRANSIENT);
     int cap = 0, rc;
@@ -148,6 +154,10 @@ static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
         g->series = col_dup(st, 18);
         g->ratios = col_dup(st, 19);
         col_copy(g->axes, sizeof g->axes, st, 20);
+        col_copy(g->shrunk, sizeof g->shrunk, st, 21);
+        col_copy(g->shrunk_reproduce, sizeof g->shrunk_reproduce, st, 22);
+        g->shrunk_data = col_dup(st, 23);
+        col_copy(g->escalation, sizeof g->escalation, st, 24);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;

@@ -51,7 +51,7 @@ static const char schema[] =
     " errors INTEGER, breaks_double INTEGER, confirmed INTEGER, artifacts INTEGER,"
     " near_misses INTEGER, worst_where TEXT, worst_index INTEGER, reproduce TEXT,"
     " precisions TEXT, seconds REAL, detail TEXT, measures TEXT, series TEXT,"
-    " ratios TEXT, axes TEXT,"
+    " ratios TEXT, axes TEXT, shrunk TEXT, shrunk_reproduce TEXT, shrunk_data TEXT, escalation TEXT,"
     " PRIMARY KEY(run_id, claim_id, seq),"
     " FOREIGN KEY(run_id, claim_id) REFERENCES claims(run_id, claim_id) ON DELETE CASCADE);"
     "CREATE TABLE IF NOT EXISTS live("
@@ -132,8 +132,26 @@ lm_store *lm_store_open(const char *path, char *err, int errlen)
         lm_store_close(s);
         return NULL;
     }
-    /* 1 = this schema; lets a later version migrate */
-    sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, NULL);
+    /* columns added after the first schema: a database written by an older lemmata gains them */
+    static const char *const added[] = {"shrunk", "shrunk_reproduce", "shrunk_data", "escalation"};
+    for (size_t k = 0; k < sizeof added / sizeof *added; k++) {
+        char sql[160];
+        sqlite3_stmt *q = NULL;
+        snprintf(sql, sizeof sql, "SELECT %s FROM configs LIMIT 0", added[k]);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK) {
+            sqlite3_finalize(q);
+            continue;
+        }
+        snprintf(sql, sizeof sql, "ALTER TABLE configs ADD COLUMN %s TEXT", added[k]);
+        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+            snprintf(err, (size_t)errlen, "cannot add column %s to %s: %s", added[k], path,
+                     sqlite3_errmsg(s->db));
+            lm_store_close(s);
+            return NULL;
+        }
+    }
+    /* 2 = configs carry the shrunk counterexample and the near-miss escalation */
+    sqlite3_exec(s->db, "PRAGMA user_version=2;", NULL, NULL, NULL);
     return s;
 }
 
@@ -298,9 +316,10 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
     st = prep(s, "INSERT INTO configs(run_id, claim_id, seq, config, verdict, worst_ratio, "
                  "instances, observations, assumption_failed, errors, breaks_double, confirmed, "
                  "artifacts, near_misses, worst_where, worst_index, reproduce, precisions, "
-                 "seconds, detail, measures, series, ratios, axes) VALUES(?1, ?2, ?3, ?4, ?5, "
+                 "seconds, detail, measures, series, ratios, axes, shrunk, shrunk_reproduce, "
+                 "shrunk_data, escalation) VALUES(?1, ?2, ?3, ?4, ?5, "
                  "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-                 "?22, ?23, ?24)");
+                 "?22, ?23, ?24, ?25, ?26, ?27, ?28)");
     if (!st) goto fail;
     for (int k = 0; k < r->nconfig; k++) {
         const lm_config_result *g = &r->cfg[k];
@@ -330,6 +349,10 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
         bind_text(st, 22, g->series);
         bind_text(st, 23, g->ratios);
         bind_text(st, 24, g->axes);
+        bind_text(st, 25, g->shrunk[0] ? g->shrunk : NULL);
+        bind_text(st, 26, g->shrunk_reproduce[0] ? g->shrunk_reproduce : NULL);
+        bind_text(st, 27, g->shrunk_data);
+        bind_text(st, 28, g->escalation[0] ? g->escalation : NULL);
         if (sqlite3_step(st) != SQLITE_DONE) goto fail;
     }
     sqlite3_finalize(st);

@@ -52,6 +52,70 @@ int lm_par_i(const lm_eval *ev, const char *name) { return (int)lrint(lm_par(ev,
 
 lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
 
+int lm_size(lm_eval *ev, const char *name, int def, int min)
+{
+    struct lm_eval_priv *p = ev->p;
+    int v = def;
+    if (p->ov)
+        for (int k = 0; k < p->ov->n; k++)
+            if (!strcmp(p->ov->name[k], name)) {
+                v = p->ov->val[k];
+                p->ov->used |= 1u << k;
+            }
+    if (v < min) v = min;
+    /* record each name once, with the value of its first use */
+    char key[80];
+    snprintf(key, sizeof key, "%s\t", name);
+    size_t kl = strlen(key);
+    int seen = 0;
+    for (const char *q = p->sizes.buf; q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : q + strlen(q))
+        if (!strncmp(q, key, kl)) seen = 1;
+    if (!seen) lm_sb_printf(&p->sizes, "%s\t%d\t%d\n", name, v, min);
+    return v;
+}
+
+const char *const lm_nm5[5] = {"N", "n", "D", "d", "H"};
+
+void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names)
+{
+    for (int k = 0; k < n; k++) z[k] = lm_size(ev, names[k], def[k], 1);
+}
+
+int lm_want_data(const lm_eval *ev) { return ev->p->want_data && !ev->searching; }
+
+/* the shortest decimal that reads back as x */
+static void shortest(char *b, size_t n, double x)
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(b, n, "%.*g", p, x);
+        if (strtod(b, NULL) == x) return;
+    }
+}
+
+void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M)
+{
+    if (!lm_want_data(ev)) return;
+    lm_sb *d = &ev->p->data;
+    if (d->len > (64u << 10)) return;
+    lm_sb_printf(d, "%s\t%d\t%d\n", name, M->r, M->c);
+    for (int i = 0; i < M->r; i++) {
+        for (int j = 0; j < M->c; j++) {
+            char b[40];
+            shortest(b, sizeof b, lm_mat_get_d(M, i, j));
+            lm_sb_printf(d, "%s%s", j ? " " : "", b);
+        }
+        lm_sb_printf(d, "\n");
+    }
+}
+
+void lm_data_d(lm_eval *ev, const char *name, double v)
+{
+    if (!lm_want_data(ev)) return;
+    char b[40];
+    shortest(b, sizeof b, v);
+    lm_sb_printf(&ev->p->data, "%s\t1\t1\n%s\n", name, b);
+}
+
 /* near-miss width: a relative margin of 2^-44 (~256 ulps of double) */
 #define NEAR_REL 5.684341886080802e-14
 
@@ -119,6 +183,15 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
         double da = lm_num_get_d(a), db = lm_num_get_d(&bt);
         double sc = fmax(fabs(da), fabs(db));
         near = (db - da) <= NEAR_REL * sc;
+    } else if (!broke && ev->ctx->backend == LM_MPFR) {
+        /* the same in MPFR: the margin within 2^16 units of the context's roundoff of
+         * the scale -- the runner then escalates the precision (near_in_context) */
+        lm_num m;
+        lm_num_init(&m, ev->ctx);
+        lm_num_sub(&m, &bt, a);
+        double ls = fmax(lm_num_log_abs_d(a), lm_num_log_abs_d(&bt)) / M_LN2;
+        near = lm_num_sgn(&m) == 0 || lm_num_log_abs_d(&m) / M_LN2 <= ls + lm_ctx_log2eps(ev->ctx) + 16.0;
+        lm_num_clear(&m);
     }
     lm_num_clear(&bt);
     record(ev, t, l10, broke, near, lab);
@@ -143,6 +216,10 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     int near = 0;
     if (!broke && ev->ctx->backend == LM_DOUBLE)
         near = -dd <= NEAR_REL * fmax(1.0, fabs(lm_num_get_d(&lb)));
+    else if (!broke && ev->ctx->backend == LM_MPFR) /* |diff| within 2^16 roundoffs of max(1, |log b|) */
+        near = lm_num_sgn(&diff) == 0 ||
+               lm_num_log_abs_d(&diff) / M_LN2 <=
+                   log2(fmax(1.0, fabs(lm_num_get_d(&lb)))) + lm_ctx_log2eps(ev->ctx) + 16.0;
     lm_num_sub(&diff, loga, &lb); /* against log b + log1p(tol), as in lm_obs_le */
     double l10 = lm_num_get_d(&diff) / M_LN10;
     lm_num_clears(&lb, &diff, (lm_num *)NULL);

@@ -10,6 +10,14 @@ void lm_sb_free(lm_sb *s);
 void lm_sb_printf(lm_sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *lm_sb_take(lm_sb *s);
 
+/* size overrides of the shrinker or of `check --size` */
+typedef struct {
+    int n;
+    const char *name[16];
+    int val[16];
+    unsigned used; /* bit k: override k was asked for */
+} lm_size_ov;
+
 struct lm_eval_priv {
     lm_rng rng;
     long nobs;
@@ -25,6 +33,10 @@ struct lm_eval_priv {
     char why[400];
     lm_sb measures, series;
     char axes[160];
+    lm_size_ov *ov;         /* NULL: the claim's own sizes */
+    lm_sb sizes;            /* "name\tvalue\tmin\n", one line per name asked for */
+    int want_data;
+    lm_sb data;             /* lm_data_* output */
 };
 
 #endif

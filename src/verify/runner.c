@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@ void lm_run_opts_default(lm_run_opts *o)
     o->only_instance = -1;
     o->certify = 1;
     o->cert_max_prec = 2048;
+    o->shrink = 1;
 }
 
 static double now_s(void)
@@ -47,6 +50,7 @@ typedef struct {
     long nobs;
     char why[400];
     char *measures, *series;
+    char *sizes, *data;  /* lm_size requests, lm_data_* output */
     char axes[160];
 } inst_out;
 
@@ -54,18 +58,50 @@ static void inst_out_free(inst_out *o)
 {
     free(o->measures);
     free(o->series);
-    o->measures = o->series = NULL;
+    free(o->sizes);
+    free(o->data);
+    o->measures = o->series = o->sizes = o->data = NULL;
 }
 
+/* what the shrinker changes in an evaluation (NULL: the run options' sizes and draws) */
+typedef struct {
+    lm_size_ov ov;
+    int round_bits;
+    int want_data;
+} shrink_req;
+
+static unsigned sizes_used; /* bit k: the run options' size override k was asked for */
+
 /* one evaluation of (config, index, x) in ctx */
-static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
-                      const double *x, int nx, const lm_ctx *ctx, int tmax, const double *par,
-                      const lm_run_opts *o, int searching)
+static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
+                         const double *x, int nx, const lm_ctx *ctx, int tmax, const double *par,
+                         const lm_run_opts *o, int searching, const shrink_req *sq)
 {
     struct lm_eval_priv p;
     memset(&p, 0, sizeof p);
     lm_sb_init(&p.measures);
     lm_sb_init(&p.series);
+    lm_sb_init(&p.sizes);
+    lm_sb_init(&p.data);
+    lm_size_ov ov = {0};
+    if (sq) ov = sq->ov;
+    else {
+        for (int k = 0; k < o->nsize && k < 16; k++) {
+            ov.name[k] = o->size_name[k];
+            ov.val[k] = o->size_val[k];
+        }
+        ov.n = o->nsize < 16 ? o->nsize : 16;
+    }
+    ov.used = 0;
+    p.ov = &ov;
+    p.want_data = sq ? sq->want_data : 0;
+    int bits = sq ? sq->round_bits : o->round_bits, old_bits = lm_rng_round();
+    double xr[64];
+    if (x && bits > 0) { /* an adversarial point in short binary fractions too */
+        for (int i = 0; i < nx && i < 64; i++) xr[i] = lm_round_sig(x[i], bits);
+        x = xr;
+    }
+    lm_rng_set_round(bits);
     lm_rng_init(&p.rng, seed);
     p.first_break_t = -1;
     p.last_near_t = -1;
@@ -75,6 +111,8 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
                   .budget = o->budget, .quick = o->quick, .searching = searching,
                   .par = par, .p = &p};
     int rc = c->eval(&ev);
+    lm_rng_set_round(old_bits);
+    if (!sq) sizes_used |= ov.used;
     if (rc != 0 && !p.failed) {
         p.failed = 1;
         snprintf(p.why, sizeof p.why, "check returned %d", rc);
@@ -96,6 +134,15 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
     memcpy(out->axes, p.axes, sizeof out->axes);
     out->measures = lm_sb_take(&p.measures);
     out->series = lm_sb_take(&p.series);
+    out->sizes = lm_sb_take(&p.sizes);
+    out->data = lm_sb_take(&p.data);
+}
+
+static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
+                      const double *x, int nx, const lm_ctx *ctx, int tmax, const double *par,
+                      const lm_run_opts *o, int searching)
+{
+    eval_once_sq(out, c, cfg, index, seed, x, nx, ctx, tmax, par, o, searching, NULL);
 }
 
 static uint64_t inst_seed(const lm_run_opts *o, const lm_claim *c, int cfg, int k)
@@ -184,6 +231,9 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
         }
         w += snprintf(dst + w, n - (size_t)w, " --set %s=%s", o->set_name[k], v);
     }
+    for (int k = 0; k < o->nsize && (size_t)w < n; k++)
+        w += snprintf(dst + w, n - (size_t)w, " --size %s=%d", o->size_name[k], o->size_val[k]);
+    if (o->round_bits > 0 && (size_t)w < n) snprintf(dst + w, n - (size_t)w, " --round %d", o->round_bits);
 }
 
 /* Certify the worst confirmed break of a configuration: re-evaluate its instance in ball
@@ -230,8 +280,232 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
              "not certified: the balls still overlap at %ld bits", (long)o->cert_max_prec);
 }
 
+/* ---- shrinking a counterexample ----
+ * Greedy, deterministic (no clock): each size the claim routes through lm_size is bisected
+ * down to the smallest value at which the instance still breaks, then the random draws are
+ * cut to the fewest significant bits (1, 2, 3, 4, 6, ..., 32) that keep the break.  A step is
+ * accepted only when the break survives the MPFR replay, as a violation must. */
+typedef struct {
+    const lm_claim *c;
+    int cfg, index, nx;
+    uint64_t seed;
+    const double *x, *par;
+    const lm_run_opts *o;
+    lm_ctx prim, rep;
+    int evals, cap;
+    int crashed; /* candidates whose evaluation died (rejected) */
+} shrinker;
+
+static int still_breaks_here(shrinker *S, const shrink_req *q, int *tbreak)
+{
+    inst_out r;
+    S->evals++;
+    eval_once_sq(&r, S->c, S->cfg, S->index, S->seed, S->x, S->nx, &S->prim, -1, S->par, S->o, 0, q);
+    int replay = !S->c->no_replay && !(S->prim.backend == LM_MPFR && S->prim.prec >= 256);
+    /* a near miss in double may be a break that only MPFR sees */
+    int ok = !r.failed && !r.assume_failed && !r.not_checkable && (r.broke || (replay && r.near));
+    int tb = r.broke ? r.first_break_t : r.near_tmax;
+    inst_out_free(&r);
+    if (ok && replay) {
+        S->evals++;
+        eval_once_sq(&r, S->c, S->cfg, S->index, S->seed, S->x, S->nx, &S->rep, tb, S->par, S->o, 0, q);
+        ok = !r.failed && !r.assume_failed && !r.not_checkable && r.broke;
+        tb = r.first_break_t;
+        inst_out_free(&r);
+    }
+    if (ok && tbreak) *tbreak = tb;
+    return ok;
+}
+
+/* Each candidate runs in a child process: a size the check was never written for (a zero-width
+ * head, one token) may trip an assertion, and that must reject the candidate, not end the run. */
+static int still_breaks(shrinker *S, const shrink_req *q, int *tbreak)
+{
+    if (S->evals >= S->cap) return 0;
+    int fd[2];
+    if (pipe(fd)) return 0;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul >= 0) dup2(nul, 2); /* a candidate's assertion message is not the run's */
+        int e0 = S->evals, out[3] = {0, -1, 0};
+        out[0] = still_breaks_here(S, q, &out[1]);
+        out[2] = S->evals - e0;
+        ssize_t wr = write(fd[1], out, sizeof out);
+        _exit(wr == (ssize_t)sizeof out ? 0 : 1);
+    }
+    close(fd[1]);
+    int in[3] = {0, -1, 1};
+    ssize_t got = 0;
+    while (got < (ssize_t)sizeof in) {
+        ssize_t k = read(fd[0], (char *)in + got, sizeof in - (size_t)got);
+        if (k <= 0) break;
+        got += k;
+    }
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (got != (ssize_t)sizeof in || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        S->evals++;
+        S->crashed++;
+        return 0;
+    }
+    S->evals += in[2];
+    if (in[0] && tbreak) *tbreak = in[1];
+    return in[0];
+}
+
+/* "name\tvalue\tmin" lines -> q->ov (names point into buf) */
+static void parse_sizes(char *buf, shrink_req *q, int *mins, int *was)
+{
+    q->ov.n = 0;
+    for (char *line = buf; line && *line && q->ov.n < 16;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (t1 && t2) {
+            *t1 = 0;
+            int k = q->ov.n++;
+            q->ov.name[k] = line;
+            q->ov.val[k] = was[k] = atoi(t1 + 1);
+            mins[k] = atoi(t2 + 1);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const double *x, int nx,
+                   const double *par, const lm_run_opts *o, const lm_ctx *prim, const lm_ctx *rep)
+{
+    shrinker S = {c, cfg, cr->worst_index, nx, inst_seed(o, c, cfg, cr->worst_index), nx ? x : NULL,
+                  par, o, *prim, *rep, 0, o->quick ? 48 : 96, 0};
+    shrink_req q;
+    memset(&q, 0, sizeof q);
+    for (int k = 0; k < o->nsize && k < 16; k++) {
+        q.ov.name[k] = o->size_name[k];
+        q.ov.val[k] = o->size_val[k];
+        q.ov.n = k + 1;
+    }
+    q.round_bits = o->round_bits;
+    /* the sizes the instance asks for */
+    inst_out r0;
+    eval_once_sq(&r0, c, cfg, S.index, S.seed, S.x, nx, prim, -1, par, o, 0, &q);
+    S.evals++;
+    char *szbuf = r0.sizes;
+    r0.sizes = NULL;
+    inst_out_free(&r0);
+    int mins[16], was[16], tb = -1;
+    shrink_req base = q;
+    parse_sizes(szbuf, &q, mins, was);
+    if (!still_breaks(&S, &q, &tb)) { /* the recorded sizes do not reproduce: keep the original */
+        snprintf(cr->shrunk, sizeof cr->shrunk, "not shrunk: the instance did not break again when "
+                 "re-evaluated with its recorded sizes");
+        free(szbuf);
+        return;
+    }
+    (void)base;
+    if (nx == 0) /* an adversarial point is tied to its sizes: only its numbers are cut */
+        for (int pass = 0; pass < 2; pass++) {
+            int changed = 0;
+            for (int k = 0; k < q.ov.n; k++) {
+                int lo = mins[k], hi = q.ov.val[k], cur = hi;
+                while (lo < hi) {
+                    int mid = lo + (hi - lo) / 2, t;
+                    q.ov.val[k] = mid;
+                    if (still_breaks(&S, &q, &t)) { hi = mid; tb = t; }
+                    else lo = mid + 1;
+                }
+                q.ov.val[k] = hi;
+                changed |= hi < cur;
+            }
+            if (!changed) break;
+        }
+    static const int cand[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    if (q.round_bits == 0)
+        for (size_t k = 0; k < sizeof cand / sizeof *cand; k++) {
+            int t;
+            q.round_bits = cand[k];
+            if (still_breaks(&S, &q, &t)) { tb = t; break; }
+            q.round_bits = 0;
+        }
+    /* the shrunk instance once more, in the replay precision, with its data */
+    const lm_ctx *fin = (c->no_replay || (prim->backend == LM_MPFR && prim->prec >= 256)) ? prim : rep;
+    q.want_data = 1;
+    inst_out rf;
+    eval_once_sq(&rf, c, cfg, S.index, S.seed, S.x, nx, fin, -1, par, o, 0, &q);
+    S.evals++;
+    cr->shrink_evals = S.evals;
+    if (!rf.broke || rf.failed) { /* cannot happen for a deterministic check; say so if it does */
+        snprintf(cr->shrunk, sizeof cr->shrunk, "not shrunk: the shrunk instance did not break when "
+                 "evaluated again (a nondeterministic check?)");
+        inst_out_free(&rf);
+        free(szbuf);
+        return;
+    }
+    if (rf.first_break_t >= 0) tb = rf.first_break_t;
+    int w = 0;
+    size_t n = sizeof cr->shrunk;
+    for (int k = 0; k < q.ov.n && (size_t)w < n; k++)
+        w += snprintf(cr->shrunk + w, n - (size_t)w, "%s%s=%d", k ? " " : "", q.ov.name[k], q.ov.val[k]);
+    if (q.ov.n && (size_t)w < n) {
+        int diff = 0;
+        for (int k = 0; k < q.ov.n; k++) diff |= q.ov.val[k] != was[k];
+        if (diff) {
+            w += snprintf(cr->shrunk + w, n - (size_t)w, " (was");
+            for (int k = 0; k < q.ov.n && (size_t)w < n; k++)
+                w += snprintf(cr->shrunk + w, n - (size_t)w, " %s=%d", q.ov.name[k], was[k]);
+            w += snprintf(cr->shrunk + w, n - (size_t)w, ")");
+        } else w += snprintf(cr->shrunk + w, n - (size_t)w, " (as drawn)");
+    } else if ((size_t)w < n)
+        w += snprintf(cr->shrunk + w, n - (size_t)w, "sizes fixed by the check");
+    if ((size_t)w < n) {
+        if (q.round_bits) w += snprintf(cr->shrunk + w, n - (size_t)w, "; random draws cut to %d significant bit%s",
+                                       q.round_bits, q.round_bits > 1 ? "s" : "");
+        else w += snprintf(cr->shrunk + w, n - (size_t)w, "; full-precision draws");
+    }
+    if (tb >= 0 && (size_t)w < n) w += snprintf(cr->shrunk + w, n - (size_t)w, "; first break at iterate %d", tb);
+    if (S.crashed && (size_t)w < n)
+        w += snprintf(cr->shrunk + w, n - (size_t)w, "; %d candidate%s rejected: the check died there",
+                      S.crashed, S.crashed > 1 ? "s" : "");
+    if (rf.where[0] && (size_t)w < n) snprintf(cr->shrunk + w, n - (size_t)w, "; worst: %.150s", rf.where);
+    /* the command: the run's options without its --size/--round, then the shrunk ones */
+    lm_run_opts o2 = *o;
+    o2.nsize = 0;
+    o2.round_bits = 0;
+    build_reproduce(cr->shrunk_reproduce, sizeof cr->shrunk_reproduce, c, cfg, S.index, &o2);
+    size_t L = strlen(cr->shrunk_reproduce);
+    for (int k = 0; k < q.ov.n && L < sizeof cr->shrunk_reproduce; k++) {
+        snprintf(cr->shrunk_reproduce + L, sizeof cr->shrunk_reproduce - L, " --size %s=%d", q.ov.name[k],
+                 q.ov.val[k]);
+        L = strlen(cr->shrunk_reproduce);
+    }
+    if (q.round_bits && L < sizeof cr->shrunk_reproduce)
+        snprintf(cr->shrunk_reproduce + L, sizeof cr->shrunk_reproduce - L, " --round %d", q.round_bits);
+    if (rf.data && rf.data[0]) {
+        cr->shrunk_data = rf.data;
+        rf.data = NULL;
+    }
+    inst_out_free(&rf);
+    free(szbuf);
+}
+
+/* what a configuration leaves for the claim-level shrinker */
+typedef struct {
+    int ok, nx, cfg;
+    double x[64];
+    lm_ctx prim, rep;
+} shrink_seed;
+
 static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const double *par,
-                       const lm_run_opts *o)
+                       const lm_run_opts *o, shrink_seed *sk)
 {
     double t0 = now_s();
     memset(cr, 0, sizeof *cr);
@@ -255,6 +529,13 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     char why_af[400] = "", why_err[400] = "";
     int worst_confirmed = 0, worst_break_t = -1, worst_nx = 0;
     double worst_x[64];
+    /* near-miss escalation: instances still within the replay's rounding, the largest precision
+     * needed, and those that broke / stayed within rounding up to the cap */
+    long n_esc = 0, esc_broke = 0, esc_tight = 0;
+    /* capped at 1024 bits: claims state tolerances in units of the context's roundoff as doubles,
+     * and 2^-2048 underflows double (a tolerance of 0 would turn an exact equality into noise) */
+    mpfr_prec_t esc_max = 0, cap = o->cert_max_prec < 1024 ? o->cert_max_prec : 1024;
+    if (cap < rp) cap = rp;
     for (int k = 0; k < ntotal; k++) {
         if (o->only_instance >= 0 && k != o->only_instance) continue;
         uint64_t seed = inst_seed(o, c, cfg, k);
@@ -284,6 +565,25 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 int tmax = was_break ? r.first_break_t : r.near_tmax;
                 eval_once(&r2, c, cfg, k, seed, x, nx, &rep, tmax, par, o, 0);
                 add_prec(cr->precisions, sizeof cr->precisions, &rep);
+                /* Ziv: a margin still within the replay's own rounding is re-decided at twice
+                 * the precision, up to the cap */
+                mpfr_prec_t ep = rp;
+                if (!r2.failed && !r2.broke && r2.near) n_esc++;
+                while (!r2.failed && !r2.broke && r2.near && ep < cap) {
+                    ep *= 2;
+                    lm_ctx ec = lm_ctx_mpfr(ep);
+                    inst_out r3;
+                    eval_once(&r3, c, cfg, k, seed, x, nx, &ec, r2.broke ? r2.first_break_t : r2.near_tmax,
+                              par, o, 0);
+                    add_prec(cr->precisions, sizeof cr->precisions, &ec);
+                    inst_out_free(&r2);
+                    r2 = r3;
+                }
+                if (ep > rp && !r2.failed) {
+                    if (r2.broke) esc_broke++;
+                    else if (r2.near) esc_tight++;
+                    if (ep > esc_max) esc_max = ep;
+                }
                 if (r2.failed) {
                     /* the replay could not decide: keep the error visible */
                     inst_out_free(&r);
@@ -342,6 +642,16 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             fprintf(stderr, "\r  %-44s %-22.22s %4d/%d", c->id, cr->config, k + 1, ntotal);
     }
     if (cr->worst_index >= 0) cr->worst_ratio = pow(10.0, worst);
+    if (n_esc) {
+        int w = snprintf(cr->escalation, sizeof cr->escalation,
+                         "%ld within MPFR-%ld rounding, re-decided at up to %ld bits", n_esc, (long)rp,
+                         (long)(esc_max ? esc_max : rp));
+        if (esc_broke && (size_t)w < sizeof cr->escalation)
+            w += snprintf(cr->escalation + w, sizeof cr->escalation - (size_t)w, "; %ld broke there", esc_broke);
+        if (esc_tight && (size_t)w < sizeof cr->escalation)
+            snprintf(cr->escalation + w, sizeof cr->escalation - (size_t)w,
+                     "; %ld stayed within rounding of equality up to %ld bits (equality cases, held within the check's tolerance)", esc_tight, (long)cap);
+    }
     cr->ratios = lm_sb_take(&ratios);
     if (cr->confirmed > 0) cr->verdict = c->proxy ? LM_V_INCONSISTENT : LM_V_VIOLATED;
     else if (cr->errors > 0) {
@@ -366,6 +676,14 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
          * other use for its detail line */
         if (!cr->detail[0]) snprintf(cr->detail, sizeof cr->detail, "%s", cr->cert_note);
     }
+    /* the claim shrinks the break of its worst violated configuration (lm_run_claim) */
+    if (cr->verdict == LM_V_VIOLATED && worst_confirmed && sk) {
+        sk->ok = 1;
+        sk->nx = worst_nx;
+        if (worst_nx) memcpy(sk->x, worst_x, sizeof(double) * (size_t)worst_nx);
+        sk->prim = prim;
+        sk->rep = rep;
+    }
     if (cr->worst_index >= 0) build_reproduce(cr->reproduce, sizeof cr->reproduce, c, cfg,
                                               cr->worst_index, o);
     cr->seconds = now_s() - t0;
@@ -375,6 +693,7 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
 {
     memset(res, 0, sizeof *res);
     res->claim = c;
+    sizes_used = 0;
     int np = 0;
     while (c->params && c->params[np].name) np++;
     double par[128];
@@ -385,6 +704,7 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     }
     int nc = lm_claim_nconfigs(c);
     res->cfg = calloc((size_t)nc, sizeof *res->cfg);
+    shrink_seed *seeds = calloc((size_t)nc, sizeof *seeds);
     res->verdict = LM_V_HOLDS;
     res->worst_ratio = NAN;
     double t0 = now_s();
@@ -392,7 +712,9 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     for (int k = 0; k < nc; k++) {
         if (o->only_config && strcmp(o->only_config, lm_claim_config(c, k)) != 0) continue;
         lm_config_result *cr = &res->cfg[res->nconfig++];
-        run_config(cr, c, k, par, o);
+        shrink_seed *sk = &seeds[res->nconfig - 1];
+        sk->cfg = k;
+        run_config(cr, c, k, par, o, sk);
         res->instances += cr->instances;
         if (cr->verdict > res->verdict || res->nconfig == 1) res->verdict = cr->verdict;
         if (!isnan(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
@@ -414,6 +736,13 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
             }
         }
     }
+    /* one counterexample per violated claim: its worst violated configuration's, shrunk */
+    if (worst_cfg >= 0 && o->shrink && res->cfg[worst_cfg].verdict == LM_V_VIOLATED && seeds[worst_cfg].ok) {
+        shrink_seed *sk = &seeds[worst_cfg];
+        shrink(&res->cfg[worst_cfg], c, sk->cfg, sk->x, sk->nx, par, o, &sk->prim, &sk->rep);
+    }
+    free(seeds);
+    res->sizes_used = sizes_used;
     if (res->nconfig == 0) return -1;
     for (int k = 0; k < res->nconfig; k++)
         if (res->verdict == LM_V_VIOLATED && res->cfg[k].verdict == LM_V_VIOLATED && res->cfg[k].certified)
@@ -430,6 +759,7 @@ void lm_claim_result_clear(lm_claim_result *res)
         free(res->cfg[k].measures);
         free(res->cfg[k].series);
         free(res->cfg[k].ratios);
+        free(res->cfg[k].shrunk_data);
     }
     free(res->cfg);
     memset(res, 0, sizeof *res);
@@ -488,6 +818,17 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         fprintf(f, ",\"certified\":%s,\"certified_bits\":%d", c->certified ? "true" : "false", c->cert_prec);
         fputs(",\"detail\":", f);
         json_str(f, c->detail);
+        fprintf(f, ",\"near_misses\":%ld,\"escalation\":", c->near_misses);
+        json_str(f, c->escalation);
+        if (c->shrunk[0]) {
+            fputs(",\"shrunk\":{\"instance\":", f);
+            json_str(f, c->shrunk);
+            fputs(",\"reproduce\":", f);
+            json_str(f, c->shrunk_reproduce);
+            fprintf(f, ",\"evaluations\":%d,\"data\":", c->shrink_evals);
+            json_str(f, c->shrunk_data ? c->shrunk_data : "");
+            fputs("}", f);
+        }
         fputs(",\"measures\":{", f); /* "name=value" lines of the worst instance */
         int first = 1;
         for (const char *p = c->measures; p && *p;) {
