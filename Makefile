@@ -42,6 +42,12 @@ endif
 ifdef SEED
   VERIFY_FLAGS += --seed $(SEED)
 endif
+ifeq ($(FORCE),1)
+  VERIFY_FLAGS += --force
+endif
+ifdef JOBS
+  VERIFY_FLAGS += -j $(JOBS)
+endif
 
 .PHONY: all deps verify test report clean san FORCE
 all: deps $(BIN)
@@ -71,11 +77,22 @@ $(BUILD)/commit.c: FORCE
 $(BUILD)/commit.o: $(BUILD)/commit.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# what every result depends on besides its own claim file: the library sources and headers
+# (incremental verify re-runs a claim when this or its claim file changed)
+$(BUILD)/srchash.c: FORCE
+	@mkdir -p $(BUILD)
+	@h=$$(cat $(sort $(LIB_SRC)) $(sort $(wildcard include/*.h)) | sha1sum | cut -c1-16); \
+	 echo "const char lm_srchash[] = \"$$h\";" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/srchash.o: $(BUILD)/srchash.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/%.o: %.c $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o $(BUILD)/commit.o
+$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 

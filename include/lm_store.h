@@ -45,6 +45,14 @@ int lm_store_verdict_counts(lm_store *s, long long run, long *counts);
 int lm_store_has_live(lm_store *s, long long run, const char *name);
 int lm_store_save_live(lm_store *s, long long run, const char *name, const char *doc, int steps,
                        int prec, const char *series, const char *summary, double seconds);
+/* Incremental verify: a result is stored with a fingerprint of everything it depends on
+ * (the claim file, the library sources, seed, budget, precision); a later run finds the
+ * newest earlier result with the same fingerprint and copies it instead of re-running.
+ * live = 1: the live table (key = run name); 0: claims and their configurations. */
+int lm_store_set_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp);
+long long lm_store_find_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp);
+int lm_store_copy(lm_store *s, long long from, long long to, int live, const char *key);
+
 /* newest finished run id (or newest at all when none finished), -1 if empty */
 long long lm_store_latest_run(lm_store *s);
 

@@ -133,25 +133,30 @@ lm_store *lm_store_open(const char *path, char *err, int errlen)
         return NULL;
     }
     /* columns added after the first schema: a database written by an older lemmata gains them */
-    static const char *const added[] = {"shrunk", "shrunk_reproduce", "shrunk_data", "escalation"};
+    static const char *const added[][3] = {
+        {"configs", "shrunk", "TEXT"}, {"configs", "shrunk_reproduce", "TEXT"},
+        {"configs", "shrunk_data", "TEXT"}, {"configs", "escalation", "TEXT"},
+        {"claims", "fingerprint", "TEXT"}, {"claims", "reused_from", "INTEGER"},
+        {"live", "fingerprint", "TEXT"}, {"live", "reused_from", "INTEGER"}};
     for (size_t k = 0; k < sizeof added / sizeof *added; k++) {
         char sql[160];
         sqlite3_stmt *q = NULL;
-        snprintf(sql, sizeof sql, "SELECT %s FROM configs LIMIT 0", added[k]);
+        snprintf(sql, sizeof sql, "SELECT %s FROM %s LIMIT 0", added[k][1], added[k][0]);
         if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK) {
             sqlite3_finalize(q);
             continue;
         }
-        snprintf(sql, sizeof sql, "ALTER TABLE configs ADD COLUMN %s TEXT", added[k]);
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added[k][0], added[k][1], added[k][2]);
         if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-            snprintf(err, (size_t)errlen, "cannot add column %s to %s: %s", added[k], path,
+            snprintf(err, (size_t)errlen, "cannot add column %s to %s: %s", added[k][1], path,
                      sqlite3_errmsg(s->db));
             lm_store_close(s);
             return NULL;
         }
     }
-    /* 2 = configs carry the shrunk counterexample and the near-miss escalation */
-    sqlite3_exec(s->db, "PRAGMA user_version=2;", NULL, NULL, NULL);
+    /* 2: configs carry the shrunk counterexample and the near-miss escalation;
+     * 3: claims and live runs carry the fingerprint incremental verify reuses them by */
+    sqlite3_exec(s->db, "PRAGMA user_version=3;", NULL, NULL, NULL);
     return s;
 }
 
@@ -461,4 +466,95 @@ int lm_store_save_live(lm_store *s, long long run, const char *name, const char 
     if (rc) complain(s, "saving a live run");
     sqlite3_finalize(st);
     return rc;
+}
+
+/* ---- incremental verify ---- */
+
+int lm_store_set_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp)
+{
+    sqlite3_stmt *st = prep(s, live ? "UPDATE live SET fingerprint=?3 WHERE run_id=?1 AND name=?2"
+                                    : "UPDATE claims SET fingerprint=?3 WHERE run_id=?1 AND claim_id=?2");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, run);
+    bind_text(st, 2, key);
+    bind_text(st, 3, fp);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) complain(s, "recording a fingerprint");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+long long lm_store_find_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp)
+{
+    if (!fp || !*fp) return -1;
+    sqlite3_stmt *st = prep(s, live ? "SELECT run_id FROM live WHERE name=?1 AND fingerprint=?2 AND "
+                                      "run_id<>?3 ORDER BY run_id DESC LIMIT 1"
+                                    : "SELECT run_id FROM claims WHERE claim_id=?1 AND fingerprint=?2 AND "
+                                      "run_id<>?3 ORDER BY run_id DESC LIMIT 1");
+    if (!st) return -1;
+    bind_text(st, 1, key);
+    bind_text(st, 2, fp);
+    sqlite3_bind_int64(st, 3, run);
+    long long id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* "a, b, c" of table's columns except those listed in skip (comma-separated, padded) */
+static int column_list(lm_store *s, const char *table, const char *skip, char *out, size_t n)
+{
+    char sql[80];
+    snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+    sqlite3_stmt *st = prep(s, sql);
+    if (!st) return -1;
+    size_t w = 0;
+    out[0] = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 1);
+        char pad[80];
+        snprintf(pad, sizeof pad, ",%s,", c ? c : "");
+        if (!c || strstr(skip, pad)) continue;
+        w += (size_t)snprintf(out + w, n > w ? n - w : 0, "%s%s", w ? ", " : "", c);
+    }
+    sqlite3_finalize(st);
+    return w < n ? 0 : -1;
+}
+
+int lm_store_copy(lm_store *s, long long from, long long to, int live, const char *key)
+{
+    char cols[2048], sql[6000];
+    if (exec(s, "BEGIN IMMEDIATE", "starting a transaction")) return -1;
+    int ok = 1;
+    if (live) {
+        ok = !column_list(s, "live", ",run_id,reused_from,", cols, sizeof cols);
+        snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO live(run_id, reused_from, %s) SELECT ?1, ?2, %s "
+                                  "FROM live WHERE run_id=?2 AND name=?3", cols, cols);
+    } else {
+        ok = !column_list(s, "claims", ",run_id,seq,reused_from,", cols, sizeof cols);
+        snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO claims(run_id, seq, reused_from, %s) SELECT ?1, "
+                                  "(SELECT COALESCE(MAX(seq), 0) + 1 FROM claims WHERE run_id=?1), ?2, %s "
+                                  "FROM claims WHERE run_id=?2 AND claim_id=?3", cols, cols);
+    }
+    for (int pass = 0; ok && pass < (live ? 1 : 3); pass++) {
+        if (pass == 1) {
+            snprintf(sql, sizeof sql, "DELETE FROM configs WHERE run_id=?1 AND claim_id=?3 AND ?2 IS NOT NULL");
+        } else if (pass == 2) {
+            ok = !column_list(s, "configs", ",run_id,", cols, sizeof cols);
+            snprintf(sql, sizeof sql, "INSERT INTO configs(run_id, %s) SELECT ?1, %s FROM configs "
+                                      "WHERE run_id=?2 AND claim_id=?3", cols, cols);
+        }
+        sqlite3_stmt *st = ok ? prep(s, sql) : NULL;
+        if (!st) { ok = 0; break; }
+        sqlite3_bind_int64(st, 1, to);
+        sqlite3_bind_int64(st, 2, from);
+        bind_text(st, 3, key);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+        sqlite3_finalize(st);
+    }
+    if (!ok) {
+        complain(s, "copying an unchanged result");
+        exec(s, "ROLLBACK", "rolling back");
+        return -1;
+    }
+    return exec(s, "COMMIT", "committing a copied result");
 }

@@ -1,0 +1,117 @@
+/* `lemmata verify -j N` and incremental verify (issue 8, parts 5 and 6), on the eight
+ * fast claims mirror/lemma12..19 (--only mirror/lemma1, no report):
+ *   - two workers store exactly what one worker stores (verdicts, ratios, measures, series,
+ *     per-instance ratios), whatever order they finish in;
+ *   - a second run with nothing changed re-runs nothing and stores the same rows, marked as
+ *     reused from the first run; --force re-runs everything; another seed re-runs everything;
+ *   - bad -j / --only values are one-line errors.
+ * Claim files checked here: lemmas/mirror/lemma12.c ... lemma19.c (as a set). */
+#include "test_support.h"
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* every stored field of run `run` that must not depend on scheduling, as one string */
+static char *rows(const char *db, int run)
+{
+    sqlite3 *h = NULL;
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(h,
+                                    "SELECT c.claim_id, c.verdict, c.worst_ratio, c.instances, g.config, g.verdict, "
+                                    "g.worst_ratio, g.observations, g.breaks_double, g.confirmed, g.near_misses, "
+                                    "g.worst_where, g.measures, g.series, g.ratios FROM claims c JOIN configs g "
+                                    "ON g.run_id=c.run_id AND g.claim_id=c.claim_id WHERE c.run_id=?1 "
+                                    "ORDER BY c.claim_id, g.seq",
+                                    -1, &st, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_bind_int(st, 1, run);
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap);
+    out[0] = 0;
+    int nrow = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        nrow++;
+        for (int i = 0; i < 15; i++) {
+            const char *t = (const char *)sqlite3_column_text(st, i);
+            size_t l = t ? strlen(t) : 4;
+            if (n + l + 2 >= cap) {
+                cap = 2 * (n + l + 2);
+                out = realloc(out, cap);
+            }
+            memcpy(out + n, t ? t : "NULL", l);
+            n += l;
+            out[n++] = i == 14 ? '\n' : '|';
+            out[n] = 0;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    cr_assert_gt(nrow, 8, "run %d of %s has %d configuration rows", run, db, nrow);
+    return out;
+}
+
+static int count_reused(const char *db, int run)
+{
+    sqlite3 *h = NULL;
+    sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM claims WHERE run_id=?1 AND reused_from IS NOT NULL", -1, &st, NULL);
+    sqlite3_bind_int(st, 1, run);
+    int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+Test(verify_jobs, two_workers_store_what_one_stores_and_unchanged_claims_are_reused, .timeout = 300)
+{
+    char d[] = "/tmp/lm_jobs_XXXXXX";
+    cr_assert_not_null(mkdtemp(d));
+    char db1[300], db2[300], args[800], out[16384];
+    snprintf(db1, sizeof db1, "%s/j1.db", d);
+    snprintf(db2, sizeof db2, "%s/j2.db", d);
+    const char *base = "verify --quick --no-report --only mirror/lemma1";
+    snprintf(args, sizeof args, "%s -j 1 --db %s", base, db1);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "8 items run, 0 unchanged"), "%s", out);
+    snprintf(args, sizeof args, "%s -j 2 --db %s", base, db2);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "on 2 workers"), "%s", out);
+    char *a = rows(db1, 1), *b = rows(db2, 1);
+    cr_assert_str_eq(a, b);
+    /* nothing changed: nothing re-runs, the same rows are stored, marked as reused */
+    snprintf(args, sizeof args, "%s -j 2 --db %s", base, db2);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "0 items run, 8 unchanged and reused"), "%s", out);
+    char *c = rows(db2, 2);
+    cr_assert_str_eq(a, c);
+    cr_assert_eq(count_reused(db2, 2), 8);
+    /* --force re-runs; so does another seed */
+    snprintf(args, sizeof args, "%s -j 2 --force --db %s", base, db2);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "8 items run, 0 unchanged"), "%s", out);
+    cr_assert_eq(count_reused(db2, 3), 0);
+    snprintf(args, sizeof args, "%s -j 2 --seed 7 --db %s", base, db2);
+    cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "8 items run, 0 unchanged"), "%s", out);
+    free(a);
+    free(b);
+    free(c);
+    snprintf(args, sizeof args, "rm -rf %s", d);
+    cr_assert_eq(system(args), 0);
+}
+
+Test(verify_jobs, bad_values_are_one_line_errors)
+{
+    char out[4096];
+    cr_assert_eq(lm_test_cli(out, sizeof out, "verify --no-report -j 0 --db /tmp/lm_never.db"), 2, "%s", out);
+    cr_assert(strstr(out, "-j needs a number of worker processes"), "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "verify --no-report -j many"), 2, "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "verify --no-report --only nosuch/ --db /tmp/lm_never.db"), 2, "%s", out);
+    cr_assert(strstr(out, "no claim id starts with 'nosuch/'"), "%s", out);
+    cr_assert_eq(access("/tmp/lm_never.db", F_OK), -1, "a rejected command must not create a database");
+}
