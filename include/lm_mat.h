@@ -3,9 +3,12 @@
  * Storage is row-major: element (i,j) of an r x c matrix is entry i*c+j.
  * The double backend calls CBLAS (OpenBLAS) and GSL; the MPFR backend runs
  * its own loops with correctly rounded fused operations; the Arb backend
- * uses ball operations (rigorous enclosures) except for the decompositions
- * (svals/svd/smax/smin, symeig), which run on the midpoints in MPFR and
- * taint the evaluation (lm_arb_taint).  All routines take
+ * uses ball operations (rigorous enclosures) throughout: singular values
+ * (svals/svd/smax/smin) and symmetric eigenvalues (symeig) are balls that
+ * provably contain the exact values (a midpoint decomposition bounded by
+ * Weyl/Ostrowski in ball arithmetic); only the singular/eigen VECTORS are
+ * midpoint results, and requesting them (U, V or the eigenvector matrix
+ * non-NULL) taints the evaluation (lm_arb_taint).  All routines take
  * outputs first, inputs next and the context last; outputs must already
  * have the right shape (lm_mat_resize adjusts) and may not alias inputs
  * unless a routine says so.
@@ -85,6 +88,12 @@ int lm_mat_symeig(lm_num *w, lm_mat *V, const lm_mat *A);
 /* SVD A = U diag(s) V^T (thin); U: r x k, V: c x k, k = min(r,c); s descending.
  * U or V may be NULL. */
 int lm_mat_svd(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A);
+/* The same, for callers that use the VECTORS only as a hint to choose an
+ * instance (a start direction, a residual, a perturbation), never in an
+ * observation: any vectors would do, so in Arb the midpoint vectors do not
+ * taint (the values are the same rigorous balls).  Audit each use. */
+int lm_mat_symeig_hint(lm_num *w, lm_mat *V, const lm_mat *A);
+int lm_mat_svd_hint(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A);
 /* solve A X = B for square A (partial pivoting); returns nonzero if singular */
 int lm_mat_solve(lm_mat *X, const lm_mat *A, const lm_mat *B);
 

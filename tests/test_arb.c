@@ -6,8 +6,10 @@
  * 4p-bit value is within about 2^-4p (relative) of the exact result, far
  * inside any ball an operation at p bits produces, and the ball contains
  * the exact value, so a missed containment is a real enclosure bug.  The
- * decompositions run on midpoints (exact balls) and taint the evaluation;
- * they are checked for closeness and for the taint counter instead.
+ * decompositions: singular values and symmetric eigenvalues are rigorous
+ * enclosures (checked against MPFR at 1024 bits, including rank-deficient
+ * and clustered spectra, with their radii); the vectors are midpoint results
+ * and taint the evaluation (checked through the taint counter).
  */
 #include <stdio.h>
 
@@ -647,12 +649,13 @@ Test(arb, taint_counter)
     cr_expect_eq(lm_mat_svd(s, U, V, A), 0);
     long t1 = lm_arb_taint();
     cr_expect_gt(t1, 0, "svd taints");
-    /* the tainted singular values: exact balls close to the MPFR ones */
+    /* the singular values (rigorous even when the vectors are asked for): balls close to
+     * the MPFR ones */
     lm_ctx cm = lm_ctx_mpfr(4 * p);
     sm = lm_nums_new(4, &cm);
     cr_expect_eq(lm_mat_svals(sm, Am), 0);
     for (int i = 0; i < 4; i++) {
-        cr_expect(arb_is_exact(s[i].b));
+        cr_expect(lm_num_contains_mpfr(&s[i], sm[i].m));
         double mid = lm_num_get_d(&s[i]), ref = mpfr_get_d(sm[i].m, MPFR_RNDN);
         cr_expect(fabs(mid - ref) <= 1e-14 * fabs(ref), "s[%d] %g vs %g", i, mid, ref);
     }
@@ -667,7 +670,7 @@ Test(arb, taint_counter)
     lm_mat_frob(&r, UV);
     cr_expect_lt(lm_num_get_d(&r), 1e-30);
     lm_mat_smax(&r, A);
-    cr_expect_gt(lm_arb_taint(), t1, "smax taints");
+    cr_expect_eq(lm_arb_taint(), t1, "smax is a rigorous enclosure: no taint");
     long t2 = lm_arb_taint();
     lm_num *w = lm_nums_new(6, &ca);
     lm_mat *W = lm_mat_new(6, 6, &ca);
@@ -701,4 +704,267 @@ Test(arb, randn_and_arrays)
     lm_mat_resize(A, 2, 5);
     cr_expect(A->r == 2 && A->c == 5 && lm_mat_get_d(A, 1, 4) == 0.0 && arb_is_exact(A->b + 9));
     lm_mat_free(A), lm_mat_free(D);
+}
+
+/* ---- rigorous singular values and eigenvalues ------------------------- */
+
+#define REF_PREC 1024
+
+/* P (MPFR p bits) -> the same numbers in Arb p bits (*A) and MPFR 1024 bits (*M) */
+static void pair_of(lm_mat **A, lm_mat **M, const lm_mat *P, mpfr_prec_t p)
+{
+    lm_ctx ca = lm_ctx_arb(p), cm = lm_ctx_mpfr(REF_PREC);
+    *A = lm_mat_new(P->r, P->c, &ca);
+    *M = lm_mat_new(P->r, P->c, &cm);
+    lm_mat_copy(*A, P);
+    lm_mat_copy(*M, P);
+}
+
+/* P (p bits) = X Y^T + tiny, rank q (X: r x q, Y: c x q random p-bit); the product is
+ * rounded to p bits, so P is of full rank with q singular values near 2^-p |P| or below
+ * (the near-rank-deficient case); exact rank q when exact != 0 (the product is then
+ * formed at 1024 bits and the pair is built from it, A carrying a ball around it) */
+static lm_mat *lowrank(int r, int c, int q, mpfr_prec_t prec, uint64_t key)
+{
+    lm_ctx cp = lm_ctx_mpfr(prec);
+    lm_rng g;
+    lm_rng_init(&g, key);
+    lm_mat *X = lm_mat_new(r, q, &cp), *Y = lm_mat_new(c, q, &cp), *P = lm_mat_new(r, c, &cp);
+    for (int i = 0; i < r * q; i++) rand_mp(X->m[i], &g, prec < 200 ? prec : 200, 1.0);
+    for (int i = 0; i < c * q; i++) rand_mp(Y->m[i], &g, prec < 200 ? prec : 200, 1.0);
+    lm_mat_mul(P, X, 0, Y, 1);
+    lm_mat_free(X), lm_mat_free(Y);
+    return P;
+}
+
+/* U (r x k) with orthonormal columns at 1024 bits, from a random matrix's SVD */
+static lm_mat *orthonormal(int r, int k, uint64_t key)
+{
+    lm_ctx cm = lm_ctx_mpfr(REF_PREC);
+    lm_rng g;
+    lm_rng_init(&g, key);
+    lm_mat *R = lm_mat_new(r, k, &cm), *U = lm_mat_new(r, k, &cm);
+    for (int i = 0; i < r * k; i++) rand_mp(R->m[i], &g, 200, 1.0);
+    lm_num *s = lm_nums_new(k, &cm);
+    cr_assert_eq(lm_mat_svd(s, U, NULL, R), 0);
+    lm_nums_free(s, k);
+    lm_mat_free(R);
+    return U;
+}
+
+/* P (p bits) = round(U diag(sv) V^T) (signs of sv allowed when V == U) */
+static lm_mat *with_spectrum(const lm_mat *U, const double *sv, const lm_mat *V, mpfr_prec_t p)
+{
+    lm_ctx cm = lm_ctx_mpfr(REF_PREC), cp = lm_ctx_mpfr(p);
+    int k = U->c;
+    lm_mat *US = lm_mat_dup(U), *B = lm_mat_new(U->r, V->r, &cm), *P = lm_mat_new(U->r, V->r, &cp);
+    for (int i = 0; i < U->r; i++)
+        for (int j = 0; j < k; j++) mpfr_mul_d(US->m[i * k + j], US->m[i * k + j], sv[j], MPFR_RNDN);
+    lm_mat_mul(B, US, 0, V, 1);
+    lm_mat_copy(P, B);
+    lm_mat_free(US), lm_mat_free(B);
+    return P;
+}
+
+/* every ball contains the 1024-bit value; no taint; radius(s_i) <= 2^-rel |s_i| where
+ * rel > 0 (rel = 0: no radius check) */
+static void check_svals(const lm_mat *A, const lm_mat *M, mpfr_prec_t p, int rel, const char *what)
+{
+    int k = A->r < A->c ? A->r : A->c;
+    lm_ctx ca = lm_mat_ctx(A), cm = lm_mat_ctx(M);
+    lm_num *s = lm_nums_new(k, &ca), *sm = lm_nums_new(k, &cm);
+    lm_arb_taint_reset();
+    cr_expect_eq(lm_mat_svals(s, A), 0, "%s: svals converged", what);
+    cr_expect_eq(lm_arb_taint(), 0, "%s: singular values alone do not taint", what);
+    cr_expect_eq(lm_mat_svals(sm, M), 0);
+    for (int i = 0; i < k; i++) {
+        int ok = lm_num_contains_mpfr(&s[i], sm[i].m);
+        if (!ok) {
+            char *str = arb_get_str(s[i].b, 40, 0);
+            mpfr_fprintf(stderr, "%s p=%ld s[%d]: ball %s misses %.40Rg\n", what, (long)p, i, str, sm[i].m);
+            flint_free(str);
+        }
+        cr_expect(ok, "%s at %ld bits: sigma_%d outside its ball", what, (long)p, i);
+        cr_expect(arb_is_finite(s[i].b) && arf_sgn(arb_midref(s[i].b)) >= 0);
+        if (rel > 0) {
+            double r = mag_get_d(arb_radref(s[i].b)), m = lm_num_get_d(&s[i]);
+            cr_expect(r <= ldexp(m, -rel), "%s at %ld bits: sigma_%d = %g has radius %g (> 2^-%d rel.)",
+                      what, (long)p, i, m, r, rel);
+        }
+    }
+    /* smax/smin are the ends, also untainted */
+    lm_num e;
+    lm_num_init(&e, &ca);
+    lm_arb_taint_reset();
+    lm_mat_smax(&e, A);
+    cr_expect(lm_num_contains_mpfr(&e, sm[0].m));
+    lm_mat_smin(&e, A);
+    cr_expect(lm_num_contains_mpfr(&e, sm[k - 1].m));
+    cr_expect_eq(lm_arb_taint(), 0);
+    lm_num_clear(&e);
+    lm_nums_free(s, k), lm_nums_free(sm, k);
+}
+
+static void check_symeig(const lm_mat *A, const lm_mat *M, mpfr_prec_t p, int rel, const char *what)
+{
+    int n = A->r;
+    lm_ctx ca = lm_mat_ctx(A), cm = lm_mat_ctx(M);
+    lm_num *w = lm_nums_new(n, &ca), *wm = lm_nums_new(n, &cm);
+    lm_arb_taint_reset();
+    cr_expect_eq(lm_mat_symeig(w, NULL, A), 0, "%s: symeig converged", what);
+    cr_expect_eq(lm_arb_taint(), 0, "%s: eigenvalues alone do not taint", what);
+    cr_expect_eq(lm_mat_symeig(wm, NULL, M), 0);
+    for (int i = 0; i < n; i++) {
+        int ok = lm_num_contains_mpfr(&w[i], wm[i].m);
+        if (!ok) {
+            char *str = arb_get_str(w[i].b, 40, 0);
+            mpfr_fprintf(stderr, "%s p=%ld w[%d]: ball %s misses %.40Rg\n", what, (long)p, i, str, wm[i].m);
+            flint_free(str);
+        }
+        cr_expect(ok, "%s at %ld bits: lambda_%d outside its ball", what, (long)p, i);
+        if (rel > 0) {
+            double r = mag_get_d(arb_radref(w[i].b)), m = fabs(lm_num_get_d(&w[i]));
+            cr_expect(r <= ldexp(m, -rel), "%s at %ld bits: lambda_%d = %g has radius %g", what, (long)p,
+                      i, m, r);
+        }
+    }
+    lm_nums_free(w, n), lm_nums_free(wm, n);
+}
+
+Test(arb, svals_enclose_mpfr1024_random)
+{
+    const int shp[][2] = { { 5, 3 }, { 3, 5 }, { 6, 6 }, { 1, 4 }, { 4, 1 }, { 9, 7 } };
+    for (int ip = 0; ip < NPS; ip++) {
+        mpfr_prec_t p = PS[ip];
+        for (int s = 0; s < 6; s++) {
+            lm_ctx cp = lm_ctx_mpfr(p);
+            lm_rng g;
+            lm_rng_init(&g, 900 + (uint64_t)s);
+            lm_mat *P = lm_mat_new(shp[s][0], shp[s][1], &cp), *A, *M;
+            for (int i = 0; i < P->r * P->c; i++) rand_mp(P->m[i], &g, p, s == 5 ? 1e-3 : 1.0);
+            pair_of(&A, &M, P, p);
+            /* well separated (random Gaussian): relative radius 2^-(p - 28) */
+            check_svals(A, M, p, (int)p - 28, "random");
+            if (p == 256) check_svals(A, M, p, 100, "random (2^-100 at 256 bits)");
+            lm_mat_free(P), lm_mat_free(A), lm_mat_free(M);
+        }
+    }
+}
+
+Test(arb, svals_enclose_mpfr1024_rank_deficient)
+{
+    const int shp[][3] = { { 6, 4, 2 }, { 4, 6, 1 }, { 5, 5, 3 }, { 7, 3, 0 } };
+    for (int ip = 0; ip < NPS; ip++) {
+        mpfr_prec_t p = PS[ip];
+        for (int s = 0; s < 4; s++) {
+            /* numerically rank deficient: the product rounded to p bits */
+            lm_mat *P = lowrank(shp[s][0], shp[s][1], shp[s][2], p, 950 + (uint64_t)s), *A, *M;
+            pair_of(&A, &M, P, p);
+            check_svals(A, M, p, 0, "rank-deficient");
+            lm_mat_free(A), lm_mat_free(M), lm_mat_free(P);
+            /* exactly rank deficient at 1024 bits; the Arb matrix is a ball around it */
+            lm_mat *E = lowrank(shp[s][0], shp[s][1], shp[s][2], REF_PREC, 960 + (uint64_t)s);
+            lm_ctx ca = lm_ctx_arb(p);
+            A = lm_mat_new(E->r, E->c, &ca);
+            lm_mat_copy(A, E); /* the midpoints rounded to p bits ... */
+            for (int i = 0; i < E->r * E->c; i++) /* ... plus a radius covering the rounding */
+                arb_add_error_2exp_si(A->b + i, 4 - (slong)p);
+            check_svals(A, E, p, 0, "exact rank-deficient (ball input)");
+            /* the zero singular values: balls [0, small] */
+            int k = E->r < E->c ? E->r : E->c;
+            lm_num *sv = lm_nums_new(k, &ca);
+            lm_mat_svals(sv, A);
+            for (int i = shp[s][2]; i < k; i++) {
+                double lo, hi;
+                lm_num_bounds_d(&sv[i], &lo, &hi);
+                cr_expect(lo == 0.0 && hi < ldexp(1.0, 12 - (int)p), "zero sigma_%d: [%g, %g]", i, lo, hi);
+            }
+            lm_nums_free(sv, k);
+            lm_mat_free(A), lm_mat_free(E);
+        }
+    }
+}
+
+Test(arb, svals_symeig_enclose_clustered)
+{
+    /* singular values 3, 1 + 2^-30, 1, 1 - 2^-60, 1e-3, 1e-3 (1 + 2^-45) */
+    const double sv[6] = { 3.0, 1.0 + 0x1p-30, 1.0, 1.0 - 0x1p-60, 1e-3, 1e-3 * (1.0 + 0x1p-45) };
+    const double ev[6] = { -2.0, -1.0 - 0x1p-40, -1.0, 0.5, 0.5 + 0x1p-52, 7.0 };
+    lm_mat *U = orthonormal(7, 6, 990), *V = orthonormal(6, 6, 991), *Q = orthonormal(6, 6, 992);
+    for (int ip = 0; ip < NPS; ip++) {
+        mpfr_prec_t p = PS[ip];
+        lm_mat *P = with_spectrum(U, sv, V, p), *A, *M;
+        pair_of(&A, &M, P, p);
+        check_svals(A, M, p, (int)p - 40, "clustered svals");
+        lm_mat *At = new_like(A, 6, 7);
+        lm_mat *Mt = new_like(M, 6, 7);
+        lm_mat_transpose(At, A);
+        lm_mat_transpose(Mt, M);
+        check_svals(At, Mt, p, (int)p - 40, "clustered svals, wide");
+        lm_mat_free(P), lm_mat_free(A), lm_mat_free(M), lm_mat_free(At), lm_mat_free(Mt);
+        /* symmetric with clustered and negative eigenvalues */
+        P = with_spectrum(Q, ev, Q, p);
+        pair_of(&A, &M, P, p);
+        check_symeig(A, M, p, (int)p - 40, "clustered symeig");
+        lm_mat_free(P), lm_mat_free(A), lm_mat_free(M);
+    }
+    lm_mat_free(U), lm_mat_free(V), lm_mat_free(Q);
+}
+
+Test(arb, symeig_enclose_random_and_singular)
+{
+    for (int ip = 0; ip < NPS; ip++) {
+        mpfr_prec_t p = PS[ip];
+        for (int s = 0; s < 4; s++) {
+            int n = 2 + 2 * s;
+            /* random symmetric (well separated) */
+            lm_ctx cp = lm_ctx_mpfr(p);
+            lm_rng g;
+            lm_rng_init(&g, 1000 + (uint64_t)s);
+            lm_mat *P = lm_mat_new(n, n, &cp), *A, *M;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j <= i; j++) {
+                    rand_mp(P->m[i * n + j], &g, p, 1.0);
+                    mpfr_set(P->m[j * n + i], P->m[i * n + j], MPFR_RNDN);
+                }
+            pair_of(&A, &M, P, p);
+            check_symeig(A, M, p, (int)p - 28, "random symmetric");
+            if (p == 256) check_symeig(A, M, p, 100, "random symmetric (2^-100 at 256 bits)");
+            lm_mat_free(P), lm_mat_free(A), lm_mat_free(M);
+            /* Gram matrix of rank 1: n - 1 zero eigenvalues */
+            lm_ctx ca = lm_ctx_arb(p);
+            A = lm_mat_new(n, n, &ca);
+            lm_mat *Xs = lowrank(n, 1, 1, REF_PREC, 1020 + (uint64_t)s), *G = new_like(Xs, n, n);
+            lm_mat_mul(G, Xs, 0, Xs, 1); /* x x^T, exact at 1024 bits */
+            lm_mat_copy(A, G);
+            for (int i = 0; i < n * n; i++) arb_add_error_2exp_si(A->b + i, 4 - (slong)p);
+            check_symeig(A, G, p, 0, "rank-one Gram (ball input)");
+            lm_mat_free(A), lm_mat_free(Xs), lm_mat_free(G);
+        }
+    }
+}
+
+Test(arb, vectors_taint_values_do_not)
+{
+    mpfr_prec_t p = 128;
+    lm_mat *A, *Am;
+    rand_pair(&A, &Am, 5, 4, p, 1100, 1.0);
+    lm_ctx ca = lm_ctx_arb(p);
+    lm_num *s = lm_nums_new(4, &ca), *w = lm_nums_new(4, &ca);
+    lm_mat *U = lm_mat_new(5, 4, &ca), *V = lm_mat_new(4, 4, &ca), *C = lm_mat_new(4, 4, &ca);
+    lm_arb_taint_reset();
+    lm_mat_svd(s, NULL, NULL, A);
+    cr_expect_eq(lm_arb_taint(), 0);
+    lm_mat_svd(s, U, NULL, A);
+    cr_expect_eq(lm_arb_taint(), 1, "U requested: tainted");
+    lm_mat_svd(s, NULL, V, A);
+    cr_expect_eq(lm_arb_taint(), 2, "V requested: tainted");
+    lm_mat_mul(C, A, 1, A, 0);
+    lm_mat_symeig(w, NULL, C);
+    cr_expect_eq(lm_arb_taint(), 2);
+    lm_mat_symeig(w, V, C);
+    cr_expect_eq(lm_arb_taint(), 3, "eigenvectors requested: tainted");
+    lm_arb_taint_reset();
+    lm_nums_free(s, 4), lm_nums_free(w, 4);
+    lm_mat_free(A), lm_mat_free(Am), lm_mat_free(U), lm_mat_free(V), lm_mat_free(C);
 }

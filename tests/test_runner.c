@@ -147,7 +147,14 @@ static int eval_cert(lm_eval *ev)
         lm_mat *A = lm_mat_new(2, 2, ev->ctx);
         lm_mat_set(A, 0, 0, &a);
         lm_mat_set(A, 1, 1, &e);
-        lm_mat_smax(&a, A);
+        /* singular values and eigenvalues are enclosed rigorously now; eigenvectors are not */
+        lm_mat *Q = lm_mat_new(2, 2, ev->ctx);
+        lm_num w[2];
+        lm_num_inits(ev->ctx, &w[0], &w[1], (lm_num *)NULL);
+        lm_mat_symeig(w, Q, A);
+        lm_num_set(&a, &w[1]);
+        lm_num_clears(&w[0], &w[1], (lm_num *)NULL);
+        lm_mat_free(Q);
         lm_mat_free(A);
     }
     if (ev->config == 2) lm_num_add_d(&b, &b, 1.0); /* holds */

@@ -63,5 +63,14 @@ LM_CLAIM(claim_dynamics_theorem1) = {
     .params = params,
     .configs = configs,
     .inst_scale = 0.25,
+    /* audited for ball arithmetic (issue 7): every observation's log f_t and
+     * log f_0 + t log1p(-eta alpha) is computed through lm_num/lm_mat (lm_t1_run, lm_mha_forward,
+     * lm_mha_gd_step, lm_mha_B in src/models/{t1,mha}.c); sigma_min/max(B_0) and the eigenvalues
+     * of K are rigorous Arb enclosures; the hypotheses (sigma_min > 2^-40 sigma_max, eta alpha < 1)
+     * are tested with lm_num_certainly_gt.  Midpoint reads left, all instance data (any value
+     * is a valid instance): the eigenvectors choosing the residual direction r0
+     * (lm_mat_symeig_hint), the W^O_h rescaling, and eta = 1/(2G) with the paper's G in double
+     * (lm_dyn_consts_eval) for the eta=1/(2G) configurations. */
+    .certifiable = 1,
     .eval = eval,
 };

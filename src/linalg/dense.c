@@ -41,11 +41,15 @@
  * sweep still rotated (about 10 sweeps are typical at 256 bits, n = 32).
  * Non-finite input returns nonzero with NaN outputs.
  *
- * Arb backend: there is no rigorous SVD or symmetric eigensolver here.
- * svd/svals/smax/smin and symeig run the MPFR code above on the midpoints
- * at the same precision and return the results as exact balls (zero
- * radius); each such call increments the thread-local taint counter
- * (lm_arb_taint), which marks the evaluation as not certifiable.  solve
+ * Arb backend: singular values and symmetric eigenvalues are rigorous
+ * enclosures (balls containing the exact values for every matrix in the
+ * input balls): the decomposition runs in MPFR on the midpoints at p + 32
+ * bits, and Weyl's inequality plus Ostrowski's theorem, evaluated in ball
+ * arithmetic on the midpoint factors, bound the distance (see the section
+ * "Arb: rigorous value enclosures" below).  Singular/eigen VECTORS are the
+ * midpoint results as exact balls: asking for them (U, V, eigenvectors)
+ * increments the thread-local taint counter (lm_arb_taint), which marks the
+ * evaluation as not certifiable.  solve
  * uses arb_mat_solve (rigorous: the balls contain the exact solution for
  * every matrix in the input balls) at p + 32 bits; only if Arb cannot prove
  * A invertible does it fall back to the MPFR midpoint solve (and taint).
@@ -60,6 +64,7 @@
 
 #include "lm_mat.h"
 #include "linalg_priv.h"
+#include "../num/num_priv.h"
 #include <arb_mat.h>
 
 #define RND MPFR_RNDN
@@ -344,18 +349,58 @@ static void complete_basis(lm_mat *X)
     free(keep);
 }
 
-/* ---- Arb: decompositions on the midpoints (tainted) ------------------- */
+/* ---- Arb: rigorous value enclosures around a midpoint decomposition ----
+ *
+ * The decomposition itself runs in MPFR on the midpoints (at p + GUARD bits,
+ * so that its factors carry more bits than the balls), and is then checked in
+ * ball arithmetic at p + 2 GUARD bits:
+ *
+ *  - SVD.  With U~ (r x k1), V~ (c x k1), S~ = diag(s~_1 >= ... >= s~_k1) the
+ *    kept part of the midpoint SVD and B = U~ S~ V~^T formed exactly (balls),
+ *      delta >= ||A' - B||_F >= ||A' - B||_2   for every A' in the input balls,
+ *      eu >= ||U~^T U~ - I||_F,  ev >= ||V~^T V~ - I||_F,  eu, ev < 1.
+ *    sigma_i(B)^2 = lambda_i(S~ V~^T V~ S~ ...) is s~_i^2 times a factor in
+ *    [(1-eu)(1-ev), (1+eu)(1+ev)] (Ostrowski, twice: through U~^T U~ and
+ *    through V~^T V~), sigma_i(B) = 0 for i > k1, and by Weyl
+ *    |sigma_i(A') - sigma_i(B)| <= delta.  The ball returned for sigma_i is
+ *    s~_i [sqrt((1-eu)(1-ev)), sqrt((1+eu)(1+ev))] + [-delta, delta],
+ *    clipped at 0.  Singular values at the noise level of the midpoint SVD
+ *    (columns left unrotated below its floor, whose normalised directions
+ *    need not be orthogonal) are dropped from B (k1 < k): they then count
+ *    in delta.  Several drop thresholds are tried and the enclosures
+ *    intersected (each is valid on its own).
+ *  - symmetric eigenvalues of As = (A + A^T)/2 (formed in balls): with Q~
+ *    the midpoint eigenvectors, w~ ascending, B = Q~ diag(w~) Q~^T,
+ *    e >= ||Q~^T Q~ - I||_F < 1 and delta >= ||As' - B||_F:
+ *    lambda_i(B) = theta_i w~_i, theta_i in [1-e, 1+e] (Ostrowski, index
+ *    preserving), so lambda_i(As') lies in w~_i [1-e, 1+e] + [-delta, delta].
+ *
+ * The vectors are not enclosed: when a caller asks for U, V or the
+ * eigenvectors it gets the midpoint vectors as exact balls and the
+ * evaluation is tainted (lm_arb_taint).  Values alone never taint, except
+ * when the checks above fail (an orthogonality defect >= 1, i.e. a failed
+ * midpoint decomposition): then the midpoint values are returned and the
+ * evaluation is tainted. */
 
-/* the MPFR matrix of A's midpoints at A's precision */
-static lm_mat *mid_mpfr(const lm_mat *A)
+/* set by the *_hint entry points: the caller uses the vectors only to choose
+ * an instance, so midpoint vectors do not taint */
+static _Thread_local int vec_hint;
+
+/* the MPFR matrix of A's midpoints at prec bits */
+static lm_mat *mid_mpfr_at(const lm_mat *A, mpfr_prec_t prec)
 {
-    lm_ctx mc = lm_ctx_mpfr(A->prec);
+    lm_ctx mc = lm_ctx_mpfr(prec);
     lm_mat *M = lm_mat_new(A->r, A->c, &mc);
     lm_mat_copy(M, A);
     return M;
 }
 
-/* copy an MPFR result back (exact balls) */
+static lm_mat *mid_mpfr(const lm_mat *A)
+{
+    return mid_mpfr_at(A, A->prec);
+}
+
+/* copy an MPFR result back (exact balls rounded to dst's precision) */
 static void put_back(lm_mat *dst, const lm_mat *src)
 {
     if (dst && src) lm_mat_copy(dst, src);
@@ -366,17 +411,174 @@ static void put_back_nums(lm_num *dst, const lm_num *src, int k)
     for (int i = 0; dst && i < k; i++) lm_num_set(&dst[i], &src[i]);
 }
 
+/* D = the ball matrix of an Arb lm_mat (same shape) */
+static void arbmat_of(arb_mat_t D, const lm_mat *A)
+{
+    for (slong i = 0; i < A->r; i++)
+        for (slong j = 0; j < A->c; j++) arb_set(arb_mat_entry(D, i, j), A->b + i * A->c + j);
+}
+
+/* D = the first k columns of the MPFR matrix M, as exact balls */
+static void arbmat_of_mp(arb_mat_t D, const lm_mat *M, int k)
+{
+    for (slong i = 0; i < M->r; i++)
+        for (slong j = 0; j < k; j++) lm_arb_set_mpfr(arb_mat_entry(D, i, j), el(M, (int)i, (int)j));
+}
+
+/* e >= ||X^T X - I||_F for the ball matrix X (n x k) */
+static void orth_defect(mag_t e, const arb_mat_t X, slong wp)
+{
+    arb_mat_t Xt, G;
+    arb_mat_init(Xt, arb_mat_ncols(X), arb_mat_nrows(X));
+    arb_mat_init(G, arb_mat_ncols(X), arb_mat_ncols(X));
+    arb_mat_transpose(Xt, X);
+    arb_mat_mul(G, Xt, X, wp);
+    for (slong i = 0; i < arb_mat_nrows(G); i++)
+        arb_sub_ui(arb_mat_entry(G, i, i), arb_mat_entry(G, i, i), 1, wp);
+    arb_mat_bound_frobenius_norm(e, G);
+    arb_mat_clear(Xt);
+    arb_mat_clear(G);
+}
+
+/* delta >= ||A - X diag(d) Y^T||_F for every matrix in the balls A;
+ * X: r x k, Y: c x k, d: k exact balls */
+static void resid_bound(mag_t delta, const arb_mat_t A, const arb_mat_t X, arb_srcptr d,
+                        const arb_mat_t Y, slong wp)
+{
+    slong k = arb_mat_ncols(X);
+    arb_mat_t XD, Yt, B;
+    arb_mat_init(XD, arb_mat_nrows(X), k);
+    arb_mat_init(Yt, k, arb_mat_nrows(Y));
+    arb_mat_init(B, arb_mat_nrows(A), arb_mat_ncols(A));
+    for (slong i = 0; i < arb_mat_nrows(X); i++)
+        for (slong j = 0; j < k; j++) arb_mul(arb_mat_entry(XD, i, j), arb_mat_entry(X, i, j), d + j, wp);
+    arb_mat_transpose(Yt, Y);
+    if (k > 0) arb_mat_mul(B, XD, Yt, wp);
+    arb_mat_sub(B, A, B, wp);
+    arb_mat_bound_frobenius_norm(delta, B);
+    arb_mat_clear(XD);
+    arb_mat_clear(Yt);
+    arb_mat_clear(B);
+}
+
+/* the ball [lo, hi] with lo <= sqrt((1-eu)(1-ev)), hi >= sqrt((1+eu)(1+ev))
+ * (ev may be NULL: then (1-eu), (1+eu) without the square root) */
+static void factor_ball(arb_t f, const mag_t eu, const mag_t ev, slong wp)
+{
+    arb_t a, b, t;
+    arf_t lo, hi;
+    arb_init(a), arb_init(b), arb_init(t);
+    arf_init(lo), arf_init(hi);
+    for (int side = 0; side < 2; side++) {
+        arb_one(a);
+        arb_zero(t);
+        arf_set_mag(arb_midref(t), eu);
+        if (side) arb_add(a, a, t, wp);
+        else arb_sub(a, a, t, wp);
+        if (ev) {
+            arb_one(b);
+            arb_zero(t);
+            arf_set_mag(arb_midref(t), ev);
+            if (side) arb_add(b, b, t, wp);
+            else arb_sub(b, b, t, wp);
+            arb_mul(a, a, b, wp);
+            arb_sqrt(a, a, wp);
+        }
+        if (side) arb_get_ubound_arf(hi, a, wp);
+        else arb_get_lbound_arf(lo, a, wp);
+    }
+    arb_set_interval_arf(f, lo, hi, wp);
+    arb_clear(a), arb_clear(b), arb_clear(t);
+    arf_clear(lo), arf_clear(hi);
+}
+
+/* mag_cmp_2exp_si(e, 0) < 0, i.e. e < 1 */
+static int mag_lt_one(const mag_t e)
+{
+    return mag_cmp_2exp_si(e, 0) < 0;
+}
+
+/* enclosures y[0..k) of the singular values of every matrix in Ab from the
+ * midpoint SVD (Um, sv, Vm), keeping the k1 leading triplets; 0 when the
+ * orthogonality checks fail */
+static int svd_enclose(arb_ptr y, const arb_mat_t Ab, const lm_mat *Um, const lm_num *sv,
+                       const lm_mat *Vm, int k, int k1, slong wp)
+{
+    arb_mat_t X, Y;
+    arb_ptr d = _arb_vec_init(k1 ? k1 : 1);
+    mag_t eu, ev, delta;
+    arb_t f;
+    int ok;
+    mag_init(eu), mag_init(ev), mag_init(delta);
+    arb_init(f);
+    arb_mat_init(X, Um->r, k1);
+    arb_mat_init(Y, Vm->r, k1);
+    arbmat_of_mp(X, Um, k1);
+    arbmat_of_mp(Y, Vm, k1);
+    for (int j = 0; j < k1; j++) lm_arb_set_mpfr(d + j, sv[j].m);
+    orth_defect(eu, X, wp);
+    orth_defect(ev, Y, wp);
+    ok = mag_lt_one(eu) && mag_lt_one(ev);
+    if (ok) {
+        resid_bound(delta, Ab, X, d, Y, wp);
+        factor_ball(f, eu, ev, wp);
+        for (int i = 0; i < k; i++) {
+            if (i < k1) arb_mul(y + i, d + i, f, wp);
+            else arb_zero(y + i);
+            arb_add_error_mag(y + i, delta);
+            arb_nonnegative_part(y + i, y + i);
+        }
+    }
+    mag_clear(eu), mag_clear(ev), mag_clear(delta);
+    arb_clear(f);
+    arb_mat_clear(X);
+    arb_mat_clear(Y);
+    _arb_vec_clear(d, k1 ? k1 : 1);
+    return ok;
+}
+
 static int svd_ab(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A, int k)
 {
-    lm_arb_taint_add(1);
-    lm_mat *M = mid_mpfr(A);
+    mpfr_prec_t mp = A->prec + GUARD;
+    slong wp = (slong)A->prec + 2 * GUARD;
+    lm_mat *M = mid_mpfr_at(A, mp);
     lm_ctx mc = lm_mat_ctx(M);
-    lm_mat *Um = U ? lm_mat_new(A->r, k, &mc) : NULL, *Vm = V ? lm_mat_new(A->c, k, &mc) : NULL;
+    lm_mat *Um = lm_mat_new(A->r, k, &mc), *Vm = lm_mat_new(A->c, k, &mc);
     lm_num *sm = lm_nums_new(k, &mc);
-    int st = lm_mat_svd(sm, Um, Vm, M);
-    put_back_nums(s, sm, k);
+    int st = lm_mat_svd(sm, Um, Vm, M), ok = 0;
+    arb_mat_t Ab;
+    arb_ptr y = _arb_vec_init(k), z = _arb_vec_init(k);
+    arb_mat_init(Ab, A->r, A->c);
+    arbmat_of(Ab, A);
+    /* drop thresholds s~_0 2^-e: the noise level of the midpoint SVD first,
+     * then coarser ones when the noise columns spoil the orthogonality */
+    const long drop[3] = { (long)mp - 16, (long)mp / 2, (long)mp / 4 };
+    for (int a = 0; a < 3; a++) {
+        int k1 = 0;
+        while (k1 < k && mpfr_sgn(sm[k1].m) > 0 &&
+               (long)mpfr_get_exp(sm[k1].m) > (long)mpfr_get_exp(sm[0].m) - drop[a])
+            k1++;
+        if (!svd_enclose(z, Ab, Um, sm, Vm, k, k1, wp)) continue;
+        for (int i = 0; i < k; i++)
+            if (!ok) arb_set(y + i, z + i);
+            else if (!arb_intersection(y + i, y + i, z + i, wp)) arb_set(y + i, z + i); /* cannot happen */
+        ok = 1;
+    }
+    if (ok)
+        for (int i = 0; s && i < k; i++) {
+            arb_set_round(s[i].b, y + i, s[i].ap);
+            arb_nonnegative_part(s[i].b, s[i].b); /* again: the rounding may reach below 0 */
+        }
+    else {
+        lm_arb_taint_add(1); /* no rigorous enclosure: midpoint values */
+        put_back_nums(s, sm, k);
+    }
+    if ((U || V) && !vec_hint) lm_arb_taint_add(1); /* the vectors are midpoint results */
     put_back(U, Um);
     put_back(V, Vm);
+    arb_mat_clear(Ab);
+    _arb_vec_clear(y, k);
+    _arb_vec_clear(z, k);
     lm_nums_free(sm, k);
     lm_mat_free(Um);
     lm_mat_free(Vm);
@@ -386,17 +588,54 @@ static int svd_ab(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A, int k)
 
 static int symeig_ab(lm_num *w, lm_mat *V, const lm_mat *A)
 {
-    int n = A->r;
-    lm_arb_taint_add(1);
-    lm_mat *M = mid_mpfr(A);
-    lm_ctx mc = lm_mat_ctx(M);
-    lm_mat *Vm = V ? lm_mat_new(n, n, &mc) : NULL;
+    int n = A->r, ok;
+    mpfr_prec_t mp = A->prec + GUARD;
+    slong wp = (slong)A->prec + 2 * GUARD;
+    arb_mat_t Ab, At, Q;
+    arb_mat_init(Ab, n, n);
+    arb_mat_init(At, n, n);
+    arb_mat_init(Q, n, n);
+    arbmat_of(Ab, A);
+    arb_mat_transpose(At, Ab);
+    arb_mat_add(Ab, Ab, At, wp);
+    arb_mat_scalar_mul_2exp_si(Ab, Ab, -1); /* (A + A^T)/2, rigorous */
+    lm_ctx mc = lm_ctx_mpfr(mp);
+    lm_mat *M = lm_mat_new(n, n, &mc), *Qm = lm_mat_new(n, n, &mc);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) lm_arf_get_mpfr(el(M, i, j), arb_midref(arb_mat_entry(Ab, i, j)));
     lm_num *wm = lm_nums_new(n, &mc);
-    int st = lm_mat_symeig(wm, Vm, M);
-    put_back_nums(w, wm, n);
-    put_back(V, Vm);
+    int st = lm_mat_symeig(wm, Qm, M);
+    arb_ptr d = _arb_vec_init(n);
+    mag_t e, delta;
+    arb_t f;
+    mag_init(e), mag_init(delta);
+    arb_init(f);
+    arbmat_of_mp(Q, Qm, n);
+    for (int j = 0; j < n; j++) lm_arb_set_mpfr(d + j, wm[j].m);
+    orth_defect(e, Q, wp);
+    ok = mag_lt_one(e);
+    if (ok) {
+        resid_bound(delta, Ab, Q, d, Q, wp);
+        factor_ball(f, e, NULL, wp);
+        for (int i = 0; w && i < n; i++) {
+            arb_mul(d + i, d + i, f, wp);
+            arb_add_error_mag(d + i, delta);
+            arb_set_round(w[i].b, d + i, w[i].ap);
+        }
+    } else {
+        lm_arb_taint_add(1); /* no rigorous enclosure: midpoint values */
+        put_back_nums(w, wm, n);
+    }
+    if (V && !vec_hint) lm_arb_taint_add(1); /* the vectors are midpoint results */
+    put_back(V, Qm);
+    mag_clear(e), mag_clear(delta);
+    arb_clear(f);
+    _arb_vec_clear(d, n);
+    arb_mat_clear(Ab);
+    arb_mat_clear(At);
+    arb_mat_clear(Q);
     lm_nums_free(wm, n);
-    lm_mat_free(Vm);
+    lm_mat_free(Qm);
     lm_mat_free(M);
     return st;
 }
@@ -760,5 +999,23 @@ int lm_mat_solve(lm_mat *X, const lm_mat *A, const lm_mat *B)
     if (lm_mat_isfinite(A) && lm_mat_isfinite(B))
         st = A->ab ? solve_ab(X, A, B) : A->mp ? solve_mp(X, A, B) : solve_gsl(X, A, B);
     if (st) fill_nan_mat(X);
+    return st;
+}
+
+/* ---- vectors as hints -------------------------------------------------- */
+
+int lm_mat_symeig_hint(lm_num *w, lm_mat *V, const lm_mat *A)
+{
+    vec_hint = 1;
+    int st = lm_mat_symeig(w, V, A);
+    vec_hint = 0;
+    return st;
+}
+
+int lm_mat_svd_hint(lm_num *s, lm_mat *U, lm_mat *V, const lm_mat *A)
+{
+    vec_hint = 1;
+    int st = lm_mat_svd(s, U, V, A);
+    vec_hint = 0;
     return st;
 }

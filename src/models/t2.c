@@ -357,7 +357,9 @@ int lm_t2_work_ctx(lm_ctx *w, const lm_t2_inst *I, double rel_step, const lm_ctx
     if (need <= -lm_ctx_log2eps(ctx)) return 0;
     mpfr_prec_t p = (mpfr_prec_t)ceil(need) + 32;
     if (p < 256) p = 256;
-    *w = lm_ctx_mpfr(p);
+    /* keep the backend: an Arb evaluation must stay in balls (an MPFR number reaching
+     * lm_obs_le in an Arb evaluation would be taken as an exact value) */
+    *w = ctx->backend == LM_ARB ? lm_ctx_arb(p) : lm_ctx_mpfr(p);
     return 1;
 }
 

@@ -168,7 +168,9 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     lm_num_mul_d(&bt, b, reltol); /* b(1+tol) formed in the context: a tolerance */
     lm_num_add(&bt, &bt, b);      /* below 2^-53 must survive an MPFR replay     */
     int broke = lm_num_cmp(a, &bt) > 0;
-    if (ev->ctx->backend == LM_ARB && lm_num_certainly_gt(a, &bt)) ev->p->cert_broke = 1;
+    /* only when both sides really are balls: a check that computed in another context is
+     * never certified by mistake */
+    if (ev->ctx->backend == LM_ARB && a->ab && bt.ab && lm_num_certainly_gt(a, &bt)) ev->p->cert_broke = 1;
     int near = 0;
     double l10;
     /* the ratio is taken against the bound with its tolerance, b(1+tol), so
@@ -211,7 +213,8 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     lm_num_add_d(&lb, logb, log1p(reltol));
     lm_num_sub(&diff, loga, &lb);
     int broke = lm_num_sgn(&diff) > 0;
-    if (ev->ctx->backend == LM_ARB && lm_num_certainly_gt(loga, &lb)) ev->p->cert_broke = 1;
+    if (ev->ctx->backend == LM_ARB && loga->ab && lb.ab && lm_num_certainly_gt(loga, &lb))
+        ev->p->cert_broke = 1;
     double dd = lm_num_get_d(&diff);
     int near = 0;
     if (!broke && ev->ctx->backend == LM_DOUBLE)

@@ -258,11 +258,12 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
         long taint = lm_arb_taint();
         int failed = r.failed || r.assume_failed || r.not_checkable, cert = r.cert_broke;
         inst_out_free(&r);
-        if (failed) {
+        if (failed) { /* balls too wide for a hypothesis or a log: try more bits */
             snprintf(cr->cert_note, sizeof cr->cert_note,
-                     "not certified: the check did not complete in ball arithmetic at %ld bits", (long)bits);
-            return;
+                     "not certified: the check did not complete in ball arithmetic up to %ld bits", (long)bits);
+            continue;
         }
+        cr->cert_note[0] = 0;
         if (taint) {
             snprintf(cr->cert_note, sizeof cr->cert_note,
                      "not certifiable: the check takes %ld decomposition(s) (SVD, eigenvalues or a solve) "
@@ -276,8 +277,9 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
             return;
         }
     }
-    snprintf(cr->cert_note, sizeof cr->cert_note,
-             "not certified: the balls still overlap at %ld bits", (long)o->cert_max_prec);
+    if (!cr->cert_note[0])
+        snprintf(cr->cert_note, sizeof cr->cert_note,
+                 "not certified: the balls still overlap at %ld bits", (long)o->cert_max_prec);
 }
 
 /* ---- shrinking a counterexample ----
