@@ -22,6 +22,7 @@ static inline lm_claim_result lm_test_run(const char *id, const char *const *set
     o.budget = budget;
     o.quick = 1;
     o.only_config = config;
+    o.shrink = 0; /* verdicts only: shrinking has its own tests (test_shrink.c) and costs replays */
     for (int k = 0; sets && sets[k]; k++) {
         int idx;
         double v;

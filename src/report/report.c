@@ -911,6 +911,10 @@ static void put_claim(writer *w, const doc *d, int k)
         E(w, g->detail);
         break;
     }
+    if (d->c->reused_from > 0)
+        lm_tbuf_printf(&w->b, "\\\\ \\textbf{Reused} from run %lld: the claim file, the library sources "
+                              "and the run's settings are unchanged since (\\texttt{make verify FORCE=1} "
+                              "re-runs it).", d->c->reused_from);
     if (d->recon_const) {
         P(w, "\\\\ \\textbf{Checked against a reconstructed constant} (");
         E(w, c->origin);

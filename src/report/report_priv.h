@@ -89,6 +89,7 @@ typedef struct {
     char *kind_name;       /* as stored (lm_kind_name of the claim's kind) */
     char *params;          /* "name=default\tdoc\n" lines, may be NULL */
     lm_claim_result res;   /* res.claim == &claim; cfg owned */
+    long long reused_from; /* run whose unchanged result incremental verify copied (0: run here) */
 } lm_results_claim;
 
 typedef struct {
@@ -148,6 +149,7 @@ int lm_proc_which(const char *prog);
  * Returns the exit status, 128+signal, or -1 when it could not start. */
 int lm_proc_run(const char *dir, const char *const *argv, const char *logpath);
 
+void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* slack.c: "Constant slack" section */
 /* ---- report.c --------------------------------------------------------------- */
 
 /* path joined to root unless absolute: writes "root/rel" into dst */

@@ -213,10 +213,17 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
     R->seconds = col_real(st, 9);
     sqlite3_finalize(st);
 
+    /* schema 3 records which results incremental verify copied from an earlier run */
+    int v3 = sqlite3_prepare_v2(db, "SELECT reused_from FROM claims LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    st = NULL;
     if (sqlite3_prepare_v2(db,
-                           "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
-                           "seconds, reproduce, title, file, kind, source, origin, confidence, "
-                           "proxy, params FROM claims WHERE run_id=?1",
+                           v3 ? "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
+                                "seconds, reproduce, title, file, kind, source, origin, confidence, "
+                                "proxy, params, reused_from FROM claims WHERE run_id=?1"
+                              : "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
+                                "seconds, reproduce, title, file, kind, source, origin, confidence, "
+                                "proxy, params, NULL FROM claims WHERE run_id=?1",
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
                  sqlite3_errmsg(db));
@@ -257,6 +264,7 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
         c->claim.confidence = col_dup(st, 12);
         c->claim.proxy = sqlite3_column_int(st, 13);
         c->params = col_dup(st, 14);
+        c->reused_from = sqlite3_column_type(st, 15) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 15);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

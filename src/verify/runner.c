@@ -407,7 +407,9 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
     int mins[16], was[16], tb = -1;
     shrink_req base = q;
     parse_sizes(szbuf, &q, mins, was);
-    if (!still_breaks(&S, &q, &tb)) { /* the recorded sizes do not reproduce: keep the original */
+    /* with sizes recorded, check they reproduce the break; without, the instance is the
+     * confirmed break itself */
+    if (q.ov.n && !still_breaks(&S, &q, &tb)) { /* the recorded sizes do not reproduce: keep the original */
         snprintf(cr->shrunk, sizeof cr->shrunk, "not shrunk: the instance did not break again when "
                  "re-evaluated with its recorded sizes");
         free(szbuf);
@@ -438,21 +440,24 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
             if (still_breaks(&S, &q, &t)) { tb = t; break; }
             q.round_bits = 0;
         }
-    /* the shrunk instance once more, in the replay precision, with its data */
-    const lm_ctx *fin = (c->no_replay || (prim->backend == LM_MPFR && prim->prec >= 256)) ? prim : rep;
+    /* the shrunk instance once more, for its data: in the first precision (its break was
+     * confirmed in MPFR by the last accepted step, or is the run's confirmed break) */
+    const lm_ctx *fin = prim;
+    (void)rep;
     q.want_data = 1;
     inst_out rf;
-    eval_once_sq(&rf, c, cfg, S.index, S.seed, S.x, nx, fin, -1, par, o, 0, &q);
+    /* a trajectory need only reach its first break (the data is recorded at the start) */
+    eval_once_sq(&rf, c, cfg, S.index, S.seed, S.x, nx, fin, tb, par, o, 0, &q);
     S.evals++;
     cr->shrink_evals = S.evals;
-    if (!rf.broke || rf.failed) { /* cannot happen for a deterministic check; say so if it does */
-        snprintf(cr->shrunk, sizeof cr->shrunk, "not shrunk: the shrunk instance did not break when "
-                 "evaluated again (a nondeterministic check?)");
+    if (rf.failed) { /* cannot happen for a deterministic check; say so if it does */
+        snprintf(cr->shrunk, sizeof cr->shrunk, "not shrunk: the shrunk instance failed when evaluated "
+                 "again (a nondeterministic check?)");
         inst_out_free(&rf);
         free(szbuf);
         return;
     }
-    if (rf.first_break_t >= 0) tb = rf.first_break_t;
+    if (tb < 0 && rf.broke) tb = rf.first_break_t;
     int w = 0;
     size_t n = sizeof cr->shrunk;
     for (int k = 0; k < q.ov.n && (size_t)w < n; k++)
@@ -477,7 +482,8 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
     if (S.crashed && (size_t)w < n)
         w += snprintf(cr->shrunk + w, n - (size_t)w, "; %d candidate%s rejected: the check died there",
                       S.crashed, S.crashed > 1 ? "s" : "");
-    if (rf.where[0] && (size_t)w < n) snprintf(cr->shrunk + w, n - (size_t)w, "; worst: %.150s", rf.where);
+    if (rf.broke && rf.where[0] && (size_t)w < n)
+        snprintf(cr->shrunk + w, n - (size_t)w, "; worst: %.150s", rf.where);
     /* the command: the run's options without its --size/--round, then the shrunk ones */
     lm_run_opts o2 = *o;
     o2.nsize = 0;
