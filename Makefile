@@ -116,3 +116,23 @@ san:
 
 clean:
 	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk
+
+# ---- make bench: training-step throughput against PyTorch, numpy and mpmath
+# (bench/README.md).  Writes results/bench.json, report/bench.tex and
+# figures/bench_*.pdf.  The peers run under Debian's python3 (where
+# python3-torch, python3-numpy and python3-mpmath install); a missing one is
+# installed when run as root (BENCH_INSTALL=0: never) or else skipped with a
+# message.  QUICK=1: a short ladder.
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
+BENCH_BIN ?= $(BUILD)/lemmata-bench
+BENCH_PY  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+$(BENCH_OBJ): bench/bm.h
+$(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+.PHONY: bench
+bench: deps $(BENCH_BIN)
+	@mkdir -p results report figures
+	@peers=$$(sh bench/peers/check.sh $(BENCH_PY)); \
+	 ./$(BENCH_BIN) --python $(BENCH_PY) --peers "$$peers" $(if $(filter 1,$(QUICK)),--quick,)

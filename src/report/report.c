@@ -1378,6 +1378,8 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     P(&w, "\\clearpage\n");
     for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
     put_live(&w, &R, live_fig, live_first, live_count);
+    /* `make bench` writes its page (table and log-log plots) as a fragment */
+    P(&w, "\\IfFileExists{report/bench.tex}{\\clearpage\\input{report/bench.tex}}{}\n");
     P(&w, "\\end{document}\n");
     if (w.b.oom) {
         snprintf(err, (size_t)errlen, "out of memory writing the report");
