@@ -66,4 +66,33 @@ double lm_dyn_log_cond12(const lm_dyn_consts *k, const lm_dyn_t3 *t, int H, int 
 double lm_dyn_log_cond12app(const lm_dyn_consts *k, const lm_dyn_t3 *t, int H, int n,
                             int app_lamV);
 
+/* ---- the same constants in a precision context (lm_num) ----
+ * For certification: every value is formed through the lm_num/lm_mat API in the
+ * model's context (Arb: balls that contain the exact values; sigma_max and
+ * sigma_min are rigorous balls and take no vectors, so nothing taints).  Only the
+ * quantities the smoothness constants and the initialization conditions need. */
+typedef struct {
+    lm_ctx ctx;
+    int N, n, d, H;
+    lm_num *nrmXi, *smaxXi, *nrmyi; /* N each */
+    lm_num *sQ, *sK;                /* H each */
+    lm_num nrmX, nrmy, nrmWo, sV, sminB, nrm_r;
+    lm_num Rbar, Z90, Z89, G, Zp, Gp, Gp3;
+} lm_dyn_nconsts;
+
+/* sizes and context from m */
+void lm_dyn_nconsts_init(lm_dyn_nconsts *k, const lm_mha *m);
+void lm_dyn_nconsts_clear(lm_dyn_nconsts *k);
+/* norms and sigma's at m's current parameters (with_B: also sigma_min(B) and ||r||,
+ * which need a forward pass: run here).  Nonzero when an SVD failed. */
+int lm_dyn_nconsts_norms(lm_dyn_nconsts *k, lm_mha *m, int with_B);
+/* Rbar, Z90, Z89, G, Zp, Gp, Gp3 from the norms and sigma's (after any override of
+ * sQ, sK, sV), with the formulas of lm_dyn_consts_eval */
+void lm_dyn_nconsts_derive(lm_dyn_nconsts *k);
+/* sQ, sK, sV := the induction bounds of k0 (as lm_dyn_induction_bounds) */
+void lm_dyn_nconsts_induction(lm_dyn_nconsts *k, const lm_dyn_nconsts *k0, int app);
+/* r := the LHS of condition (8) (cond 8, app_lamV) or (46) (cond 46, with_r), as a number
+ * (not its log), from norms with with_B */
+void lm_dyn_nconsts_cond(lm_num *r, const lm_dyn_nconsts *k, int cond, int app_lamV, int with_r);
+
 #endif

@@ -107,6 +107,10 @@ typedef struct {
     int sig;       /* LM_PERT_SIG_* */
     double scale;  /* the claim's multiplier */
     double (*value)(const lm_dyn_consts *k, int kind, int mask);
+    /* the same constant in a precision context; when set, evaluations outside double
+     * form the constant of a pair in their own context (Arb: a ball) instead of
+     * taking value's double, so the right-hand side reads no midpoint */
+    void (*nvalue)(lm_num *r, const lm_dyn_nconsts *k, int kind, int mask);
 } lm_pert_reading;
 
 typedef struct {
@@ -128,6 +132,9 @@ typedef struct {
     double *p0;       /* flat parameters at M_0 */
     lm_dyn_consts k0; /* at M_0 */
     lm_dyn_consts bc; /* induction bounds from M_0 */
+    lm_dyn_nconsts nbc; /* the same in the working context (only with rd->nvalue outside double) */
+    int use_n;          /* 1: constants of the pairs in the working context */
+    lm_num nval;        /* the constant of the pair made ready (use_n) */
     double lip_mh, lip_grad;
     /* the pairs and the walk over them */
     const lm_pert_reading *rd;

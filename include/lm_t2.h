@@ -66,6 +66,12 @@ int lm_t2_build(lm_t2_inst *I, lm_eval *ev, const lm_t2_opts *o);
 void lm_t2_inst_free(lm_t2_inst *I);
 /* report the instance's conditions and constants as measures */
 void lm_t2_measure(lm_eval *ev, const lm_t2_inst *I);
+/* In Arb only (certification): confirm in ball arithmetic at the model m (M_0, exact) that
+ * the condition o->hyp holds (with the appendix assumptions for (46)) and, when eta > 0,
+ * that 2 eta G < 1 with G of S5 (Gaussian kernel: the three-block 3G') at the induction
+ * bounds.  These were decided in double when the instance was built; a ball that does not
+ * confirm them records lm_assume(ev, 0, ...) and returns 0.  Other contexts: returns 1. */
+int lm_t2_ball_hyp(lm_eval *ev, lm_mha *m, const lm_t2_opts *o, double eta);
 /* beta = ||W^O||_2^2 sigma_min(B)^2 at the model's last forward point, in its
  * context; sminB may be NULL.  Returns 0 or nonzero when the SVD failed. */
 int lm_t2_beta(lm_num *beta, lm_num *sminB, lm_mha *m);

@@ -128,3 +128,25 @@ Test(dynamics_lemma6, as_stated_not_error)
     lm_test_not_error("dynamics/lemma6", "formula-cG2-vs-model-cG2", 4);
     lm_test_not_error("dynamics/lemma6", "formula-cG2-vs-model-cG1", 4);
 }
+
+/* ---- certification (issue 7): dynamics/lemma6 is audited (.certifiable = 1) ---- */
+
+Test(dynamics_lemma6, main_text_kernel_break_is_certified)
+{
+    /* the printed factor against the main-text kernel c_G = 1: certified in balls from the
+     * comparisons with the exact S3 formulas (no finite differences in Arb) */
+    lm_claim_result r = lm_test_run("dynamics/lemma6", NULL, "formula-cG2-vs-model-cG1", 4);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified && r.cfg[0].cert_prec >= 128, "not certified: %s",
+              r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(dynamics_lemma6, wrong_factor_is_certified)
+{
+    const char *sets[] = {"fac_scale=1.001", NULL};
+    lm_claim_result r = lm_test_run("dynamics/lemma6", sets, "formula-cG2-vs-model-cG2", 4);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}

@@ -239,3 +239,68 @@ Test(dynamics_theorem2, gaussian_analogue_as_stated_not_error)
     lm_test_not_error("dynamics/section4.1-gaussian-analogue", "T2 analogue, block, eta=0.99/(2G')", 3);
     lm_test_not_error("dynamics/section4.1-gaussian-analogue", "global optimum, M={W^Q,W^K,W^V}", 2);
 }
+
+/* ---- certification (issue 7): dynamics/theorem2 is audited (.certifiable = 1) ---- */
+
+Test(dynamics_theorem2, wrong_constant_violation_is_certified)
+{
+    const char *sets[] = {"beta_scale=1e6", NULL};
+    lm_claim_result r = lm_test_run("dynamics/theorem2", sets, "beta,dense,eta=0.99/(2G)", 4);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified && r.cfg[0].cert_prec >= 128, "not certified: %s",
+              r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(dynamics_theorem2, block_violation_is_certified)
+{
+    /* the real violation with the block-diagonal W^V (instance 35 of the seed) */
+    lm_claim_result r = lm_test_run("dynamics/theorem2", NULL, "beta,block,eta=0.99/(2G)", 36);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(dynamics_theorem2, step_beyond_1_over_2G_is_not_certified)
+{
+    /* eta = 2 * 0.99/(2G) > 1/(2G): the break is real in double, but the theorem's step-size
+     * hypothesis fails, which the ball check of lm_t2_ball_hyp must refuse to certify */
+    const char *sets[] = {"beta_scale=1e6", "eta_scale=2", NULL};
+    lm_claim_result r = lm_test_run("dynamics/theorem2", sets, "beta,dense,eta=0.99/(2G)", 4);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && !r.cfg[0].certified, "certified although eta > 1/(2G)");
+    lm_claim_result_clear(&r);
+}
+
+/* ---- certification (issue 7): dynamics/proof-theorem2-invariants is audited ---- */
+
+Test(dynamics_theorem2, invariants_pointwise_violation_is_certified)
+{
+    /* ||B||_F <= sqrt(HN)||X||_F fails as printed when n > N; certified in balls */
+    lm_claim_result r = lm_test_run("dynamics/proof-theorem2-invariants", NULL,
+                                    "pointwise ||B||_F<=sqrt(HN)||X||_F", 8);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(dynamics_theorem2, invariants_trajectory_breaks_are_certified)
+{
+    /* wrong constants on the trajectory invariants: the hypotheses (46), eta < 1/(2G) are
+     * confirmed in balls and the break at the iterate is certified */
+    const char *s1[] = {"inv_scale=0.5", NULL};
+    lm_claim_result r = lm_test_run("dynamics/proof-theorem2-invariants", s1, "sigma_max(W^Q_h,r)<=3/2 lambda^Q_h", 2);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+    const char *s2[] = {"B_factor=1.5", NULL};
+    r = lm_test_run("dynamics/proof-theorem2-invariants", s2, "sigma_min(B_r)>=lambda^B/2", 2);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+    const char *s3[] = {"mu_factor=1e6", NULL};
+    r = lm_test_run("dynamics/proof-theorem2-invariants", s3, "f(M_r)<=(1-eta mu)^r f(M_0)", 2);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.nconfig == 1 && r.cfg[0].certified, "not certified: %s", r.nconfig ? r.cfg[0].cert_note : "");
+    lm_claim_result_clear(&r);
+}

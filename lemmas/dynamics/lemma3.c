@@ -70,6 +70,13 @@ static double constant(const lm_dyn_consts *k, int kind, int mask)
     return kind == K_Z90 ? k->Z90 : kind == K_Z89 ? k->Z89 : k->G;
 }
 
+/* the same in the working context (lm_dyn_nconsts: balls in Arb) */
+static void nconstant(lm_num *r, const lm_dyn_nconsts *k, int kind, int mask)
+{
+    (void)mask;
+    lm_num_set(r, kind == K_Z90 ? &k->Z90 : kind == K_Z89 ? &k->Z89 : &k->G);
+}
+
 /* One instance: a base point M_0 in double and the pairs (M, M') around it (lm_perturb.h);
  * for each pair inside the reading, ||MH(M')-MH(M)|| or ||grad f(M')-grad f(M)|| against
  * the constant times ||M'-M||_F, both sides in the working precision. */
@@ -78,7 +85,7 @@ static int eval(lm_eval *ev)
     const int kind = ev->config / 3;
     const lm_pert_reading rd = {.kind = kind, .grad = kind == K_G, .sig = ev->config % 3,
                                 .scale = lm_par(ev, kind == K_G ? "G_scale" : "Z_scale"),
-                                .value = constant};
+                                .value = constant, .nvalue = nconstant};
     lm_pert_lip I;
     lm_pert_lip_build(&I, ev, sizes, KERNEL, 0.0, LM_VAR_ALL, &rd);
     lm_measure(ev, "Z eq.90 at M0", I.k0.Z90);
@@ -105,4 +112,13 @@ LM_CLAIM(claim_dynamics_lemma3) = {
     .inst_scale = 2.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,
+    /* audited for ball arithmetic (issue 7): the pairs (M, M') and every decision about
+     * them (directions, GD iterates, inside the induction bounds) are taken in double on the
+     * double model, the same in every context, and reach the working model as exact doubles;
+     * both sides of an observation are formed in the working context through lm_num/lm_mat:
+     * the left side and ||M'-M||_F in pair_lhs, the constant by lm_dyn_nconsts (norms and
+     * rigorous sigma_max balls, max by lm_num_max, the induction bounds from M_0 in balls;
+     * in Arb a pair not certainly inside the bounds gives no observation) -- src/models/
+     * perturb.c pair_nconst, src/models/dyn.c lm_dyn_nconsts_*.  No decomposition vectors. */
+    .certifiable = 1,
 };

@@ -310,4 +310,14 @@ LM_CLAIM(claim_dynamics_lemma6) = {
     .inst_scale = 0.75,
     .search_dim = 5,
     .eval = eval,
+    /* audited for ball arithmetic (issue 7): the instance is drawn and scaled in double (the
+     * midpoint minimum of the logits, min_logit, only shapes the instance and picks MPFR for
+     * a double evaluation; the same in every context) and converted exactly; the literal
+     * formulas (4), (5), (3), (1), (2), the S3 references (lm_gc_dfdC_s3, lm_gc_grad_s3,
+     * lm_mha_jacQ) and the natural scales are formed through lm_num/lm_mat, and each
+     * observation ||F - R||_F <= tau (||R||_F + ||nat||_F) in the working context
+     * (lm_gc_resid); tau = tol_scale 2^(-p/3) is a tolerance, so a certified break means the
+     * exact residual is nonzero.  In Arb the central-difference references are skipped
+     * (lm_gc_fd_prec returns 0: they are approximations formed in MPFR, not enclosures). */
+    .certifiable = 1,
 };

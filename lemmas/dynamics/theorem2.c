@@ -104,4 +104,15 @@ LM_CLAIM(claim_dynamics_theorem2) = {
     .inst_scale = 0.5,
     .search_dim = 3,
     .eval = eval,
+    /* audited for ball arithmetic (issue 7): the instance (X, W's, labels y, the rescaling
+     * 2^j, the step eta) is built and decided in double (lm_t2_build; B_0's SVD vectors only
+     * choose the residual direction, in double) and converted exactly; in Arb,
+     * lm_t2_ball_hyp confirms in balls that the exact M_0 meets the condition enforced and
+     * that 2 eta G < 1 (G of S5 at the induction bounds), else the instance is
+     * assumption-failed at that precision.  The observation ln(f_t/f_0) <= t ln(1 - eta
+     * rate) is formed in the working context: GD steps and losses (lm_mha), beta from the
+     * rigorous sigma_min ball of B_0 (lm_t2_beta).  Midpoints only pick the branch at
+     * eta*rate >= 1 (either observation is an instance of the conclusion) and where
+     * comparisons stop (the precision floor, the first break): never a side. */
+    .certifiable = 1,
 };

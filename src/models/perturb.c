@@ -353,7 +353,7 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     memset(I, 0, sizeof *I);
     I->rd = rd;
-    lm_num_inits(ev->ctx, &I->lhs, &I->rhs, &I->dist, (lm_num *)NULL);
+    lm_num_inits(ev->ctx, &I->lhs, &I->rhs, &I->dist, &I->nval, (lm_num *)NULL);
     I->regime = ev->x ? (ev->index % 2 ? 2 : 0) : ev->index % 4;
     /* log10 ranges of the scales of X, W^Q, W^K, W^V, W^O */
     double lo[5] = {-0.5, -1.0, -1.0, -1.0, -1.0}, hi[5] = {0.5, 0.5, 0.5, 0.5, 1.0};
@@ -382,6 +382,15 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     lm_dyn_induction_bounds(&I->bc, &I->k0, H, lm_par_i(ev, "lamV"));
     measure_scales(ev, sc);
     lm_measure(ev, "regime (0,1 generic, 2 Remark 3, 3 GD pairs)", I->regime);
+    I->use_n = ev->ctx->backend != LM_DOUBLE && rd->nvalue != NULL;
+    if (I->use_n) { /* the induction bounds at M_0 (the exact doubles p0) in the working context */
+        lm_dyn_nconsts k0;
+        lm_dyn_nconsts_init(&k0, I->m);
+        lm_dyn_nconsts_init(&I->nbc, I->m);
+        rc |= lm_dyn_nconsts_norms(&k0, I->m, 0);
+        lm_dyn_nconsts_induction(&I->nbc, &k0, lm_par_i(ev, "lamV"));
+        lm_dyn_nconsts_clear(&k0);
+    }
     if (rc) I->rc = lm_fail(ev, "SVD failed in the S5 constants");
     return I->rc;
 }
@@ -620,6 +629,57 @@ static int pair_const(double *val, int *inside, lm_pert_lip *I, const lm_pert_pa
     return rc;
 }
 
+/* The constant of the pair in the working context (I->use_n): the S5 formulas through
+ * lm_num from the norms and sigma's of the working model at M (and M'), the reading's
+ * sigma's combined with the rigorous lm_num_max or replaced by the induction bounds.
+ * Whether the pair is inside the bounds was decided in double (pair_const, the same
+ * decision in every context); in Arb *certain = 0 when the balls do not confirm it. */
+static int pair_nconst(lm_num *val, int *certain, lm_pert_lip *I, const lm_pert_pair *pr,
+                       const lm_pert_reading *rd)
+{
+    lm_mha *m = I->m;
+    const int H = m->H;
+    lm_dyn_nconsts kp, kq;
+    int rc = 0;
+    *certain = 1;
+    lm_dyn_nconsts_init(&kp, m);
+    lm_dyn_nconsts_init(&kq, m);
+    put_params(m, I->mask, pr->p, I->np);
+    rc |= lm_dyn_nconsts_norms(&kp, m, 0);
+    if (rd->sig != LM_PERT_SIG_AT_M) {
+        put_params(m, I->mask, pr->q, I->np);
+        rc |= lm_dyn_nconsts_norms(&kq, m, 0);
+        put_params(m, I->mask, pr->p, I->np);
+        if (rd->sig == LM_PERT_SIG_MAX) {
+            for (int h = 0; h < H; h++) {
+                lm_num_max(&kp.sQ[h], &kp.sQ[h], &kq.sQ[h]);
+                lm_num_max(&kp.sK[h], &kp.sK[h], &kq.sK[h]);
+            }
+            lm_num_max(&kp.sV, &kp.sV, &kq.sV);
+        } else {
+            const lm_dyn_nconsts *b = &I->nbc;
+            if (m->ctx.backend == LM_ARB) {
+                for (int h = 0; h < H; h++)
+                    *certain &= lm_num_certainly_gt(&b->sQ[h], &kp.sQ[h]) &&
+                                lm_num_certainly_gt(&b->sQ[h], &kq.sQ[h]) &&
+                                lm_num_certainly_gt(&b->sK[h], &kp.sK[h]) &&
+                                lm_num_certainly_gt(&b->sK[h], &kq.sK[h]);
+                *certain &= lm_num_certainly_gt(&b->sV, &kp.sV) && lm_num_certainly_gt(&b->sV, &kq.sV);
+            }
+            for (int h = 0; h < H; h++) {
+                lm_num_set(&kp.sQ[h], &b->sQ[h]);
+                lm_num_set(&kp.sK[h], &b->sK[h]);
+            }
+            lm_num_set(&kp.sV, &b->sV);
+        }
+    }
+    lm_dyn_nconsts_derive(&kp);
+    rd->nvalue(val, &kp, rd->kind, I->mask);
+    lm_dyn_nconsts_clear(&kp);
+    lm_dyn_nconsts_clear(&kq);
+    return rc;
+}
+
 /* both sides in the working context: lhs = ||MH(M')-MH(M)|| or ||grad f(M')-grad f(M)||,
  * dist = ||M'-M||_F from the two parameter vectors */
 static void pair_lhs(lm_num *lhs, lm_num *dist, lm_pert_lip *I, const lm_pert_pair *pr, int grad)
@@ -672,9 +732,22 @@ int lm_pert_lip_next(lm_pert_lip *I, lm_eval *ev)
             break;
         }
         if (!inside) continue;
+        if (I->use_n) {
+            int certain;
+            if (pair_nconst(&I->nval, &certain, I, pr, I->rd)) {
+                I->rc = lm_fail(ev, "SVD failed in the S5 constants");
+                break;
+            }
+            if (!certain) continue; /* Arb: not certainly inside the bounds: no observation */
+        }
         pair_lhs(&I->lhs, &I->dist, I, pr, I->rd->grad);
         if (lm_num_sgn(&I->dist) <= 0) continue; /* a step below one ulp: no pair */
-        lm_num_mul_d(&I->rhs, &I->dist, val * I->rd->scale);
+        if (I->use_n) {
+            lm_num_mul(&I->rhs, &I->dist, &I->nval);
+            lm_num_mul_d(&I->rhs, &I->rhs, I->rd->scale);
+        } else {
+            lm_num_mul_d(&I->rhs, &I->dist, val * I->rd->scale);
+        }
         I->pair = pr;
         I->pending = 1;
         return 1;
@@ -702,6 +775,7 @@ int lm_pert_lip_end(lm_pert_lip *I, lm_eval *ev)
     lm_mha_free(I->md);
     lm_mha_free(I->m);
     free(I->p0);
-    lm_num_clears(&I->lhs, &I->rhs, &I->dist, (lm_num *)NULL);
+    lm_num_clears(&I->lhs, &I->rhs, &I->dist, &I->nval, (lm_num *)NULL);
+    if (I->use_n) lm_dyn_nconsts_clear(&I->nbc);
     return I->rc;
 }

@@ -363,6 +363,50 @@ int lm_t2_work_ctx(lm_ctx *w, const lm_t2_inst *I, double rel_step, const lm_ctx
     return 1;
 }
 
+int lm_t2_ball_hyp(lm_eval *ev, lm_mha *m, const lm_t2_opts *o, double eta)
+{
+    if (m->ctx.backend != LM_ARB) return 1;
+    lm_dyn_nconsts k, b;
+    lm_num lhs, rhs;
+    lm_dyn_nconsts_init(&k, m);
+    lm_dyn_nconsts_init(&b, m);
+    lm_num_inits(&m->ctx, &lhs, &rhs, (lm_num *)NULL);
+    int ok = lm_dyn_nconsts_norms(&k, m, 1) == 0;
+    if (ok && o->hyp != LM_T2_HYP_NONE) {
+        const int c46 = o->hyp == LM_T2_HYP_46R || o->hyp == LM_T2_HYP_46;
+        lm_dyn_nconsts_cond(&lhs, &k, c46 ? 46 : 8, o->hyp != LM_T2_HYP_8MAIN, o->hyp != LM_T2_HYP_46);
+        if (c46) lm_num_set_d(&rhs, 1.0);
+        else lm_num_set_d(&rhs, o->nu);
+        ok = lm_num_certainly_gt(&rhs, &lhs);
+        if (ok && c46) { /* the appendix assumptions sum_h lambda^2 > 1 */
+            lm_num one, sq, sk;
+            lm_num_inits(&m->ctx, &one, &sq, &sk, (lm_num *)NULL);
+            lm_num_set_d(&one, 1.0);
+            lm_num_set_d(&sq, 0.0);
+            lm_num_set_d(&sk, 0.0);
+            for (int h = 0; h < m->H; h++) {
+                lm_num_fma(&sq, &k.sQ[h], &k.sQ[h], &sq);
+                lm_num_fma(&sk, &k.sK[h], &k.sK[h], &sk);
+            }
+            ok = lm_num_certainly_gt(&sq, &one) && lm_num_certainly_gt(&sk, &one);
+            lm_num_clears(&one, &sq, &sk, (lm_num *)NULL);
+        }
+    }
+    if (ok && eta > 0) { /* 2 eta G < 1, G of S5 at the induction bounds (appendix lambda^V) */
+        lm_dyn_nconsts_norms(&b, m, 0);
+        lm_dyn_nconsts_induction(&b, &k, 1);
+        lm_dyn_nconsts_derive(&b);
+        lm_num_mul_d(&lhs, o->kernel == LM_GAUSS ? &b.Gp3 : &b.G, 2.0 * eta);
+        lm_num_set_d(&rhs, 1.0);
+        ok = lm_num_certainly_gt(&rhs, &lhs);
+    }
+    lm_num_clears(&lhs, &rhs, (lm_num *)NULL);
+    lm_dyn_nconsts_clear(&k);
+    lm_dyn_nconsts_clear(&b);
+    return lm_assume(ev, ok, "ball arithmetic does not confirm the hypotheses at M_0 (the condition, "
+                             "eta < 1/(2G)) at this precision");
+}
+
 int lm_t2_run_rate(lm_eval *ev, const lm_t2_rate_setup *s)
 {
     lm_t2_inst I;
@@ -388,6 +432,12 @@ int lm_t2_run_rate(lm_eval *ev, const lm_t2_rate_setup *s)
         lm_mha_free(I.m);
         I.m = lm_mha_convert(I.md, &wctx);
         lm_mha_forward(I.m);
+    }
+    /* Arb (certification): the instance's hypotheses, decided in double when it was built,
+     * must hold for the exact M_0 */
+    if (!lm_t2_ball_hyp(ev, I.m, &s->opt, eta_d)) {
+        lm_t2_inst_free(&I);
+        return 0;
     }
     const lm_ctx *c = &wctx;
     lm_measure(ev, "working precision (bits)", (double)wctx.prec);
