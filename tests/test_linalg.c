@@ -908,3 +908,145 @@ Test(linalg, symeig_extreme_scales)
         lm_mat_free(A);
     }
 }
+
+/* ---- MPFR products: the arb_dot fast path vs the exact path ------------ */
+
+/* reference C_ij: the k products formed exactly, one mpfr_sum at C's
+ * precision (the exact path of lm_mat_mul, written out here) */
+static void mul_ref_entry(mpfr_ptr c, const lm_mat *A, int ta, const lm_mat *B, int tb, int i,
+                          int j, int k)
+{
+    mpfr_t *t = calloc((size_t)k, sizeof *t);
+    mpfr_ptr *tp = calloc((size_t)k, sizeof *tp);
+    for (int l = 0; l < k; l++) {
+        mpfr_init2(t[l], A->prec + B->prec);
+        mpfr_srcptr a = ta ? A->m[(size_t)l * A->c + i] : A->m[(size_t)i * A->c + l];
+        mpfr_srcptr b = tb ? B->m[(size_t)j * B->c + l] : B->m[(size_t)l * B->c + j];
+        cr_assert_eq(mpfr_mul(t[l], a, b, MPFR_RNDN), 0, "product not exact");
+        tp[l] = t[l];
+    }
+    mpfr_sum(c, tp, (unsigned long)k, MPFR_RNDN);
+    for (int l = 0; l < k; l++) mpfr_clear(t[l]);
+    free(t);
+    free(tp);
+}
+
+/* 1 when the exact sum of entry (i,j) lies on a midpoint of p-bit numbers */
+static int entry_is_tie(const lm_mat *A, int ta, const lm_mat *B, int tb, int i, int j, int k,
+                        mpfr_prec_t p)
+{
+    mpfr_t x;
+    mpfr_init2(x, 8 * (A->prec + B->prec) + 256);
+    mul_ref_entry(x, A, ta, B, tb, i, j, k); /* exact: the terms span < 4p + 64 bits */
+    int tie = mpfr_regular_p(x) && mpfr_min_prec(x) == p + 1; /* p+1 bits, not p */
+    mpfr_clear(x);
+    return tie;
+}
+
+/* operand kinds: 0 random p-bit, 1 small integers, 2 tie-prone (sums on or
+ * next to midpoints of p-bit numbers, cancellations, exact zeros) */
+static lm_mat *mul_operand(int r, int c, mpfr_prec_t p, int kind, int left, uint64_t key)
+{
+    if (kind == 0) return rand_pbits(r, c, p, key, 1.0);
+    lm_ctx ctx = lm_ctx_mpfr(p);
+    lm_rng g;
+    lm_rng_init(&g, key);
+    lm_mat *A = lm_mat_new(r, c, &ctx);
+    mpfr_t R;
+    mpfr_init2(R, p);
+    mpfr_set_d(R, 1.0, MPFR_RNDN);
+    for (int k = 1; k * 50 < (int)p + 50; k++) mpfr_add_d(R, R, ldexp(lm_rng_uniform(&g), -50 * k), MPFR_RNDN);
+    for (int i = 0; i < r * c; i++) {
+        uint64_t u = lm_rng_u64(&g);
+        mpfr_ptr x = A->m[i];
+        if (kind == 1) {
+            mpfr_set_si(x, (long)(u % 17) - 8, MPFR_RNDN);
+        } else if (!left) {
+            const double vals[] = {0.0, 1.0, -1.0, 1.0, -1.0, 0.5, -0.5, 2.0};
+            mpfr_set_d(x, vals[u % 8], MPFR_RNDN);
+        } else {
+            switch (u % 16) { /* sparse, so that a sum has few terms */
+            case 0: case 1: mpfr_set_ui_2exp(x, 1, -(mpfr_exp_t)p, MPFR_RNDN); break; /* half an ulp of 1 */
+            case 2: mpfr_set_ui_2exp(x, 3, -(mpfr_exp_t)p - 1, MPFR_RNDN); break;
+            case 3: mpfr_set_ui_2exp(x, 1, -2 * (mpfr_exp_t)p - 10, MPFR_RNDN); break; /* tie breaker */
+            case 4: mpfr_set(x, R, MPFR_RNDN); break;                                   /* cancels */
+            case 5: case 6: case 7: mpfr_set_ui(x, 1, MPFR_RNDN); break;
+            default: mpfr_set_zero(x, 1); break;
+            }
+            if ((u >> 8) & 1) mpfr_neg(x, x, MPFR_RNDN);
+        }
+    }
+    mpfr_clear(R);
+    return A;
+}
+
+/* lm_mat_mul of MPFR matrices with all dimensions >= 16 (the arb_dot
+ * enclosure path) equals, entry by entry and bit for bit, the correctly
+ * rounded exact dot product, at 64, 256 and 1024 bits, for every operand
+ * kind, both transposes and a destination at lower precision; the
+ * tie-prone operands must produce exact midpoint sums, so the fallback of
+ * the fast path is exercised. */
+Test(linalg, mpfr_mul_fast_path_is_exact)
+{
+    const mpfr_prec_t precs[] = {64, 256, 1024};
+    const int dims[][3] = {{16, 16, 16}, {24, 40, 17}, {33, 16, 20}};
+    for (int ip = 0; ip < 3; ip++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int id = 0; id < 3; id++)
+                for (int tr = 0; tr < 4; tr++) {
+                    const mpfr_prec_t p = precs[ip];
+                    const int m = dims[id][0], k = dims[id][1], n = dims[id][2];
+                    const int ta = tr & 1, tb = tr >> 1;
+                    const uint64_t key = 7919u * (uint64_t)(1 + ip * 100 + kind * 10 + id) + (uint64_t)tr;
+                    lm_mat *A = ta ? mul_operand(k, m, p, kind, 1, key) : mul_operand(m, k, p, kind, 1, key);
+                    lm_mat *B = tb ? mul_operand(n, k, p, kind, 0, key + 1) : mul_operand(k, n, p, kind, 0, key + 1);
+                    lm_ctx cc = lm_ctx_mpfr(tr == 3 ? p / 2 : p);
+                    lm_mat *C = lm_mat_new(m, n, &cc);
+                    lm_mat_mul(C, A, ta, B, tb);
+                    mpfr_t ref;
+                    mpfr_init2(ref, C->prec);
+                    int ties = 0;
+                    for (int i = 0; i < m; i++)
+                        for (int j = 0; j < n; j++) {
+                            mpfr_srcptr c = C->m[(size_t)i * n + j];
+                            mul_ref_entry(ref, A, ta, B, tb, i, j, k);
+                            cr_assert(!mpfr_nan_p(c) && !mpfr_inf_p(c), "non-finite entry");
+                            cr_assert(mpfr_equal_p(c, ref) && mpfr_signbit(c) == mpfr_signbit(ref),
+                                      "p=%ld kind=%d %dx%dx%d ta=%d tb=%d entry (%d,%d) differs",
+                                      (long)p, kind, m, k, n, ta, tb, i, j);
+                            if (kind == 2) ties += entry_is_tie(A, ta, B, tb, i, j, k, C->prec);
+                        }
+                    if (kind == 2 && tr != 3) /* C at p/2 bits: no midpoints built for it */
+                        cr_assert(ties > 0, "p=%ld %dx%dx%d ta=%d tb=%d: no midpoint sums", (long)p, m, k, n, ta, tb);
+                    mpfr_clear(ref);
+                    lm_mat_free(A);
+                    lm_mat_free(B);
+                    lm_mat_free(C);
+                }
+}
+
+/* a non-finite operand entry sends the whole product down the exact path:
+ * the same NaN/Inf pattern as the exact product */
+Test(linalg, mpfr_mul_nonfinite_operand)
+{
+    lm_mat *A = rand_pbits(20, 18, 128, 99, 1.0), *B = rand_pbits(18, 16, 128, 100, 1.0);
+    mpfr_set_inf(A->m[5], 1);
+    lm_ctx c128 = lm_ctx_mpfr(128);
+    lm_mat *C = lm_mat_new(20, 16, &c128);
+    lm_mat_mul(C, A, 0, B, 0);
+    mpfr_t ref;
+    mpfr_init2(ref, 128);
+    int infs = 0;
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 16; j++) {
+            mpfr_srcptr c = C->m[(size_t)i * 16 + j];
+            mul_ref_entry(ref, A, 0, B, 0, i, j, 18);
+            infs += mpfr_inf_p(ref) != 0;
+            cr_assert(mpfr_nan_p(ref) ? mpfr_nan_p(c) : mpfr_equal_p(c, ref), "entry (%d,%d)", i, j);
+        }
+    cr_assert_eq(infs, 16, "row 0 is infinite");
+    mpfr_clear(ref);
+    lm_mat_free(A);
+    lm_mat_free(B);
+    lm_mat_free(C);
+}

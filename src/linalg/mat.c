@@ -7,6 +7,8 @@
  *    mul, MPFR: every product a_ik b_kj is formed exactly (precision
  *    pa + pb) and the k products are added by mpfr_sum, which rounds the
  *    exact sum once: each C_ij is the correctly rounded dot product.
+ *    (From 16 x 16 x 16 up, an arb_dot enclosure at p+32 bits settles most
+ *    entries first -- the same correctly rounded values, see mul_mp.)
  *  - dot/sum, double: compensated (Ogita-Rump-Oishi Dot2 / Sum2, products
  *    split with fma): as if accumulated in twice the working precision and
  *    rounded once.  MPFR: exact products + mpfr_sum, correctly rounded.
@@ -57,6 +59,13 @@
 static size_t nel(const lm_mat *A)
 {
     return (size_t)A->r * (size_t)A->c;
+}
+
+/* double backend (the elementwise fast paths below run plain array loops:
+ * the same IEEE operation per entry as the generic loop) */
+static int dbl(const lm_mat *A)
+{
+    return !A->mp && !A->ab;
 }
 
 /* Exact stack MPFR view of a scalar that may live in the double backend. */
@@ -348,17 +357,96 @@ static void mul_d(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, i
                 C->r, C->c, k, 1.0, A->d, A->c, B->d, B->c, 0.0, C->d, C->c);
 }
 
-/* C_ij = round(sum_k a_ik b_kj): k exact products, one mpfr_sum. */
+/* exact path of one entry: k exact products, one mpfr_sum */
+static void mul_mp_entry(mpfr_ptr c, lm_acc *acc, const lm_mat *A, int ta, const lm_mat *B, int tb,
+                         int i, int j, int k)
+{
+    for (int l = 0; l < k; l++)
+        lm_acc_prod(acc, A->m[op_idx(A, ta, i, l)], B->m[op_idx(B, !tb, j, l)], 0);
+    lm_acc_sum(c, acc);
+}
+
+/* 1 when every entry of A is zero or a regular number with |exponent| far
+ * enough inside MPFR's range that no product of two entries, nor a sum of
+ * up to 2^40 such products, can overflow or underflow */
+static int mp_tame(const lm_mat *A)
+{
+    const mpfr_exp_t hi = mpfr_get_emax() / 2 - 64, lo = mpfr_get_emin() / 2 + 64;
+    for (size_t i = 0, n = nel(A); i < n; i++) {
+        mpfr_srcptr x = A->m[i];
+        if (mpfr_zero_p(x)) continue;
+        if (!mpfr_regular_p(x)) return 0;
+        mpfr_exp_t e = mpfr_get_exp(x);
+        if (e > hi || e < lo) return 0;
+    }
+    return 1;
+}
+
+/* C_ij = round(sum_k a_ik b_kj), the correctly rounded exact dot product.
+ *
+ * Small products (any dimension < 16) or operands with non-finite or
+ * extreme entries take the exact path: k exact products, one mpfr_sum.
+ * Otherwise each entry is first enclosed in a ball [lo, hi] by arb_dot at
+ * p + 32 bits (exact operand balls).  Rounding to nearest is monotone, so
+ * when lo and hi round to the same regular number at C's precision, that
+ * number is round(exact sum) -- the very value mpfr_sum returns.  Entries
+ * whose ball straddles a rounding boundary or contains zero take the exact
+ * path.  The result is therefore identical entry by entry to the exact
+ * path (tests/test_linalg.c compares them), at a fraction of its cost. */
+#define MUL_MP_FAST_MIN 16
 static void mul_mp(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
 {
+    const int m = C->r, n = C->c;
     lm_acc acc;
     lm_acc_init(&acc, (size_t)k, A->prec + B->prec);
-    for (int i = 0; i < C->r; i++)
-        for (int j = 0; j < C->c; j++) {
-            for (int l = 0; l < k; l++)
-                lm_acc_prod(&acc, A->m[op_idx(A, ta, i, l)], B->m[op_idx(B, !tb, j, l)], 0);
-            lm_acc_sum(C->m[(size_t)i * (size_t)C->c + (size_t)j], &acc);
+    if (m < MUL_MP_FAST_MIN || n < MUL_MP_FAST_MIN || k < MUL_MP_FAST_MIN || !mp_tame(A) ||
+        !mp_tame(B)) {
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                mul_mp_entry(C->m[(size_t)i * (size_t)n + (size_t)j], &acc, A, ta, B, tb, i, j, k);
+        lm_acc_clear(&acc);
+        return;
+    }
+    const slong wp = (slong)C->prec + GUARD;
+    /* rows of op(A) and columns of op(B), each contiguous, as exact balls */
+    arb_ptr a = _arb_vec_init((slong)m * k), b = _arb_vec_init((slong)n * k);
+    for (int i = 0; i < m; i++)
+        for (int l = 0; l < k; l++)
+            arf_set_mpfr(arb_midref(a + (size_t)i * (size_t)k + (size_t)l), A->m[op_idx(A, ta, i, l)]);
+    for (int j = 0; j < n; j++)
+        for (int l = 0; l < k; l++)
+            arf_set_mpfr(arb_midref(b + (size_t)j * (size_t)k + (size_t)l), B->m[op_idx(B, !tb, j, l)]);
+    arb_t s;
+    arf_t lo, hi;
+    mpfr_t rlo, rhi;
+    arb_init(s);
+    arf_init(lo);
+    arf_init(hi);
+    mpfr_init2(rlo, C->prec);
+    mpfr_init2(rhi, C->prec);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            mpfr_ptr c = C->m[(size_t)i * (size_t)n + (size_t)j];
+            arb_dot(s, NULL, 0, a + (size_t)i * (size_t)k, 1, b + (size_t)j * (size_t)k, 1, k, wp);
+            if (arb_is_finite(s) && !arb_contains_zero(s)) {
+                arb_get_lbound_arf(lo, s, wp + 16); /* rounded down: still <= exact */
+                arb_get_ubound_arf(hi, s, wp + 16); /* rounded up: still >= exact */
+                arf_get_mpfr(rlo, lo, RND);
+                arf_get_mpfr(rhi, hi, RND);
+                if (mpfr_regular_p(rlo) && mpfr_equal_p(rlo, rhi)) {
+                    mpfr_set(c, rlo, RND);
+                    continue;
+                }
+            }
+            mul_mp_entry(c, &acc, A, ta, B, tb, i, j, k);
         }
+    mpfr_clear(rlo);
+    mpfr_clear(rhi);
+    arf_clear(lo);
+    arf_clear(hi);
+    arb_clear(s);
+    _arb_vec_clear(a, (slong)m * k);
+    _arb_vec_clear(b, (slong)n * k);
     lm_acc_clear(&acc);
 }
 
@@ -402,6 +490,12 @@ void lm_mat_add(lm_mat *C, const lm_mat *A, const lm_mat *B)
 {
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
+    if (dbl(C) && dbl(A) && dbl(B)) {
+        const double *a = A->d, *b = B->d;
+        double *c = C->d;
+        for (size_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (C->ab) arb_add(C->b + i, A->b + i, B->b + i, C->prec);
         else if (C->mp) mpfr_add(C->m[i], A->m[i], B->m[i], RND);
@@ -413,6 +507,12 @@ void lm_mat_sub(lm_mat *C, const lm_mat *A, const lm_mat *B)
 {
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
+    if (dbl(C) && dbl(A) && dbl(B)) {
+        const double *a = A->d, *b = B->d;
+        double *c = C->d;
+        for (size_t i = 0; i < n; i++) c[i] = a[i] - b[i];
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (C->ab) arb_sub(C->b + i, A->b + i, B->b + i, C->prec);
         else if (C->mp) mpfr_sub(C->m[i], A->m[i], B->m[i], RND);
@@ -424,6 +524,12 @@ void lm_mat_hadamard(lm_mat *C, const lm_mat *A, const lm_mat *B)
 {
     size_t n = nel(C);
     assert(nel(A) == n && nel(B) == n);
+    if (dbl(C) && dbl(A) && dbl(B)) {
+        const double *a = A->d, *b = B->d;
+        double *c = C->d;
+        for (size_t i = 0; i < n; i++) c[i] = a[i] * b[i];
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (C->ab) arb_mul(C->b + i, A->b + i, B->b + i, C->prec);
         else if (C->mp) mpfr_mul(C->m[i], A->m[i], B->m[i], RND);
@@ -465,6 +571,12 @@ void lm_mat_scale_d(lm_mat *B, const lm_mat *A, double s)
         arb_clear(t);
         return;
     }
+    if (dbl(B) && dbl(A)) {
+        const double *a = A->d;
+        double *b = B->d;
+        for (size_t i = 0; i < n; i++) b[i] = a[i] * s;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (B->mp) mpfr_mul_d(B->m[i], A->m[i], s, RND);
         else B->d[i] = A->d[i] * s;
@@ -494,12 +606,38 @@ void lm_mat_axpy(lm_mat *Y, const lm_num *a, const lm_mat *X)
     tmp_done(&t);
 }
 
+/* y += a x with one rounding per entry (fma).  On x86-64 CPUs with FMA3
+ * the loop is compiled for it (inline vfmadd instead of a libm call per
+ * entry); fma is correctly rounded either way, so the bits are the same. */
+static void axpy_loop(double *y, double a, const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = fma(a, x[i], y[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void axpy_loop_fma(double *y, double a, const double *x,
+                                                          size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = __builtin_fma(a, x[i], y[i]);
+}
+
+static void axpy_loop_best(double *y, double a, const double *x, size_t n)
+{
+    static int have = -1;
+    if (have < 0) have = __builtin_cpu_supports("fma") ? 1 : 0;
+    if (have) axpy_loop_fma(y, a, x, n);
+    else axpy_loop(y, a, x, n);
+}
+#else
+#define axpy_loop_best axpy_loop
+#endif
+
 void lm_mat_axpy_d(lm_mat *Y, double a, const lm_mat *X)
 {
     size_t n = nel(Y);
     assert(nel(X) == n);
     if (!Y->mp && !Y->ab) {
-        for (size_t i = 0; i < n; i++) Y->d[i] = fma(a, X->d[i], Y->d[i]);
+        axpy_loop_best(Y->d, a, X->d, n);
         return;
     }
     lm_num an = { .d = a, .mp = 0 };
@@ -520,6 +658,11 @@ void lm_mat_exp(lm_mat *B, const lm_mat *A)
 void lm_mat_set_block(lm_mat *B, int bi, int bj, const lm_mat *A)
 {
     assert(bi >= 0 && bj >= 0 && bi + A->r <= B->r && bj + A->c <= B->c);
+    if (dbl(A) && dbl(B)) {
+        for (int i = 0; A->c > 0 && i < A->r; i++)
+            memmove(B->d + idx(B, bi + i, bj), A->d + idx(A, i, 0), (size_t)A->c * sizeof *A->d);
+        return;
+    }
     for (int i = 0; i < A->r; i++)
         for (int j = 0; j < A->c; j++)
             el_copy(B, idx(B, bi + i, bj + j), A, idx(A, i, j));
@@ -528,6 +671,11 @@ void lm_mat_set_block(lm_mat *B, int bi, int bj, const lm_mat *A)
 void lm_mat_get_block(lm_mat *A, const lm_mat *B, int bi, int bj)
 {
     assert(bi >= 0 && bj >= 0 && bi + A->r <= B->r && bj + A->c <= B->c);
+    if (dbl(A) && dbl(B)) {
+        for (int i = 0; A->c > 0 && i < A->r; i++)
+            memmove(A->d + idx(A, i, 0), B->d + idx(B, bi + i, bj), (size_t)A->c * sizeof *A->d);
+        return;
+    }
     for (int i = 0; i < A->r; i++)
         for (int j = 0; j < A->c; j++)
             el_copy(A, idx(A, i, j), B, idx(B, bi + i, bj + j));

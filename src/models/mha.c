@@ -10,12 +10,16 @@
  */
 #include "lm_model.h"
 #include "lm_claim.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
     lm_mat *Q, *K, *v, *uh, *G, *Gam, *T1, *T2, *T3, *XtT, *gacc;
     lm_mat *Bt;  /* HD x Nn scratch */
+    lm_mat *T;   /* n x D scratch of lm_mha_B */
+    lm_mat *Btr; /* HD x 1 scratch of lm_mha_grad */
+    lm_mat **gq, **gk, *gv; /* gradients of lm_mha_gd_step */
     lm_num sqd;  /* sqrt(d) */
     lm_num t0, t1;
 } ws_t;
@@ -36,6 +40,15 @@ static void ws_alloc(lm_mha *m)
     w->XtT = lm_mat_new(m->D, m->d, c);
     w->gacc = lm_mat_new(m->D, m->d, c);
     w->Bt = lm_mat_new(m->N * m->n, m->H * m->D, c);
+    w->T = lm_mat_new(m->n, m->D, c);
+    w->Btr = lm_mat_new(m->H * m->D, 1, c);
+    w->gq = calloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gq);
+    w->gk = calloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gk);
+    for (int h = 0; h < m->H; h++) {
+        w->gq[h] = lm_mat_new(m->D, m->d, c);
+        w->gk[h] = lm_mat_new(m->D, m->d, c);
+    }
+    w->gv = lm_mat_new(m->H * m->D, m->H * m->d, c);
     lm_num_inits(c, &w->sqd, &w->t0, &w->t1, (lm_num *)NULL);
     lm_num_set_d(&w->sqd, (double)m->d);
     lm_num_sqrt(&w->sqd, &w->sqd);
@@ -78,8 +91,14 @@ void lm_mha_free(lm_mha *m)
     if (!m) return;
     ws_t *w = m->ws;
     lm_mat *ms[] = {w->Q, w->K, w->v, w->uh, w->G, w->Gam, w->T1, w->T2, w->T3,
-                    w->XtT, w->gacc, w->Bt};
+                    w->XtT, w->gacc, w->Bt, w->T, w->Btr, w->gv};
     for (size_t k = 0; k < sizeof ms / sizeof *ms; k++) lm_mat_free(ms[k]);
+    for (int h = 0; h < m->H; h++) {
+        lm_mat_free(w->gq[h]);
+        lm_mat_free(w->gk[h]);
+    }
+    free(w->gq);
+    free(w->gk);
     lm_num_clears(&w->sqd, &w->t0, &w->t1, (lm_num *)NULL);
     free(w);
     for (int i = 0; i < m->N; i++) lm_mat_free(m->X[i]);
@@ -126,6 +145,11 @@ void lm_mha_randomize(lm_mha *m, lm_rng *g, double sX, double sQK, double sV, do
 
 static lm_mat *S_of(const lm_mha *m, int i, int h) { return m->S[i * m->H + h]; }
 
+/* 1 on the double backend, where the hot loops below read and write the
+ * arrays directly: the same operations in the same order as the lm_num
+ * path (fma for lm_num_fma, plain * and - otherwise), so the same bits */
+static int is_d(const lm_mat *A) { return !A->mp && !A->ab; }
+
 void lm_mha_forward(lm_mha *m)
 {
     ws_t *w = m->ws;
@@ -156,6 +180,15 @@ void lm_mha_forward(lm_mha *m)
             lm_mat_get_block(w->uh, m->u, h * m->D, 0);
             lm_mat_mul(w->v, m->X[i], 0, w->uh, 0);
             /* mh_i += S_ih v_ih */
+            if (is_d(m->mh) && is_d(S) && is_d(w->v)) {
+                const double *Sd = S->d, *vd = w->v->d;
+                for (int k = 0; k < n; k++) {
+                    double yk = m->mh->d[i * n + k];
+                    for (int j = 0; j < n; j++) yk = fma(Sd[(size_t)k * n + j], vd[j], yk);
+                    m->mh->d[i * n + k] = yk;
+                }
+                continue;
+            }
             for (int k = 0; k < n; k++) {
                 lm_mat_get(&y, m->mh, i * n + k, 0);
                 for (int j = 0; j < n; j++) {
@@ -183,6 +216,25 @@ void lm_mha_dfdC(lm_mat *Gam, lm_mha *m, int i, int h)
     lm_num_inits(&m->ctx, &a, &b, &s, (lm_num *)NULL);
     lm_mat_get_block(w->uh, m->u, h * m->D, 0);
     lm_mat_mul(w->v, m->X[i], 0, w->uh, 0);
+    if (is_d(Gam) && is_d(S) && is_d(w->v) && is_d(m->r)) {
+        double *g = Gam->d;
+        const double *Sd = S->d, *vd = w->v->d, *rd = m->r->d + (size_t)i * n;
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n; j++) g[(size_t)k * n + j] = rd[k] * vd[j];
+        if (m->kernel == LM_GAUSS) {
+            lm_mat_hadamard(Gam, Gam, S);
+        } else {
+            for (int k = 0; k < n; k++) {
+                double *gk = g + (size_t)k * n;
+                const double *sk = Sd + (size_t)k * n;
+                double sum = 0.0;
+                for (int p = 0; p < n; p++) sum = fma(gk[p], sk[p], sum);
+                for (int j = 0; j < n; j++) gk[j] = (gk[j] - sum) * sk[j];
+            }
+        }
+        lm_num_clears(&a, &b, &s, (lm_num *)NULL);
+        return;
+    }
     /* G = r_i v^T */
     for (int k = 0; k < n; k++) {
         lm_mat_get(&a, m->r, i * n + k, 0);
@@ -214,41 +266,52 @@ void lm_mha_dfdC(lm_mat *Gam, lm_mha *m, int i, int h)
     lm_num_clears(&a, &b, &s, (lm_num *)NULL);
 }
 
-/* gradient of W^Q_h (which=0) or W^K_h (which=1) */
-static void grad_qk(lm_mat *g, lm_mha *m, int h, int which)
+/* T1 <- the W^Q_h (which=0) or W^K_h (which=1) factor of sample i, from
+ * Gamma (in w->Gam) and Q, K (in w->Q, w->K); then g += X_i^T T1 */
+static void grad_qk_add(lm_mat *g, lm_mha *m, int i, int which, lm_num *a, lm_num *b, lm_num *c)
 {
     ws_t *w = m->ws;
     const int n = m->n;
+    const lm_mat *own = which == 0 ? w->Q : w->K;
+    const lm_mat *other = which == 0 ? w->K : w->Q;
+    /* T1 = Gamma^(T?) other */
+    lm_mat_mul(w->T1, w->Gam, which, other, 0);
+    if (m->kernel == LM_GAUSS) {
+        /* T1 <- diag(Gamma^(T?) 1) own - T1 */
+        for (int k = 0; k < n; k++) {
+            lm_num_set_d(a, 0.0);
+            for (int j = 0; j < n; j++) {
+                lm_mat_get(b, w->Gam, which ? j : k, which ? k : j);
+                lm_num_add(a, a, b);
+            }
+            for (int e = 0; e < m->d; e++) {
+                lm_mat_get(b, own, k, e);
+                lm_mat_get(c, w->T1, k, e);
+                lm_num_mul(b, a, b);
+                lm_num_sub(b, b, c);
+                lm_mat_set(w->T1, k, e, b);
+            }
+        }
+    }
+    lm_mat_mul(w->XtT, m->X[i], 1, w->T1, 0);
+    lm_mat_add(g, g, w->XtT);
+}
+
+/* gradients of W^Q_h (gq) and W^K_h (gk), either may be NULL; Gamma, Q and
+ * K of each sample are formed once for both */
+static void grad_qk(lm_mat *gq, lm_mat *gk, lm_mha *m, int h)
+{
+    ws_t *w = m->ws;
     lm_num c, a, b;
     lm_num_inits(&m->ctx, &c, &a, &b, (lm_num *)NULL);
-    lm_mat_zero(g);
+    if (gq) lm_mat_zero(gq);
+    if (gk) lm_mat_zero(gk);
     for (int i = 0; i < m->N; i++) {
         lm_mha_dfdC(w->Gam, m, i, h);
         lm_mat_mul(w->Q, m->X[i], 0, m->Wq[h], 0);
         lm_mat_mul(w->K, m->X[i], 0, m->Wk[h], 0);
-        const lm_mat *own = which == 0 ? w->Q : w->K;
-        const lm_mat *other = which == 0 ? w->K : w->Q;
-        /* T1 = Gamma^(T?) other */
-        lm_mat_mul(w->T1, w->Gam, which, other, 0);
-        if (m->kernel == LM_GAUSS) {
-            /* T1 <- diag(Gamma^(T?) 1) own - T1 */
-            for (int k = 0; k < n; k++) {
-                lm_num_set_d(&a, 0.0);
-                for (int j = 0; j < n; j++) {
-                    lm_mat_get(&b, w->Gam, which ? j : k, which ? k : j);
-                    lm_num_add(&a, &a, &b);
-                }
-                for (int e = 0; e < m->d; e++) {
-                    lm_mat_get(&b, own, k, e);
-                    lm_mat_get(&c, w->T1, k, e);
-                    lm_num_mul(&b, &a, &b);
-                    lm_num_sub(&b, &b, &c);
-                    lm_mat_set(w->T1, k, e, &b);
-                }
-            }
-        }
-        lm_mat_mul(w->XtT, m->X[i], 1, w->T1, 0);
-        lm_mat_add(g, g, w->XtT);
+        if (gq) grad_qk_add(gq, m, i, 0, &a, &b, &c);
+        if (gk) grad_qk_add(gk, m, i, 1, &a, &b, &c);
     }
     if (m->kernel == LM_SOFTMAX) {
         lm_num_set_d(&c, 1.0);
@@ -259,40 +322,40 @@ static void grad_qk(lm_mat *g, lm_mha *m, int h, int which)
         lm_num_set_d(&c, 2.0);
         lm_num_div(&c, &c, &a);      /* -2/(cG sqrt d) */
     }
-    lm_mat_scale(g, g, &c);
+    if (gq) lm_mat_scale(gq, gq, &c);
+    if (gk) lm_mat_scale(gk, gk, &c);
     lm_num_clears(&c, &a, &b, (lm_num *)NULL);
 }
 
 void lm_mha_B(lm_mat *B, const lm_mha *m)
 {
     ws_t *w = m->ws;
-    lm_mat *T = lm_mat_new(m->n, m->D, &m->ctx);
-    (void)w;
+    lm_mat *T = w->T;
     for (int i = 0; i < m->N; i++)
         for (int h = 0; h < m->H; h++) {
             lm_mat_mul(T, S_of(m, i, h), 0, m->X[i], 0);
             lm_mat_set_block(B, i * m->n, h * m->D, T);
         }
-    lm_mat_free(T);
 }
 
 void lm_mha_grad(lm_mha *m, lm_mat **gQ, lm_mat **gK, lm_mat *gV)
 {
-    for (int h = 0; h < m->H; h++) {
-        if (gQ) grad_qk(gQ[h], m, h, 0);
-        if (gK) grad_qk(gK[h], m, h, 1);
-    }
+    for (int h = 0; h < m->H; h++)
+        if (gQ || gK) grad_qk(gQ ? gQ[h] : NULL, gK ? gK[h] : NULL, m, h);
     if (gV) {
         ws_t *w = m->ws;
-        lm_mat *Btr = lm_mat_new(m->H * m->D, 1, &m->ctx);
+        lm_mat *Btr = w->Btr;
         lm_mha_B(w->Bt, m);
         lm_mat_mul(Btr, w->Bt, 1, m->r, 0);
         lm_mat_mul(gV, Btr, 0, m->Wo, 1);
-        if (m->wv == LM_WV_BLOCK)
+        if (m->wv == LM_WV_BLOCK && is_d(gV)) {
+            for (int a = 0; a < m->H * m->D; a++)
+                for (int b = 0; b < m->H * m->d; b++)
+                    if (a / m->D != b / m->d) gV->d[(size_t)a * (size_t)gV->c + (size_t)b] = 0.0;
+        } else if (m->wv == LM_WV_BLOCK)
             for (int a = 0; a < m->H * m->D; a++)
                 for (int b = 0; b < m->H * m->d; b++)
                     if (a / m->D != b / m->d) lm_mat_set_d(gV, a, b, 0.0);
-        lm_mat_free(Btr);
     }
 }
 
@@ -425,28 +488,21 @@ void lm_mha_flat_grad(lm_mat *g, lm_mha *m, int mask)
  * entries of a block W^V have G = 0 exactly and fma(-eta, 0, w) = w). */
 void lm_mha_gd_step(lm_mha *m, int mask, const lm_num *eta)
 {
-    lm_mat **gQ = calloc((size_t)m->H, sizeof *gQ), **gK = calloc((size_t)m->H, sizeof *gK), *gV = NULL;
-    for (int h = 0; h < m->H; h++) {
-        if (mask & LM_VAR_Q) gQ[h] = lm_mat_new(m->D, m->d, &m->ctx);
-        if (mask & LM_VAR_K) gK[h] = lm_mat_new(m->D, m->d, &m->ctx);
-    }
-    if (mask & LM_VAR_V) gV = lm_mat_new(m->H * m->D, m->H * m->d, &m->ctx);
+    /* the gradients live in the workspace (every entry is overwritten) */
+    ws_t *w = m->ws;
+    lm_mat **gQ = (mask & LM_VAR_Q) ? w->gq : NULL, **gK = (mask & LM_VAR_K) ? w->gk : NULL;
+    lm_mat *gV = (mask & LM_VAR_V) ? w->gv : NULL;
     lm_num neta;
     lm_num_init(&neta, &m->ctx);
     lm_mha_forward(m);
-    lm_mha_grad(m, (mask & LM_VAR_Q) ? gQ : NULL, (mask & LM_VAR_K) ? gK : NULL, gV);
+    lm_mha_grad(m, gQ, gK, gV);
     lm_num_neg(&neta, eta);
     for (int h = 0; h < m->H; h++) {
-        if (gQ[h]) lm_mat_axpy(m->Wq[h], &neta, gQ[h]);
-        if (gK[h]) lm_mat_axpy(m->Wk[h], &neta, gK[h]);
-        lm_mat_free(gQ[h]);
-        lm_mat_free(gK[h]);
+        if (gQ) lm_mat_axpy(m->Wq[h], &neta, gQ[h]);
+        if (gK) lm_mat_axpy(m->Wk[h], &neta, gK[h]);
     }
     if (gV) lm_mat_axpy(m->Wv, &neta, gV);
     lm_num_clear(&neta);
-    lm_mat_free(gV);
-    free(gQ);
-    free(gK);
 }
 
 void lm_mha_data(lm_eval *ev, const lm_mha *m)
