@@ -117,6 +117,16 @@ san:
 clean:
 	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk
 
+# ---- constant slack (issue 7): `lemmata tighten` on every named constant of every claim,
+# stored in the table `constants` of results/lemmata.db; `make report` then shows the
+# "Constant slack" section.  Quick budget by default; QUICK=0 bisects at the full budget
+# (about 8x longer); SEED=... as for make verify (the report matches rows by seed).
+CONSTANTS_FLAGS := $(if $(filter 0,$(QUICK)),,--quick) $(if $(SEED),--seed $(SEED))
+.PHONY: constants
+constants: deps $(BIN)
+	@mkdir -p results
+	./$(BIN) constants $(CONSTANTS_FLAGS)
+
 # ---- make bench: training-step throughput against PyTorch, numpy and mpmath
 # (bench/README.md).  Writes results/bench.json, report/bench.tex and
 # figures/bench_*.pdf.  The peers run under Debian's python3 (where

@@ -44,6 +44,7 @@ static const char usage[] =
     "            [--rtol R] [--max-runs M] [--json]\n"
     "                                the sharpest value of constant PARAM with which the claim\n"
     "                                still passes on the same instances (bisection)\n"
+    "  constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"
     "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
     "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
     "                                (dynamics paper, implicit-bias runs ib-*,\n"
@@ -1044,6 +1045,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "params")) return cmd_params(argc - 2, argv + 2);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "tighten")) return cmd_tighten(argc - 2, argv + 2);
+    if (!strcmp(cmd, "constants")) { int lm_cmd_constants(int, char **); return lm_cmd_constants(argc - 2, argv + 2); }
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
