@@ -5,6 +5,7 @@
 #include "lm_verify.h"
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 static lm_claim_result run(const lm_claim *c)
 {
@@ -186,4 +187,16 @@ Test(runner, violations_are_certified_in_ball_arithmetic)
     cr_expect_eq(r.verdict, LM_V_VIOLATED);
     cr_expect(!r.certified && strstr(r.cfg[0].cert_note, "not audited") != NULL, "%s", r.cfg[0].cert_note);
     lm_claim_result_clear(&r);
+}
+
+/* every registered claim names its file (the report weaves it, incremental verify hashes it) */
+Test(runner, every_claim_names_an_existing_file)
+{
+    for (int k = 0; k < lm_registry_count; k++) {
+        const lm_claim *c = lm_registry[k];
+        cr_assert_not_null(c->file, "%s has no .file = __FILE__", c->id);
+        FILE *f = fopen(c->file, "r");
+        cr_assert_not_null(f, "%s: cannot open %s", c->id, c->file);
+        fclose(f);
+    }
 }
