@@ -20,6 +20,8 @@ typedef enum {
 } lm_verdict;
 
 const char *lm_verdict_name(lm_verdict v);
+/* a whole decimal integer in [lo, hi] (command-line options): 0, or -1 on anything else */
+int lm_parse_long(const char *s, long lo, long hi, long *out);
 int lm_verdict_from_name(const char *s); /* -1 if unknown */
 /* a worst ratio for people: "0.0812", "1+3.1e-10", "1.8e+03", "--" */
 const char *lm_fmt_ratio(char *buf, int n, double r);

@@ -82,16 +82,6 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *e;
-    errno = 0;
-    if (!s || !*s) return -1;
-    long v = strtol(s, &e, 10);
-    if (*e || errno || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 static const char *paper_of(const char *id, char *buf, size_t n)
 {
@@ -157,7 +147,7 @@ static int cmd_params(int argc, char **argv)
 static int parse_prec(const char *s, mpfr_prec_t *out)
 {
     long v;
-    if (parse_int(s, LM_PREC_MIN, LM_PREC_MAX, &v)) return -1;
+    if (lm_parse_long(s, LM_PREC_MIN, LM_PREC_MAX, &v)) return -1;
     *out = v == 53 ? 0 : (mpfr_prec_t)v;
     return 0;
 }
@@ -196,7 +186,7 @@ static int cmd_check(int argc, char **argv)
             k++;
         } else if (!strcmp(a, "--budget")) {
             long b;
-            if (!v || parse_int(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
             o.budget = (int)b;
             k++;
         } else if (!strcmp(a, "--set")) {
@@ -210,13 +200,13 @@ static int cmd_check(int argc, char **argv)
             k++;
         } else if (!strcmp(a, "--instance")) {
             long b;
-            if (!v || parse_int(v, 0, 10000000, &b)) return die_usage("--instance needs a non-negative integer, got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 0, 10000000, &b)) return die_usage("--instance needs a non-negative integer, got '%s'", v ? v : "");
             o.only_instance = (int)b;
             k++;
         } else if (!strcmp(a, "--size")) {
             const char *eq = v ? strchr(v, '=') : NULL;
             long b;
-            if (!eq || eq == v || eq - v > 40 || parse_int(eq + 1, 1, 100000, &b))
+            if (!eq || eq == v || eq - v > 40 || lm_parse_long(eq + 1, 1, 100000, &b))
                 return die_usage("--size needs NAME=N with N an integer in [1, 100000], got '%s'", v ? v : "");
             if (o.nsize >= 16) return die_usage("%s", "too many --size options (at most 16)");
             static char names[16][48];
@@ -226,7 +216,7 @@ static int cmd_check(int argc, char **argv)
             k++;
         } else if (!strcmp(a, "--round")) {
             long b;
-            if (!v || parse_int(v, 1, 52, &b)) return die_usage("--round needs a number of significant bits in [1, 52], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 1, 52, &b)) return die_usage("--round needs a number of significant bits in [1, 52], got '%s'", v ? v : "");
             o.round_bits = (int)b;
             k++;
         } else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
@@ -353,7 +343,7 @@ static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, i
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--steps")) {
             long s;
-            if (!v || parse_int(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
             *steps = (int)s;
             k++;
         } else if (!strcmp(a, "--prec")) {
@@ -367,7 +357,7 @@ static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, i
             if (set(run, v, o->err, sizeof o->err)) { fprintf(stderr, "lemmata: %s\n", o->err); return 2; }
             k++;
         } else if (!strcmp(a, "--drift")) {
-            if (!v || parse_int(v, 64, LM_PREC_MAX, &o->drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 64, LM_PREC_MAX, &o->drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--out")) {
             if (!v) return die_usage("%s", "--out needs a file name");
@@ -822,14 +812,14 @@ static int cmd_verify(int argc, char **argv)
             k++;
         }
         else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!v || parse_int(v, 1, 64, &jobs)) return die_usage("-j needs a number of worker processes in [1, 64], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 1, 64, &jobs)) return die_usage("-j needs a number of worker processes in [1, 64], got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--seed")) {
             if (!v || parse_u64(v, &o.seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--budget")) {
             long b;
-            if (!v || parse_int(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
             o.budget = (int)b;
             k++;
         } else if (!strcmp(a, "--db")) {
@@ -968,11 +958,11 @@ static int cmd_tighten(int argc, char **argv)
             k++;
         } else if (!strcmp(a, "--budget")) {
             long b;
-            if (!v || parse_int(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
             o.budget = (int)b;
             k++;
         } else if (!strcmp(a, "--max-runs")) {
-            if (!v || parse_int(v, 3, 10000, &max_runs)) return die_usage("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
+            if (!v || lm_parse_long(v, 3, 10000, &max_runs)) return die_usage("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
             k++;
         } else if (!strcmp(a, "--rtol")) {
             char *end = NULL;

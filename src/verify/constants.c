@@ -302,16 +302,6 @@ static int usage_error(const char *fmt, const char *a)
     return 2;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *e;
-    errno = 0;
-    if (!s || !*s) return -1;
-    long v = strtol(s, &e, 10);
-    if (*e || errno || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 static void paper_of(const char *id, char *buf, size_t n)
 {
@@ -415,7 +405,7 @@ int lm_cmd_constants(int argc, char **argv)
         } else if (!strcmp(a, "--list")) list = 1;
         else if (!strcmp(a, "--redo")) redo = 1;
         else if (!strcmp(a, "--budget")) {
-            if (parse_long(v, 1, 100000, &n)) FAIL("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (lm_parse_long(v, 1, 100000, &n)) FAIL("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
             s.o.budget = (int)n;
             k++;
         } else if (!strcmp(a, "--seed")) {
@@ -426,15 +416,15 @@ int lm_cmd_constants(int argc, char **argv)
             s.o.seed = x;
             k++;
         } else if (!strcmp(a, "--jobs")) {
-            if (parse_long(v, 1, 64, &n)) FAIL("--jobs needs an integer in [1, 64], got '%s'", v ? v : "");
+            if (lm_parse_long(v, 1, 64, &n)) FAIL("--jobs needs an integer in [1, 64], got '%s'", v ? v : "");
             jobs = n;
             k++;
         } else if (!strcmp(a, "--max-runs")) {
-            if (parse_long(v, 3, 10000, &n)) FAIL("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
+            if (lm_parse_long(v, 3, 10000, &n)) FAIL("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
             s.max_runs = (int)n;
             k++;
         } else if (!strcmp(a, "--timeout")) {
-            if (parse_long(v, 1, 1000000, &n)) FAIL("--timeout needs a number of seconds in [1, 1000000], got '%s'", v ? v : "");
+            if (lm_parse_long(v, 1, 1000000, &n)) FAIL("--timeout needs a number of seconds in [1, 1000000], got '%s'", v ? v : "");
             s.timeout = (double)n;
             k++;
         } else if (!strcmp(a, "--rtol")) {

@@ -1,6 +1,8 @@
 /* names.c -- verdict and kind names (the words the report and JSON use). */
 #include "lm_verify.h"
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,4 +40,15 @@ const char *lm_fmt_ratio(char *buf, int n, double r)
     else if (r != 1.0 && fabs(r - 1.0) < 5e-3) snprintf(buf, (size_t)n, "1%+.2g", r - 1.0);
     else snprintf(buf, (size_t)n, "%.3g", r); /* beyond 5e-3 three digits tell 1.01 from 1 */
     return buf;
+}
+
+int lm_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *e;
+    errno = 0;
+    if (!s || !*s) return -1;
+    long v = strtol(s, &e, 10);
+    if (*e || errno || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
 }

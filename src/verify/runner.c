@@ -405,7 +405,6 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
     r0.sizes = NULL;
     inst_out_free(&r0);
     int mins[16], was[16], tb = -1;
-    shrink_req base = q;
     parse_sizes(szbuf, &q, mins, was);
     /* with sizes recorded, check they reproduce the break; without, the instance is the
      * confirmed break itself */
@@ -415,7 +414,6 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
         free(szbuf);
         return;
     }
-    (void)base;
     if (nx == 0) /* an adversarial point is tied to its sizes: only its numbers are cut */
         for (int pass = 0; pass < 2; pass++) {
             int changed = 0;
@@ -443,7 +441,6 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
     /* the shrunk instance once more, for its data: in the first precision (its break was
      * confirmed in MPFR by the last accepted step, or is the run's confirmed break) */
     const lm_ctx *fin = prim;
-    (void)rep;
     q.want_data = 1;
     inst_out rf;
     /* a trajectory need only reach its first break (the data is recorded at the start) */
