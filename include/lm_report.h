@@ -1,5 +1,5 @@
 /* lm_report.h -- weave the PDF: LaTeX from the claim files' literate blocks
- * and the results database, gnuplot figures, latexmk. */
+ * and the results database, gnuplot figures, pdflatex. */
 #ifndef LM_REPORT_H
 #define LM_REPORT_H
 

@@ -93,7 +93,7 @@ Test(cli, train_writes_whole_files_only)
     rmdir(path);
 }
 
-/* without latexmk/gnuplot verify refuses before doing any work */
+/* without pdflatex/gnuplot verify refuses before doing any work */
 Test(cli, verify_without_tools_fails_cleanly)
 {
     char out[8192], cmd[1024];

@@ -61,6 +61,59 @@ static long file_size(const char *rel)
     return stat(path, &sb) ? -1 : (long)sb.st_size;
 }
 
+/* a whole file under root, NUL-terminated (NULL if unreadable) */
+static char *read_text(const char *rel)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s) s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* byte-for-byte equality of two files under root */
+static int same_file(const char *a, const char *b)
+{
+    long na = file_size(a), nb = file_size(b);
+    if (na < 0 || na != nb) return 0;
+    char pa[256], pb[256];
+    snprintf(pa, sizeof pa, "%s/%s", root, a);
+    snprintf(pb, sizeof pb, "%s/%s", root, b);
+    FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
+    int same = fa && fb;
+    while (same) {
+        int ca = getc(fa), cb = getc(fb);
+        if (ca != cb) same = 0;
+        if (ca == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char pf[256], pt[256];
+    snprintf(pf, sizeof pf, "%s/%s", root, from);
+    snprintf(pt, sizeof pt, "%s/%s", root, to);
+    FILE *in = fopen(pf, "rb"), *out = fopen(pt, "wb");
+    cr_assert(in && out, "copy %s -> %s", from, to);
+    int c;
+    while ((c = getc(in)) != EOF) putc(c, out);
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+}
+
 /* ---- escaping and numbers ---------------------------------------------------------- */
 
 static void esc_is(const char *in, const char *want)
@@ -91,6 +144,69 @@ Test(report_tex, escape)
     free(s);
     cr_assert(lm_tex_is_latex("$x$"));
     cr_assert(!lm_tex_is_latex("Theorem 1, p. 3"));
+}
+
+static char *code_tex(const char *src, int first, int last)
+{
+    lm_tbuf b;
+    lm_tbuf_init(&b);
+    lm_tex_code(&b, src, strlen(src), first, last);
+    return lm_tbuf_take(&b);
+}
+
+/* the code weaver: classes, escapes, tabs, blanks, comments across lines */
+Test(report_tex, code_lines)
+{
+    char *s = code_tex("#include <math.h>\n"
+                       "static int f(int x_1)\t{ return x_1 % 2; } // 50% off {\n"
+                       "/* a comment\n"
+                       "   over lines with $ and \\ */ double y = 1;\n"
+                       "char *s = \"a\\\"b{\"; int c = '\\'';\n",
+                       1, 5);
+    cr_assert_str_eq(s,
+                     "\\lmL{1}{\\lmP{\\char35 include\\lmB{1}<math.h>}}\n"
+                     "\\lmL{2}{\\lmK{static}\\lmB{1}\\lmK{int}\\lmB{1}f(\\lmK{int}\\lmB{1}x\\char95 1)"
+                     "\\lmB{3}\\char123 \\lmB{1}\\lmK{return}\\lmB{1}x\\char95 1\\lmB{1}\\char37 "
+                     "\\lmB{1}2;\\lmB{1}\\char125 \\lmB{1}\\lmC{//\\lmB{1}50\\char37 \\lmB{1}off"
+                     "\\lmB{1}\\char123 }}\n"
+                     "\\lmL{3}{\\lmC{/*\\lmB{1}a\\lmB{1}comment}}\n"
+                     "\\lmL{4}{\\lmC{\\lmB{3}over\\lmB{1}lines\\lmB{1}with\\lmB{1}\\char36 \\lmB{1}and"
+                     "\\lmB{1}\\char92 \\lmB{1}*/}\\lmB{1}\\lmK{double}\\lmB{1}y\\lmB{1}=\\lmB{1}1;}\n"
+                     "\\lmL{5}{\\lmK{char}\\lmB{1}*s\\lmB{1}=\\lmB{1}\\lmS{\"a\\char92 \"b\\char123 \"};"
+                     "\\lmB{1}\\lmK{int}\\lmB{1}c\\lmB{1}=\\lmB{1}\\lmS{'\\char92 ''};}\n");
+    free(s);
+    /* a range that starts inside a comment still colours it as one */
+    s = code_tex("/* one\n two */ int a;\n", 2, 2);
+    cr_assert_str_eq(s, "\\lmL{2}{\\lmC{\\lmB{1}two\\lmB{1}*/}\\lmB{1}\\lmK{int}\\lmB{1}a;}\n");
+    free(s);
+    /* identifiers that contain a keyword are not keywords; trailing blanks go */
+    s = code_tex("int integer;   \n", 1, 1);
+    cr_assert_str_eq(s, "\\lmL{1}{\\lmK{int}\\lmB{1}integer;}\n");
+    free(s);
+}
+
+/* long lines wrap at LM_CODE_COLS columns; unknown non-ASCII becomes '?' */
+Test(report_tex, code_wrap_and_unicode)
+{
+    char line[400];
+    memset(line, 'a', 300);
+    line[300] = '\n';
+    line[301] = 0;
+    char *s = code_tex(line, 1, 1);
+    char want[1000];
+    int n = snprintf(want, sizeof want, "\\lmL{1}{%.*s}\n\\lmW{%.*s}\n\\lmW{%.*s}\n",
+                     LM_CODE_COLS, line, LM_CODE_COLS, line, 300 - 2 * LM_CODE_COLS, line);
+    cr_assert_gt(n, 0);
+    cr_assert_str_eq(s, want);
+    free(s);
+    /* U+00E9 is typeset by inputenc, U+4E2D is not; a stray byte is not */
+    s = code_tex("/* caf\xc3\xa9 \xe4\xb8\xad \xff */\n", 1, 1);
+    cr_assert_str_eq(s, "\\lmL{1}{\\lmC{/*\\lmB{1}caf\xc3\xa9\\lmB{1}?\\lmB{1}?\\lmB{1}*/}}\n");
+    free(s);
+    /* lines past the end of the file are not invented */
+    s = code_tex("x\n", 1, 9);
+    cr_assert_str_eq(s, "\\lmL{1}{x}\n");
+    free(s);
 }
 
 static void num_is(void (*fmt)(char *, size_t, double), double x, const char *want)
@@ -322,7 +438,7 @@ static void save_fake(const char *db, const char *db_commit)
 Test(report, builds_pdf, .timeout = 240)
 {
     write_text("lemmas/fake/lemma_1.c", good_file);
-    /* non-ASCII (Unicode math) in the statement: typeset, and the listing uses a copy */
+    /* non-ASCII (Unicode math) in the statement and code: typeset or '?' */
     write_text("lemmas/other_paper/theorem_2.c",
                "/* \\claim{other_paper/theorem_2}{A theorem with\\_underscores}\n"
                " * \\source{Other, Thm 2}\n"
@@ -344,10 +460,39 @@ Test(report, builds_pdf, .timeout = 240)
     cr_assert_gt(file_size("figures/fake-lemma-1-softmax-ratios.pdf"), 1000);
     cr_assert_gt(file_size("figures/other-paper-theorem-2-default-ratios.pdf"), 1000);
     cr_assert_eq(file_size("figures/fake-lemma-1-gaussian-kernel.pdf"), -1); /* no data */
-    cr_assert_gt(file_size("report/code/other-paper-theorem-2.c"), 10);
+    char *tex = read_text("report/lemmata.tex");
+    cr_assert_not_null(tex);
+    cr_assert_not_null(strstr(tex, "\\lmL{6}{\\lmC{/*\\lmB{1}caf\xc3\xa9\\lmB{1}*/}}"));
+    cr_assert_not_null(strstr(tex, "\\lmL{7}{\\lmK{int}\\lmB{1}theorem2;}"));
+    cr_assert_null(strstr(tex, "lstinputlisting"));
+    free(tex);
     /* run again: rebuilding over an existing report works */
     rc = lm_report_build(db, -1, root, err, sizeof err);
     cr_assert_eq(rc, 0, "%s", err);
+
+    /* figures are redrawn only when their .gp/.dat changed: plant another
+     * figure's PDF under this one's name; an unchanged stamp keeps it */
+    const char *mine = "figures/fake-lemma-1-softmax.pdf";
+    const char *other = "figures/other-paper-theorem-2-default-ratios.pdf";
+    cr_assert(!same_file(mine, other));
+    copy_file(other, mine);
+    rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(same_file(mine, other), "an unchanged figure was redrawn");
+    /* a stamp that does not match the .gp/.dat bytes: redrawn */
+    write_text("figures/fake-lemma-1-softmax.stamp", "0123456789abcdef\n");
+    rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(!same_file(mine, other), "a figure with a stale stamp was not redrawn");
+    /* no stamp at all (a PDF of unknown origin): redrawn */
+    copy_file(other, mine);
+    char stamp[256];
+    snprintf(stamp, sizeof stamp, "%s/figures/fake-lemma-1-softmax.stamp", root);
+    cr_assert_eq(remove(stamp), 0);
+    rc = lm_report_build(db, -1, root, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(!same_file(mine, other));
+    cr_assert_gt(file_size("figures/fake-lemma-1-softmax.stamp"), 0);
 }
 
 Test(report, latex_error_points_at_claim_file, .timeout = 240)
@@ -391,7 +536,7 @@ Test(report, missing_tools)
     cr_assert_eq(setenv("PATH", empty, 1), 0);
     int rc = lm_report_build(db, -1, root, err, sizeof err);
     cr_assert_neq(rc, 0);
-    cr_assert_str_eq(err, "latexmk not found (apt-get install latexmk)");
+    cr_assert_str_eq(err, "pdflatex not found (apt-get install texlive-latex-base)");
     cr_assert_eq(file_size("report"), -1); /* nothing written */
     cr_assert_eq(file_size("figures"), -1);
 }

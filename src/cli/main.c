@@ -830,8 +830,8 @@ static int cmd_verify(int argc, char **argv)
     }
     if (!noreport) {
         /* fail before hours of work when the report cannot be built */
-        if (system("command -v latexmk >/dev/null 2>&1") != 0)
-            return die_usage("%s", "latexmk not found (apt-get install latexmk)");
+        if (system("command -v pdflatex >/dev/null 2>&1") != 0)
+            return die_usage("%s", "pdflatex not found (apt-get install texlive-latex-base)");
         if (system("command -v gnuplot >/dev/null 2>&1") != 0)
             return die_usage("%s", "gnuplot not found (apt-get install gnuplot-nox)");
     }

@@ -587,58 +587,150 @@ static void gnuplot_reason(const char *log, char *buf, size_t n)
     fclose(f);
 }
 
+/* FNV-1a over a file's bytes, continued from h; 0 when it cannot be read */
+static unsigned long long hash_file(const char *path, unsigned long long h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char buf[1 << 14];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t k = 0; k < got; k++) h = (h ^ buf[k]) * 1099511628211ULL;
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? 0 : h;
+}
+
+/* hash of a figure's .gp and .dat (0: unreadable) */
+static unsigned long long fig_hash(const char *root, const lm_figure *fig)
+{
+    char rel[320], path[1024];
+    unsigned long long h = 14695981039346656037ULL;
+    snprintf(rel, sizeof rel, "%s.gp", fig->path);
+    lm_report_path(path, sizeof path, root, rel);
+    if (!(h = hash_file(path, h))) return 0;
+    snprintf(rel, sizeof rel, "%s.dat", fig->path);
+    lm_report_path(path, sizeof path, root, rel);
+    unsigned long long hd = hash_file(path, h ^ 0x2eULL);
+    return hd ? hd : h; /* a figure without a .dat hashes its .gp alone */
+}
+
+static void fig_file(char *path, size_t n, const char *root, const lm_figure *fig,
+                     const char *ext)
+{
+    char rel[320];
+    snprintf(rel, sizeof rel, "%s.%s", fig->path, ext);
+    lm_report_path(path, n, root, rel);
+}
+
+/* 1 when the figure's PDF was drawn from exactly these .gp/.dat bytes */
+static int fig_current(const char *root, const lm_figure *fig, unsigned long long h)
+{
+    char path[1024];
+    struct stat sb;
+    fig_file(path, sizeof path, root, fig, "pdf");
+    if (!h || stat(path, &sb) || sb.st_size <= 0) return 0;
+    fig_file(path, sizeof path, root, fig, "stamp");
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    unsigned long long old = 0;
+    int ok = fscanf(f, "%llx", &old) == 1 && old == h;
+    fclose(f);
+    return ok;
+}
+
 int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen)
 {
-    enum { CHUNK = 48 };
+    enum { CHUNK = 48, PAR = 2 };
     char log[1024];
     lm_report_path(log, sizeof log, root, "figures/gnuplot.log");
     remove(log);
-    for (int k = 0; k < nfig; k++) { /* a stale figure must not pass for a new one */
-        char rel[320], path[1024];
-        snprintf(rel, sizeof rel, "%s.pdf", fig[k].path);
-        lm_report_path(path, sizeof path, root, rel);
-        remove(path);
+    unsigned long long *h = calloc((size_t)(nfig > 0 ? nfig : 1), sizeof *h);
+    int *todo = calloc((size_t)(nfig > 0 ? nfig : 1), sizeof *todo);
+    int ntodo = 0, rc = -1;
+    if (!h || !todo) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        goto out;
     }
-    for (int k0 = 0; k0 < nfig; k0 += CHUNK) {
-        const char *argv[CHUNK + 2];
-        char names[CHUNK][320];
-        int na = 0;
-        argv[na++] = "gnuplot";
-        for (int k = k0; k < nfig && k < k0 + CHUNK; k++) {
-            snprintf(names[k - k0], sizeof names[0], "%s.gp", fig[k].path);
-            argv[na++] = names[k - k0];
+    for (int k = 0; k < nfig; k++) {
+        h[k] = fig_hash(root, &fig[k]);
+        if (fig_current(root, &fig[k], h[k])) continue;
+        /* a stale figure must not pass for a new one */
+        char path[1024];
+        fig_file(path, sizeof path, root, &fig[k], "pdf");
+        remove(path);
+        fig_file(path, sizeof path, root, &fig[k], "stamp");
+        remove(path);
+        todo[ntodo++] = k;
+    }
+    /* chunks of CHUNK scripts per gnuplot, PAR gnuplots at a time */
+    pid_t pid[PAR];
+    int npid = 0, failed = 0, status = 0;
+    for (int c0 = 0; c0 < ntodo || npid > 0;) {
+        if (c0 < ntodo && npid < PAR && !failed) {
+            const char *argv[CHUNK + 2];
+            char names[CHUNK][320];
+            int na = 0;
+            argv[na++] = "gnuplot";
+            for (int j = c0; j < ntodo && j < c0 + CHUNK; j++) {
+                snprintf(names[j - c0], sizeof names[0], "%s.gp", fig[todo[j]].path);
+                argv[na++] = names[j - c0];
+            }
+            argv[na] = NULL;
+            pid_t p = lm_proc_start(root, argv, log);
+            if (p < 0) {
+                failed = 1;
+                status = -1;
+            } else
+                pid[npid++] = p;
+            c0 += CHUNK;
+            continue;
         }
-        argv[na] = NULL;
-        int rc = lm_proc_run(root, argv, log);
-        if (rc != 0) {
-            char why[512];
-            gnuplot_reason(log, why, sizeof why);
-            if (rc == 127)
-                snprintf(err, (size_t)errlen, "gnuplot not found (apt-get install gnuplot-nox)");
-            else
-                snprintf(err, (size_t)errlen, "gnuplot failed: %s", why);
-            return -1;
+        if (npid == 0) break;
+        int st = lm_proc_wait(pid[0]);
+        memmove(pid, pid + 1, (size_t)(--npid) * sizeof *pid);
+        if (st != 0 && !failed) {
+            failed = 1;
+            status = st;
         }
+    }
+    if (failed) {
+        char why[512];
+        gnuplot_reason(log, why, sizeof why);
+        if (status == 127)
+            snprintf(err, (size_t)errlen, "gnuplot not found (apt-get install gnuplot-nox)");
+        else if (status < 0)
+            snprintf(err, (size_t)errlen, "cannot start gnuplot");
+        else
+            snprintf(err, (size_t)errlen, "gnuplot failed: %s", why);
+        goto out;
     }
     struct stat lb;
     if (stat(log, &lb) == 0 && lb.st_size == 0) remove(log);
     for (int k = 0; k < nfig; k++) {
-        char rel[320], path[1024];
-        snprintf(rel, sizeof rel, "%s.pdf", fig[k].path);
-        lm_report_path(path, sizeof path, root, rel);
-        FILE *f = fopen(path, "rb");
-        long size = 0;
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            size = ftell(f);
-            fclose(f);
-        }
-        if (size <= 0) {
+        char path[1024];
+        struct stat sb;
+        fig_file(path, sizeof path, root, &fig[k], "pdf");
+        if (stat(path, &sb) || sb.st_size <= 0) {
             snprintf(err, (size_t)errlen,
-                     "gnuplot wrote no %s (does it have the pdfcairo terminal? see %s.gp)", rel,
-                     fig[k].path);
-            return -1;
+                     "gnuplot wrote no %s.pdf (does it have the pdfcairo terminal? see %s.gp)",
+                     fig[k].path, fig[k].path);
+            goto out;
         }
     }
-    return 0;
+    /* stamps last: only a figure known to be drawn from these bytes gets one */
+    for (int j = 0; j < ntodo; j++) {
+        char path[1024];
+        fig_file(path, sizeof path, root, &fig[todo[j]], "stamp");
+        FILE *f = h[todo[j]] ? fopen(path, "w") : NULL;
+        if (f) {
+            fprintf(f, "%016llx\n", h[todo[j]]);
+            if (fclose(f)) remove(path);
+        }
+    }
+    rc = 0;
+out:
+    free(h);
+    free(todo);
+    return rc;
 }

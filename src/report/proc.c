@@ -31,7 +31,7 @@ int lm_proc_which(const char *prog)
     return 0;
 }
 
-int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
+pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -50,10 +50,21 @@ int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+int lm_proc_wait(pid_t pid)
+{
     int status;
+    if (pid < 0) return -1;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return -1;
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return -1;
+}
+
+int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
+{
+    return lm_proc_wait(lm_proc_start(dir, argv, logpath));
 }

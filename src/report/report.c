@@ -2,18 +2,21 @@
  * database, the claim files' literate blocks and gnuplot figures.
  *
  * Everything is relative to `root` (the source tree); the process never
- * changes directory: gnuplot and latexmk run as children with cwd = root, so
+ * changes directory: gnuplot and pdflatex run as children with cwd = root, so
  * the LaTeX source refers to figures/... and lemmas/... relative to root.
  *
- *   1. latexmk, pdflatex and gnuplot must be on PATH (checked before anything
+ *   1. pdflatex and gnuplot must be on PATH (checked before anything
  *      is written);
  *   2. the run is read from the database (claims sorted by id), each claim's
  *      file is read for its \claim/\source/\statement/\check/\note blocks
  *      (malformed blocks stop the build with "file:line: reason");
  *   3. figures/<id>-<config>[-ratios].{dat,gp} are written and gnuplot turns
  *      them into PDFs;
- *   4. report/lemmata.tex is written (atomically) and compiled with latexmk
- *      under the job name lemmata-build; report/lemmata-build.pdf is renamed
+ *   4. report/lemmata.tex is written (atomically) and compiled with pdflatex
+ *      under the job name lemmata-build, again until its .aux, .toc and .out
+ *      stop changing (at most four passes: an unchanged report takes one,
+ *      latexmk's rule, without latexmk's hashing of a thousand figure PDFs
+ *      around each pass); report/lemmata-build.pdf is renamed
  *      to report/lemmata.pdf only on success.  A LaTeX error inside a woven
  *      block is reported at its line of the claim file.
  *
@@ -51,7 +54,7 @@ typedef struct {
     const lm_claim *reg;  /* registry entry with the same id, or NULL */
     const char *title;    /* plain title (DB, else registry), may be NULL */
     char file[512];       /* claim file as recorded (relative to root), "" if unknown */
-    char lst[600];        /* path for \lstinputlisting (relative to root), "" = none */
+    char code[1024];      /* claim file to list (root prepended), "" = none */
     int file_ok;          /* file was read */
     lm_literate L;
     lm_figure *fig;
@@ -210,7 +213,6 @@ static void put_preamble(writer *w, const lm_results *R)
          "\\usepackage[table]{xcolor}\n"
          "\\usepackage{array,longtable,booktabs}\n"
          "\\usepackage{fancyhdr,lastpage}\n"
-         "\\usepackage{listings}\n"
          "\\usepackage{needspace}\n"
          "\\usepackage[font=footnotesize,labelfont=bf]{caption}\n"
          "\\usepackage[hidelinks,bookmarksnumbered]{hyperref}\n");
@@ -242,18 +244,12 @@ static void put_preamble(writer *w, const lm_results *R)
          "\\providecommand{\\softmax}{\\operatorname{softmax}}\n"
          "\\providecommand{\\argmin}{\\operatorname*{arg\\,min}}\n"
          "\\providecommand{\\argmax}{\\operatorname*{arg\\,max}}\n"
-         "\\lstset{language=C,basicstyle=\\scriptsize\\ttfamily,breaklines=true,"
-         "breakatwhitespace=false,columns=fullflexible,keepspaces=true,tabsize=4,"
-         "numbers=left,numberstyle=\\tiny\\color{gray},numbersep=6pt,"
-         "showstringspaces=false,frame=leftline,framerule=0.6pt,rulecolor=\\color{gray!50},"
-         "xleftmargin=2.2em,keywordstyle=\\color{blue!55!black}\\bfseries,"
-         "commentstyle=\\color{green!35!black}\\itshape,stringstyle=\\color{red!50!black},"
-         "postbreak=\\mbox{\\textcolor{gray}{$\\hookrightarrow$}\\space}}\n"
          "\\setlength{\\parindent}{0pt}\n\\setlength{\\parskip}{4pt plus 2pt}\n"
          "\\setlength{\\LTpre}{4pt}\n\\setlength{\\LTpost}{4pt}\n\\setlength{\\LTleft}{0pt}\n"
          "\\newcommand{\\lmpar}[1]{\\Needspace{7\\baselineskip}\\paragraph{#1}}\n"
          "\\setcounter{secnumdepth}{2}\n"
          "\\hypersetup{pdftitle={lemmata verification report},pdfcreator={lemmata}}\n");
+    lm_tex_code_preamble(&w->b);
 
     /* provenance stamp on every page */
     char prec[64];
@@ -1008,7 +1004,7 @@ static void put_claim(writer *w, const doc *d, int k)
     free(others);
 
     /* code */
-    if (d->lst[0]) {
+    if (d->code[0]) {
         int first = d->L.code_line, last = d->L.nlines;
         if (first > last) first = 1;
         int cut = last - first + 1 > CODE_MAX_LINES;
@@ -1019,9 +1015,9 @@ static void put_claim(writer *w, const doc *d, int k)
                        cut ? " (truncated; see the file)" : "");
         at_line_start(w);
         long line = w->b.lines + 1;
-        lm_tbuf_printf(&w->b, "\\lstinputlisting[firstline=%d,lastline=%d,firstnumber=%d]{%s}\n",
-                       first, last, first, d->lst);
-        add_span(w, k, "code listing", line, line, 0);
+        if (lm_tex_code_file(&w->b, d->code, first, last))
+            P(w, "\\emph{the file could not be read again.}\n");
+        add_span(w, k, "code listing", line, w->b.lines, 0);
     }
 }
 
@@ -1135,37 +1131,6 @@ static int write_file(const char *path, const char *text, char *err, int errlen)
     return 0;
 }
 
-/* a path TeX can open as is */
-static int tex_safe_path(const char *p)
-{
-    if (!*p) return 0;
-    for (; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '/' || *p == '.' || *p == '-' || *p == '_'))
-            return 0;
-    return 1;
-}
-
-/* ASCII copy of a claim file (each non-ASCII character becomes '?') for listings */
-static int ascii_copy(const char *src, const char *dst)
-{
-    FILE *in = fopen(src, "rb");
-    if (!in) return -1;
-    FILE *out = fopen(dst, "wb");
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
-    int ch;
-    while ((ch = fgetc(in)) != EOF) {
-        if (ch < 0x80) fputc(ch, out);
-        else if (ch >= 0xC0) fputc('?', out); /* lead byte of a UTF-8 sequence */
-        /* continuation bytes (0x80..0xBF) are dropped */
-    }
-    fclose(in);
-    return fclose(out) ? -1 : 0;
-}
-
 /* The TeX log's first error, traced to a claim file when it falls in a block. */
 static void latex_error(const char *root, const writer *w, const doc *docs, char *err,
                         int errlen)
@@ -1174,7 +1139,7 @@ static void latex_error(const char *root, const writer *w, const doc *docs, char
     lm_report_path(log, sizeof log, root, "report/" JOB ".log");
     FILE *f = fopen(log, "r");
     if (!f) {
-        snprintf(err, (size_t)errlen, "latexmk failed (see report/latexmk.log)");
+        snprintf(err, (size_t)errlen, "pdflatex failed (see report/pdflatex.log)");
         return;
     }
     long texline = 0;
@@ -1228,12 +1193,31 @@ static void remove_rel(const char *root, const char *rel)
     remove(p);
 }
 
+/* FNV-1a of the files LaTeX reads back on the next pass (missing ones hash
+ * as empty) */
+static unsigned long long aux_hash(const char *root)
+{
+    static const char *const ext[] = {".aux", ".toc", ".out"};
+    unsigned long long h = 14695981039346656037ULL;
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
+        char rel[64], path[1024];
+        snprintf(rel, sizeof rel, "report/" JOB "%s", ext[k]);
+        lm_report_path(path, sizeof path, root, rel);
+        FILE *f = fopen(path, "rb");
+        h = (h ^ (unsigned long long)(k + 1)) * 1099511628211ULL;
+        if (!f) continue;
+        int c;
+        while ((c = getc(f)) != EOF) h = (h ^ (unsigned char)c) * 1099511628211ULL;
+        fclose(f);
+    }
+    return h;
+}
+
 int lm_report_build(const char *dbpath, long long run, const char *root, char *err, int errlen)
 {
     static const struct {
         const char *tool, *pkg;
-    } tools[] = {{"latexmk", "latexmk"},
-                 {"pdflatex", "texlive-latex-base"},
+    } tools[] = {{"pdflatex", "texlive-latex-base"},
                  {"gnuplot", "gnuplot-nox"}};
     char dummy[8];
     if (!err || errlen <= 0) {
@@ -1294,12 +1278,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         int lr = lm_literate_read(&d->L, path, d->file, err, errlen);
         if (lr == -2) goto out;
         d->file_ok = lr == 0;
-        if (d->file_ok) {
-            if (!d->L.nonascii && tex_safe_path(d->file) && d->file[0] != '/')
-                snprintf(d->lst, sizeof d->lst, "%s", d->file);
-            else
-                d->lst[0] = 1; /* needs an ASCII copy, made below */
-        }
+        if (d->file_ok) snprintf(d->code, sizeof d->code, "%s", path);
         err[0] = 0;
     }
 
@@ -1355,20 +1334,6 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     used += nlive_fig;
     if (lm_fig_render(root, all, used, err, errlen)) goto out;
 
-    /* ASCII copies for listings that need them */
-    for (int k = 0; k < R.nclaims; k++) {
-        doc *d = &docs[k];
-        if (d->lst[0] != 1) continue;
-        d->lst[0] = 0;
-        char sid[200], rel[300], src[1024], dst[1024];
-        lm_fig_sanitize(sid, sizeof sid, d->c->claim.id);
-        snprintf(rel, sizeof rel, "report/code/%s.c", sid);
-        if (mkdir_p(root, "report/code", err, errlen)) goto out;
-        lm_report_path(src, sizeof src, root, d->file);
-        lm_report_path(dst, sizeof dst, root, rel);
-        if (ascii_copy(src, dst) == 0) snprintf(d->lst, sizeof d->lst, "%s", rel);
-    }
-
     /* the document */
     put_preamble(&w, &R);
     put_front(&w, &R, docs, dbpath);
@@ -1391,34 +1356,43 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     lm_report_path(texpath, sizeof texpath, root, "report/lemmata.tex");
     if (write_file(texpath, tex, err, errlen)) goto out;
 
-    /* compile under a temporary job name */
+    /* compile under a temporary job name, rerunning while the auxiliary
+     * files change */
     char lmlog[1024], tmp_pdf[1024], pdf[1024];
-    lm_report_path(lmlog, sizeof lmlog, root, "report/latexmk.log");
+    lm_report_path(lmlog, sizeof lmlog, root, "report/pdflatex.log");
     lm_report_path(tmp_pdf, sizeof tmp_pdf, root, "report/" JOB ".pdf");
     lm_report_path(pdf, sizeof pdf, root, "report/lemmata.pdf");
     remove(lmlog);
     remove(tmp_pdf);
-    const char *argv[] = {"latexmk",          "-pdf",
-                          "-norc",            "-interaction=nonstopmode",
-                          "-halt-on-error",   "-output-directory=report",
-                          "-jobname=" JOB,    "report/lemmata.tex",
+    remove_rel(root, "report/latexmk.log"); /* from builds before pdflatex ran directly */
+    remove_rel(root, "report/" JOB ".fdb_latexmk");
+    remove_rel(root, "report/" JOB ".fls");
+    const char *argv[] = {"pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                          "-output-directory=report", "-jobname=" JOB, "report/lemmata.tex",
                           NULL};
-    int lr = lm_proc_run(root, argv, lmlog);
-    if (lr != 0) {
-        if (lr == 127 || lr < 0)
-            snprintf(err, (size_t)errlen, "cannot run latexmk (apt-get install latexmk)");
-        else
-            latex_error(root, &w, docs, err, errlen);
-        /* a broken .aux must not poison the next build */
-        remove_rel(root, "report/" JOB ".aux");
-        remove_rel(root, "report/" JOB ".fdb_latexmk");
-        remove_rel(root, "report/" JOB ".out");
-        remove(tmp_pdf);
-        goto out;
+    unsigned long long before = aux_hash(root), after = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        int lr = lm_proc_run(root, argv, lmlog);
+        if (lr != 0) {
+            if (lr == 127 || lr < 0)
+                snprintf(err, (size_t)errlen,
+                         "cannot run pdflatex (apt-get install texlive-latex-base)");
+            else
+                latex_error(root, &w, docs, err, errlen);
+            /* a broken .aux must not poison the next build */
+            remove_rel(root, "report/" JOB ".aux");
+            remove_rel(root, "report/" JOB ".toc");
+            remove_rel(root, "report/" JOB ".out");
+            remove(tmp_pdf);
+            goto out;
+        }
+        after = aux_hash(root);
+        if (after == before) break;
+        before = after;
     }
     struct stat sb;
     if (stat(tmp_pdf, &sb) || sb.st_size == 0) {
-        snprintf(err, (size_t)errlen, "latexmk produced no report/" JOB ".pdf (see %s)", lmlog);
+        snprintf(err, (size_t)errlen, "pdflatex produced no report/" JOB ".pdf (see %s)", lmlog);
         goto out;
     }
     if (rename(tmp_pdf, pdf)) {

@@ -13,6 +13,7 @@
 
 #include "lm_store.h"
 #include <stddef.h>
+#include <sys/types.h>
 
 /* ---- tex.c ---------------------------------------------------------------- */
 
@@ -60,6 +61,17 @@ void lm_tex_ratio(char *buf, size_t n, double x);
 void lm_fmt_num(char *buf, size_t n, double x);
 /* seconds: "0.012", "3.4", "125" */
 void lm_tex_seconds(char *buf, size_t n, double s);
+
+/* ---- code.c --------------------------------------------------------------- */
+
+/* columns of code per printed line; longer lines continue on the next */
+#define LM_CODE_COLS 124
+/* Lines first..last of the C source s[0..n) as \lmL/\lmW lines (see code.c). */
+void lm_tex_code(lm_tbuf *b, const char *s, size_t n, int first, int last);
+/* The same for a file, wrapped in the lmcode environment; -1 if unreadable. */
+int lm_tex_code_file(lm_tbuf *b, const char *path, int first, int last);
+/* the macros the two above use */
+void lm_tex_code_preamble(lm_tbuf *b);
 
 /* ---- literate.c ------------------------------------------------------------ */
 
@@ -137,7 +149,10 @@ int lm_fig_write(const char *root, const char *claim_id, const char *tag,
 int lm_fig_live_count(const char *series);
 int lm_fig_write_live(const char *root, const char *name, const char *series, lm_figure *fig,
                       int *nfig, int maxfig, char *err, int errlen);
-/* Runs gnuplot on fig[0..nfig) (cwd = root).  Returns 0 or -1. */
+/* Runs gnuplot on fig[0..nfig) (cwd = root), two processes at a time.  A
+ * figure whose .gp and .dat are byte-identical to the ones its PDF was made
+ * from (figures/<name>.stamp holds their hash) is not redrawn.  Returns 0 or
+ * -1. */
 int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen);
 
 /* ---- proc.c ----------------------------------------------------------------- */
@@ -148,6 +163,10 @@ int lm_proc_which(const char *prog);
  * /dev/null and stdout+stderr appended to `logpath` (NULL: discarded).
  * Returns the exit status, 128+signal, or -1 when it could not start. */
 int lm_proc_run(const char *dir, const char *const *argv, const char *logpath);
+/* The same in two halves: start (returns the child's pid, -1 on failure)
+ * and wait (the status as above). */
+pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath);
+int lm_proc_wait(pid_t pid);
 
 void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* slack.c: "Constant slack" section */
 /* ---- report.c --------------------------------------------------------------- */
