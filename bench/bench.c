@@ -591,8 +591,8 @@ static void machine(bm_all *A)
 static void verify_times(bm_all *A, const char *db)
 {
     A->verify_full = A->verify_quick = -1;
-    snprintf(A->verify_full_info, sizeof A->verify_full_info, "no finished run recorded in %s", db);
-    snprintf(A->verify_quick_info, sizeof A->verify_quick_info, "no finished QUICK=1 run recorded in %s", db);
+    snprintf(A->verify_full_info, sizeof A->verify_full_info, "no finished full run recorded in %s", db);
+    snprintf(A->verify_quick_info, sizeof A->verify_quick_info, "no finished full QUICK=1 run recorded in %s", db);
     sqlite3 *s = NULL;
     if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         if (s) sqlite3_close(s);
@@ -601,7 +601,11 @@ static void verify_times(bm_all *A, const char *db)
     for (int q = 0; q < 2; q++) {
         sqlite3_stmt *st = NULL;
         const char *sql = "SELECT seconds, commit_id, finished_date FROM runs WHERE finished = 1 AND quick = ? "
-                          "AND seconds IS NOT NULL ORDER BY id DESC LIMIT 1";
+                          "AND seconds IS NOT NULL "
+                          /* an incremental run that reused results is no measure of a full one */
+                          "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.run_id = runs.id AND c.reused_from > 0) "
+                          "AND NOT EXISTS (SELECT 1 FROM live l WHERE l.run_id = runs.id AND l.reused_from > 0) "
+                          "ORDER BY id DESC LIMIT 1";
         if (sqlite3_prepare_v2(s, sql, -1, &st, NULL) != SQLITE_OK) break;
         sqlite3_bind_int(st, 1, q);
         if (sqlite3_step(st) == SQLITE_ROW) {
@@ -609,7 +613,7 @@ static void verify_times(bm_all *A, const char *db)
             const unsigned char *c = sqlite3_column_text(st, 1), *d = sqlite3_column_text(st, 2);
             *(q ? &A->verify_quick : &A->verify_full) = sec;
             snprintf(q ? A->verify_quick_info : A->verify_full_info, sizeof A->verify_full_info,
-                     "the runner's own time of the last finished %srun in %s (commit %s, finished %s); excludes "
+                     "the runner's own time of the last finished %srun that re-ran every claim, in %s (commit %s, finished %s); excludes "
                      "compiling and LaTeX; not re-measured by make bench",
                      q ? "QUICK=1 " : "", db, c ? (const char *)c : "?", d ? (const char *)d : "?");
         }

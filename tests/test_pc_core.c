@@ -294,3 +294,53 @@ Test(pc_core, manifold_point_is_precision_independent)
         lm_pc_free(Q);
     }
 }
+
+/* lm_pc_emp in double (its raw-array softmax and C_j v_j loops) agrees with
+ * the generic lm_num code run in MPFR-256 on the same exactly converted
+ * instance, batch and point: loss and both gradient blocks, in-sample and
+ * leave-one-out (the masked diagonal) */
+Test(pc_core, empirical_loss_double_matches_mpfr)
+{
+    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(256);
+    lm_pcdata *P = inst(&cd, 0), *Q = lm_pc_convert(P, &cm);
+    lm_rng g;
+    lm_rng_init(&g, 5);
+    lm_pcth t = lm_pc_th_new(P), G = lm_pc_th_new(P), tm = lm_pc_th_new(Q), Gm = lm_pc_th_new(Q);
+    lm_pc_th_randn(&t, &g, 0.7);
+    lm_mat_copy(tm.V, t.V);
+    lm_mat_copy(tm.KQ, t.KQ);
+    lm_pcbatch b = lm_pc_batch(P, 9, &g), bm = {b.N, lm_mat_new(9, P->d, &cm), lm_mat_new(9, P->k, &cm)};
+    lm_mat_copy(bm.X, b.X);
+    lm_mat_copy(bm.Y, b.Y);
+    for (int loo = 0; loo < 2; loo++) {
+        lm_num L, Lm;
+        lm_num_init(&L, &cd);
+        lm_num_init(&Lm, &cm);
+        lm_pc_emp(&L, &G, P, &t, &b, loo);
+        lm_pc_emp(&Lm, &Gm, Q, &tm, &bm, loo);
+        double l = lm_num_get_d(&L), lm = lm_num_get_d(&Lm);
+        cr_expect(isfinite(l) && lm > 0, "loss %g vs %g", l, lm);
+        cr_expect_lt(fabs(l - lm), 1e-13 * lm, "loo %d: loss %.17g vs %.17g", loo, l, lm);
+        const lm_mat *gd[2] = {G.V, G.KQ}, *gm[2] = {Gm.V, Gm.KQ};
+        for (int blk = 0; blk < 2; blk++) {
+            double scale = 0.0, diff = 0.0;
+            for (int i = 0; i < gd[blk]->r; i++)
+                for (int j = 0; j < gd[blk]->c; j++) {
+                    double x = lm_mat_get_d(gd[blk], i, j), y = lm_mat_get_d(gm[blk], i, j);
+                    scale = fmax(scale, fabs(y));
+                    diff = fmax(diff, fabs(x - y));
+                }
+            cr_expect(scale > 0 && diff <= 1e-12 * scale, "loo %d block %d: %g of %g", loo, blk, diff, scale);
+        }
+        lm_num_clear(&L);
+        lm_num_clear(&Lm);
+    }
+    lm_pc_batch_free(&b);
+    lm_pc_batch_free(&bm);
+    lm_pc_th_free(&t);
+    lm_pc_th_free(&G);
+    lm_pc_th_free(&tm);
+    lm_pc_th_free(&Gm);
+    lm_pc_free(P);
+    lm_pc_free(Q);
+}
