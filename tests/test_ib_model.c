@@ -405,3 +405,43 @@ Test(ib_model, general_gradient_survives_collapsed_optimal_softmax)
     lm_ib_fwd_free(F);
     lm_ibdata_free(D);
 }
+
+/* lm_ib_expand in double (one fused pass over G) equals, bit for bit, the
+ * sum of rank-one matrices O_i = v_i x_i1^T (v_i = X_i^T c_i) added in the
+ * order i = 0..n-1 with lm_mat_mul and lm_mat_add; and it agrees with the
+ * MPFR-256 expansion of the same coefficients */
+Test(ib_model, expand_double_is_the_sum_of_rank_one_products)
+{
+    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(256);
+    const int n = 5, T = 3, d = 37;
+    lm_ibdata *D = toy(41, n, T, d, 0, &cd), *Dm = toy(41, n, T, d, 0, &cm);
+    lm_mat *C = lm_mat_new(n, T, &cd), *Cm = lm_mat_new(n, T, &cm);
+    rand_mat(C, 42, 1.7);
+    lm_mat_copy(Cm, C);
+    lm_mat *G = lm_mat_new(d, d, &cd), *Gm = lm_mat_new(d, d, &cm), *R = lm_mat_new(d, d, &cd);
+    lm_mat *ci = lm_mat_new(T, 1, &cd), *vi = lm_mat_new(d, 1, &cd), *x1 = lm_mat_new(d, 1, &cd);
+    lm_mat *O = lm_mat_new(d, d, &cd);
+    lm_ib_expand(G, C, NULL, D);
+    lm_ib_expand(Gm, Cm, NULL, Dm);
+    lm_mat_zero(R);
+    for (int i = 0; i < n; i++) {
+        for (int t = 0; t < T; t++) lm_mat_set_d(ci, t, 0, lm_mat_get_d(C, i, t));
+        lm_mat_mul(vi, D->X[i], 1, ci, 0);
+        for (int k = 0; k < d; k++) lm_mat_set_d(x1, k, 0, lm_mat_get_d(D->X[i], 0, k));
+        lm_mat_mul(O, vi, 0, x1, 1);
+        lm_mat_add(R, R, O);
+    }
+    double worst = 0.0, scale = 0.0;
+    for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++) {
+            double g = lm_mat_get_d(G, a, b), r = lm_mat_get_d(R, a, b), m = lm_mat_get_d(Gm, a, b);
+            cr_assert(g == r && signbit(g) == signbit(r), "entry (%d,%d): %.17g vs %.17g", a, b, g, r);
+            worst = fmax(worst, fabs(g - m));
+            scale = fmax(scale, fabs(m));
+        }
+    cr_expect(scale > 0 && worst <= 1e-13 * scale, "double vs MPFR: %g of %g", worst, scale);
+    lm_mat_free(C); lm_mat_free(Cm); lm_mat_free(G); lm_mat_free(Gm); lm_mat_free(R);
+    lm_mat_free(ci); lm_mat_free(vi); lm_mat_free(x1); lm_mat_free(O);
+    lm_ibdata_free(D);
+    lm_ibdata_free(Dm);
+}

@@ -6,6 +6,7 @@
 #include "lm_ib.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------- forward ---------- */
 
@@ -435,10 +436,16 @@ void lm_ib_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_i
 {
     const lm_ctx *c = &D->ctx;
     lm_mat *ci = lm_mat_new(D->T, 1, c), *vi = lm_mat_new(D->d, 1, c);
-    lm_mat *x1 = lm_mat_new(D->d, 1, c), *O = lm_mat_new(D->d, D->d, c);
+    lm_mat *x1 = lm_mat_new(D->d, 1, c), *O = NULL;
     lm_num v;
     lm_num_init(&v, c);
     lm_mat_zero(G);
+    /* double: G_ab = (((0 + v_0a x_0b) + v_1a x_1b) + ...), each product and
+     * sum rounded as the rank-one products and matrix additions below round
+     * them, but in one pass over G instead of 2n passes over d x d matrices */
+    const int dbl = !G->mp && !G->ab && !vi->mp && !vi->ab;
+    double *V = dbl ? malloc((size_t)D->n * (size_t)D->d * 2 * sizeof *V) : NULL;
+    if (!V) O = lm_mat_new(D->d, D->d, c);
     for (int i = 0; i < D->n; i++) {
         for (int t = 0; t < D->T; t++) {
             lm_mat_get(&v, C, i, t);
@@ -446,8 +453,29 @@ void lm_ib_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_i
         }
         lm_mat_mul(vi, D->X[i], 1, ci, 0);
         query_col(x1, D->X[i]);
+        if (V) {
+            memcpy(V + (size_t)i * (size_t)D->d, vi->d, (size_t)D->d * sizeof *V);
+            memcpy(V + (size_t)(D->n + i) * (size_t)D->d, x1->d, (size_t)D->d * sizeof *V);
+            continue;
+        }
         lm_mat_mul(O, vi, 0, x1, 1);
         lm_mat_add(G, G, O);
+    }
+    if (V) {
+        const int d = D->d, n = D->n;
+        const double *X1 = V + (size_t)n * (size_t)d;
+        for (int a = 0; a < d; a++) {
+            double *g = G->d + (size_t)a * (size_t)G->c;
+            for (int i = 0; i < n; i++) {
+                const double va = V[(size_t)i * (size_t)d + (size_t)a];
+                const double *xb = X1 + (size_t)i * (size_t)d;
+                for (int b = 0; b < d; b++) {
+                    double o = va * xb[b]; /* rounded on its own, as in O */
+                    g[b] = g[b] + o;
+                }
+            }
+        }
+        free(V);
     }
     if (logscale) {
         lm_num_exp(&v, logscale);
