@@ -465,6 +465,9 @@ Test(report, builds_pdf, .timeout = 240)
     cr_assert_not_null(strstr(tex, "\\lmL{6}{\\lmC{/*\\lmB{1}caf\xc3\xa9\\lmB{1}*/}}"));
     cr_assert_not_null(strstr(tex, "\\lmL{7}{\\lmK{int}\\lmB{1}theorem2;}"));
     cr_assert_null(strstr(tex, "lstinputlisting"));
+    /* provenance counts reuse; each verdict box names the run its numbers are from */
+    cr_assert_not_null(strstr(tex, "claims & 2 checked in this run, 0 reused"));
+    cr_assert_not_null(strstr(tex, " s, run 1}"));
     free(tex);
     /* run again: rebuilding over an existing report works */
     rc = lm_report_build(db, -1, root, err, sizeof err);

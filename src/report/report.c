@@ -76,6 +76,7 @@ typedef struct {
     lm_tbuf b;
     span *sp;
     int nsp, capsp;
+    long long run; /* the run being woven */
 } writer;
 
 static const char *const vcolor[LM_V_COUNT] = {
@@ -339,6 +340,13 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
     E(w, R->meta.versions);
     lm_tbuf_printf(&w->b, "\\\\\nrun & %lld, %s\\\\\n", R->id,
                    R->finished ? "finished" : "\\textcolor{vviolated}{\\textbf{unfinished}}");
+    int nreused = 0;
+    for (int k = 0; k < R->nclaims; k++) nreused += docs[k].c->reused_from > 0;
+    lm_tbuf_printf(&w->b,
+                   "claims & %d checked in this run, %d reused from earlier runs (unchanged claim "
+                   "file, library sources and settings; \\texttt{make verify FORCE=1} re-runs "
+                   "them)\\\\\n",
+                   R->nclaims - nreused, nreused);
     if (isnan(R->seconds))
         lm_tbuf_printf(&w->b, "time & wall clock not recorded; %s s summed over the claims\\\\\n",
                        csecs);
@@ -889,7 +897,13 @@ static void put_claim(writer *w, const doc *d, int k)
     lm_tbuf_printf(&w->b, ".\\\\ %ld instance%s \\textperiodcentered{} precisions ",
                    r->instances, r->instances == 1 ? "" : "s");
     put_precisions(w, r->precisions);
-    lm_tbuf_printf(&w->b, " \\textperiodcentered{} %s s", secs);
+    /* on the same line whether run here or reused (see Provenance), so an
+     * incremental weave keeps the page breaks of the last one */
+    if (d->c->reused_from > 0)
+        lm_tbuf_printf(&w->b, " \\textperiodcentered{} %s s, \\textbf{reused} from run %lld", secs,
+                       d->c->reused_from);
+    else
+        lm_tbuf_printf(&w->b, " \\textperiodcentered{} %s s, run %lld", secs, w->run);
     /* the reason, for verdicts that are not about a ratio */
     for (int j = 0; j < r->nconfig; j++) {
         const lm_config_result *g = &r->cfg[j];
@@ -907,10 +921,6 @@ static void put_claim(writer *w, const doc *d, int k)
         E(w, g->detail);
         break;
     }
-    if (d->c->reused_from > 0)
-        lm_tbuf_printf(&w->b, "\\\\ \\textbf{Reused} from run %lld: the claim file, the library sources "
-                              "and the run's settings are unchanged since (\\texttt{make verify FORCE=1} "
-                              "re-runs it).", d->c->reused_from);
     if (d->recon_const) {
         P(w, "\\\\ \\textbf{Checked against a reconstructed constant} (");
         E(w, c->origin);
@@ -1335,6 +1345,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     if (lm_fig_render(root, all, used, err, errlen)) goto out;
 
     /* the document */
+    w.run = R.id;
     put_preamble(&w, &R);
     put_front(&w, &R, docs, dbpath);
     put_summary(&w, docs, R.nclaims);
