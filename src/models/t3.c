@@ -165,6 +165,13 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     int z[5]; /* the shrinker may ask for smaller sizes */
     lm_sizes(ev, z, lm_t3_sizes[kind], 5, lm_nm5);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
+    /* the Example's matrices are 2 x 2: other sizes (--size, the shrinker)
+     * cannot build it */
+    if (kind == 0 && !lm_assume(ev, n == 2 && D == 2 && d == 2 && H == 1,
+                                "the paper's Example needs n = D = d = 2, H = 1 (got n = %d, "
+                                "D = %d, d = %d, H = %d)",
+                                n, D, d, H))
+        return 1;
     lm_mha *m = lm_mha_new(N, n, D, d, H, o->kernel, LM_WV_BLOCK, ev->ctx);
     lm_mha *dm = NULL;
     m->cG = o->cG;
