@@ -50,6 +50,45 @@ static void gp_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* A title wider than the 8.6 cm plot (about 80 characters of 7 pt Sans) was
+ * cut off at both ends: split it into two lines, after "]: " (claim id and
+ * configuration, then what is drawn) or else at the last blank that fits. */
+#define GP_TITLE_COLS 78
+static void gp_title(FILE *f, const char *t)
+{
+    size_t n = t ? strlen(t) : 0;
+    if (n <= GP_TITLE_COLS) {
+        gp_str(f, t);
+        return;
+    }
+    size_t cut = 0, skip = 0;
+    const char *br = strstr(t, "]: ");
+    if (br && (size_t)(br - t) + 1 <= GP_TITLE_COLS) {
+        cut = (size_t)(br - t) + 1;
+        skip = 2;
+    } else {
+        for (size_t k = GP_TITLE_COLS; k > 0; k--)
+            if (t[k] == ' ') {
+                cut = k;
+                skip = 1;
+                break;
+            }
+    }
+    if (cut == 0) {
+        gp_str(f, t);
+        return;
+    }
+    char *a = strndup(t, cut);
+    if (!a) {
+        gp_str(f, t);
+        return;
+    }
+    gp_str(f, a);
+    fputs(".\"\\n\".", f); /* gnuplot string concatenation around a newline */
+    gp_str(f, t + cut + skip);
+    free(a);
+}
+
 static void gp_head(FILE *f, const char *out, const char *title, const char *xl,
                     const char *yl)
 {
@@ -60,7 +99,7 @@ static void gp_head(FILE *f, const char *out, const char *title, const char *xl,
     fputs("set output ", f);
     gp_str(f, out);
     fputs("\nset title ", f);
-    gp_str(f, title);
+    gp_title(f, title);
     fputs("\nset xlabel ", f);
     gp_str(f, xl);
     fputs("\nset ylabel ", f);
