@@ -6,7 +6,8 @@
  *   results.c   reads a run and its claims/configs rows back from the DB
  *   figures.c   figures/<id>-<config>.{dat,gp} and gnuplot
  *   proc.c      PATH lookup and running a tool in a directory
- *   report.c    lm_report_build: the LaTeX document and latexmk
+ *   report.c    lm_report_build: the LaTeX document and pdflatex
+ *   code.c      claim code typeset for the report (instead of listings)
  */
 #ifndef LM_REPORT_PRIV_H
 #define LM_REPORT_PRIV_H
