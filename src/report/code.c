@@ -87,33 +87,30 @@ static void row_push(row *r, const char *bytes, int len, int cls)
     e->cls = (unsigned char)cls;
 }
 
-/* length of a well-formed UTF-8 sequence at s (n bytes left) and its code
- * point; 0 when malformed */
-static int utf8_len(const unsigned char *s, size_t n, unsigned long *cp)
+/* One source character at s[*i] as cells of class cls, advancing *i and
+ * *col: a tab becomes blanks up to the next multiple of 4 columns, a CR is
+ * dropped, a UTF-8 character the preamble typesets stays whole, and any other
+ * non-ASCII character becomes '?'. */
+static void push_char(row *r, const unsigned char *s, size_t n, size_t *i, int *col, int cls)
 {
-    int len;
-    unsigned long c;
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    } else if ((s[0] & 0xE0) == 0xC0) {
-        len = 2;
-        c = s[0] & 0x1F;
-    } else if ((s[0] & 0xF0) == 0xE0) {
-        len = 3;
-        c = s[0] & 0x0F;
-    } else if ((s[0] & 0xF8) == 0xF0) {
-        len = 4;
-        c = s[0] & 0x07;
-    } else
-        return 0;
-    if ((size_t)len > n) return 0;
-    for (int k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80) return 0;
-        c = (c << 6) | (s[k] & 0x3F);
+    if (s[*i] == '\t') {
+        do row_push(r, " ", 1, cls);
+        while (++*col % 4);
+        (*i)++;
+        return;
     }
-    *cp = c;
-    return len;
+    if (s[*i] == '\r') {
+        (*i)++;
+        return;
+    }
+    unsigned long cp;
+    int len = lm_utf8_decode(s + *i, n - *i, &cp);
+    if (len > 1 && lm_tex_unicode_ok(cp))
+        row_push(r, (const char *)s + *i, len, cls);
+    else
+        row_push(r, len == 1 ? (const char *)s + *i : "?", 1, cls);
+    (*col)++;
+    *i += len > 0 ? (size_t)len : 1;
 }
 
 /* Emit cells [a, b) of a row: runs of one class in one group, blanks as \lmB. */
@@ -163,92 +160,41 @@ void lm_tex_code(lm_tbuf *b, const char *src, size_t n, int first, int last)
         r.n = 0;
         int in_pre = 0, col = 0, seen_text = 0;
         while (i < n && s[i] != '\n') {
-            unsigned char ch = s[i];
-            int cls;
+            const unsigned char ch = s[i];
             if (in_comment) {
                 if (ch == '*' && i + 1 < n && s[i + 1] == '/') {
-                    row_push(&r, "*", 1, CL_COMMENT);
-                    row_push(&r, "/", 1, CL_COMMENT);
-                    col += 2;
-                    i += 2;
+                    push_char(&r, s, n, &i, &col, CL_COMMENT);
                     in_comment = 0;
-                    continue;
                 }
-                cls = CL_COMMENT;
-            } else if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
+                push_char(&r, s, n, &i, &col, CL_COMMENT);
+                continue;
+            }
+            if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
                 in_comment = 1;
-                row_push(&r, "/", 1, CL_COMMENT);
-                row_push(&r, "*", 1, CL_COMMENT);
-                col += 2;
-                i += 2;
                 seen_text = 1;
+                push_char(&r, s, n, &i, &col, CL_COMMENT);
+                push_char(&r, s, n, &i, &col, CL_COMMENT);
                 continue;
-            } else if (ch == '/' && i + 1 < n && s[i + 1] == '/') {
-                /* line comment: the rest of the line */
-                while (i < n && s[i] != '\n') {
-                    unsigned long cp;
-                    int len = utf8_len(s + i, n - i, &cp);
-                    if (s[i] == '\t') {
-                        do row_push(&r, " ", 1, CL_COMMENT);
-                        while (++col % 4);
-                    } else if (len == 1) {
-                        row_push(&r, (const char *)s + i, 1, CL_COMMENT);
-                        col++;
-                    } else {
-                        if (len > 1 && lm_tex_unicode_ok(cp))
-                            row_push(&r, (const char *)s + i, len, CL_COMMENT);
-                        else
-                            row_push(&r, "?", 1, CL_COMMENT);
-                        col++;
-                    }
-                    i += len > 0 ? (size_t)len : 1;
-                }
+            }
+            if (ch == '/' && i + 1 < n && s[i + 1] == '/') { /* the rest of the line */
+                while (i < n && s[i] != '\n') push_char(&r, s, n, &i, &col, CL_COMMENT);
                 break;
-            } else if (ch == '"' || ch == '\'') {
+            }
+            if (ch == '"' || ch == '\'') {
                 /* literal up to the matching quote (or the end of the line) */
-                unsigned char q = ch;
-                row_push(&r, (const char *)s + i, 1, CL_STRING);
-                col++;
-                i++;
+                push_char(&r, s, n, &i, &col, CL_STRING);
                 while (i < n && s[i] != '\n') {
-                    unsigned long cp;
-                    int len = utf8_len(s + i, n - i, &cp);
-                    if (s[i] == '\\' && i + 1 < n && s[i + 1] != '\n') {
-                        row_push(&r, "\\", 1, CL_STRING);
-                        i++;
-                        col++;
-                        len = utf8_len(s + i, n - i, &cp);
-                        if (len != 1) {
-                            row_push(&r, "?", 1, CL_STRING);
-                            i += len > 0 ? (size_t)len : 1;
-                            col++;
-                            continue;
-                        }
-                    } else if (s[i] == q) {
-                        row_push(&r, (const char *)s + i, 1, CL_STRING);
-                        i++;
-                        col++;
-                        break;
-                    }
-                    if (s[i] == '\t') {
-                        do row_push(&r, " ", 1, CL_STRING);
-                        while (++col % 4);
-                        i++;
-                        continue;
-                    }
-                    if (len > 1 && lm_tex_unicode_ok(cp))
-                        row_push(&r, (const char *)s + i, len, CL_STRING);
-                    else
-                        row_push(&r, len == 1 ? (const char *)s + i : "?", 1, CL_STRING);
-                    col++;
-                    i += len > 0 ? (size_t)len : 1;
+                    const int esc = s[i] == '\\' && i + 1 < n && s[i + 1] != '\n';
+                    const int close = s[i] == ch;
+                    push_char(&r, s, n, &i, &col, CL_STRING);
+                    if (esc) push_char(&r, s, n, &i, &col, CL_STRING);
+                    else if (close) break;
                 }
                 seen_text = 1;
                 continue;
-            } else if (ch == '#' && !seen_text) {
-                in_pre = 1;
-                cls = CL_PRE;
-            } else if (is_ident(ch) && !(ch >= '0' && ch <= '9')) {
+            }
+            if (ch == '#' && !seen_text) in_pre = 1;
+            if (is_ident(ch) && !(ch >= '0' && ch <= '9')) {
                 size_t j = i;
                 while (j < n && is_ident(s[j])) j++;
                 int k = !in_pre && is_keyword((const char *)s + i, j - i) ? CL_KEY
@@ -257,28 +203,9 @@ void lm_tex_code(lm_tbuf *b, const char *src, size_t n, int first, int last)
                 for (; i < j; i++, col++) row_push(&r, (const char *)s + i, 1, k);
                 seen_text = 1;
                 continue;
-            } else
-                cls = in_pre ? CL_PRE : CL_PLAIN;
-            /* one character of class cls */
-            if (ch == '\t') {
-                do row_push(&r, " ", 1, cls == CL_PRE ? CL_PLAIN : cls);
-                while (++col % 4);
-                i++;
-                continue;
             }
-            if (ch != ' ' && ch != '\r') seen_text = 1;
-            if (ch == '\r') {
-                i++;
-                continue;
-            }
-            unsigned long cp;
-            int len = utf8_len(s + i, n - i, &cp);
-            if (len > 1 && lm_tex_unicode_ok(cp))
-                row_push(&r, (const char *)s + i, len, cls);
-            else
-                row_push(&r, len == 1 ? (const char *)s + i : "?", 1, cls);
-            col++;
-            i += len > 0 ? (size_t)len : 1;
+            if (ch != ' ' && ch != '\t' && ch != '\r') seen_text = 1;
+            push_char(&r, s, n, &i, &col, in_pre ? CL_PRE : CL_PLAIN);
         }
         if (i < n) i++; /* the newline */
         if (line >= first && !r.oom) {

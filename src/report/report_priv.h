@@ -51,6 +51,9 @@ int lm_tex_is_latex(const char *s);
 void lm_tex_unicode_preamble(lm_tbuf *b);
 /* 1 when the UTF-8 code point cp is typeset by the preamble */
 int lm_tex_unicode_ok(unsigned long cp);
+/* Decodes the UTF-8 sequence at s (n bytes available) into *cp; returns its
+ * length, 0 when it is malformed or cut off. */
+int lm_utf8_decode(const unsigned char *s, size_t n, unsigned long *cp);
 
 /* Compact numbers as LaTeX: 3 significant digits, scientific as
  * $1.23{\times}10^{-5}$ outside [1e-3, 1e5), "--" for NaN, $\infty$. */

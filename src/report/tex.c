@@ -137,11 +137,11 @@ void lm_tex_unicode_preamble(lm_tbuf *b)
                        uni[k].tex);
 }
 
-/* Decodes one UTF-8 sequence at s; returns its length (0 when malformed). */
-static int utf8_decode(const unsigned char *s, unsigned long *cp)
+int lm_utf8_decode(const unsigned char *s, size_t n, unsigned long *cp)
 {
     int len;
     unsigned long c;
+    if (n == 0) return 0;
     if (s[0] < 0x80) {
         *cp = s[0];
         return 1;
@@ -156,6 +156,7 @@ static int utf8_decode(const unsigned char *s, unsigned long *cp)
         c = s[0] & 0x07;
     } else
         return 0;
+    if ((size_t)len > n) return 0;
     for (int k = 1; k < len; k++) {
         if ((s[k] & 0xC0) != 0x80) return 0;
         c = (c << 6) | (s[k] & 0x3F);
@@ -167,12 +168,12 @@ static int utf8_decode(const unsigned char *s, unsigned long *cp)
 static void escape(lm_tbuf *b, const char *s, int tt)
 {
     if (!s) return;
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
     while (*p) {
         const unsigned char c = *p;
         if (c >= 0x80) {
             unsigned long cp;
-            int len = utf8_decode(p, &cp);
+            int len = lm_utf8_decode(p, (size_t)(end - p), &cp);
             if (len > 0 && lm_tex_unicode_ok(cp))
                 lm_tbuf_putn(b, (const char *)p, (size_t)len);
             else
