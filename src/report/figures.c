@@ -626,8 +626,7 @@ static void gnuplot_reason(const char *log, char *buf, size_t n)
     fclose(f);
 }
 
-/* FNV-1a over a file's bytes, continued from h; 0 when it cannot be read */
-static unsigned long long hash_file(const char *path, unsigned long long h)
+unsigned long long lm_fnv_file(const char *path, unsigned long long h)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
@@ -644,13 +643,13 @@ static unsigned long long hash_file(const char *path, unsigned long long h)
 static unsigned long long fig_hash(const char *root, const lm_figure *fig)
 {
     char rel[320], path[1024];
-    unsigned long long h = 14695981039346656037ULL;
+    unsigned long long h = LM_FNV_INIT;
     snprintf(rel, sizeof rel, "%s.gp", fig->path);
     lm_report_path(path, sizeof path, root, rel);
-    if (!(h = hash_file(path, h))) return 0;
+    if (!(h = lm_fnv_file(path, h))) return 0;
     snprintf(rel, sizeof rel, "%s.dat", fig->path);
     lm_report_path(path, sizeof path, root, rel);
-    unsigned long long hd = hash_file(path, h ^ 0x2eULL);
+    unsigned long long hd = lm_fnv_file(path, h ^ 0x2eULL);
     return hd ? hd : h; /* a figure without a .dat hashes its .gp alone */
 }
 
@@ -685,9 +684,9 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
     lm_report_path(log, sizeof log, root, "figures/gnuplot.log");
     remove(log);
     unsigned long long *h = calloc((size_t)(nfig > 0 ? nfig : 1), sizeof *h);
-    int *todo = calloc((size_t)(nfig > 0 ? nfig : 1), sizeof *todo);
-    int ntodo = 0, rc = -1;
-    if (!h || !todo) {
+    int *stale = calloc((size_t)(nfig > 0 ? nfig : 1), sizeof *stale);
+    int nstale = 0, rc = -1;
+    if (!h || !stale) {
         snprintf(err, (size_t)errlen, "out of memory");
         goto out;
     }
@@ -700,19 +699,19 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
         remove(path);
         fig_file(path, sizeof path, root, &fig[k], "stamp");
         remove(path);
-        todo[ntodo++] = k;
+        stale[nstale++] = k;
     }
     /* chunks of CHUNK scripts per gnuplot, PAR gnuplots at a time */
     pid_t pid[PAR];
     int npid = 0, failed = 0, status = 0;
-    for (int c0 = 0; c0 < ntodo || npid > 0;) {
-        if (c0 < ntodo && npid < PAR && !failed) {
+    for (int c0 = 0; c0 < nstale || npid > 0;) {
+        if (c0 < nstale && npid < PAR && !failed) {
             const char *argv[CHUNK + 2];
             char names[CHUNK][320];
             int na = 0;
             argv[na++] = "gnuplot";
-            for (int j = c0; j < ntodo && j < c0 + CHUNK; j++) {
-                snprintf(names[j - c0], sizeof names[0], "%s.gp", fig[todo[j]].path);
+            for (int j = c0; j < nstale && j < c0 + CHUNK; j++) {
+                snprintf(names[j - c0], sizeof names[0], "%s.gp", fig[stale[j]].path);
                 argv[na++] = names[j - c0];
             }
             argv[na] = NULL;
@@ -758,18 +757,18 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
         }
     }
     /* stamps last: only a figure known to be drawn from these bytes gets one */
-    for (int j = 0; j < ntodo; j++) {
+    for (int j = 0; j < nstale; j++) {
         char path[1024];
-        fig_file(path, sizeof path, root, &fig[todo[j]], "stamp");
-        FILE *f = h[todo[j]] ? fopen(path, "w") : NULL;
+        fig_file(path, sizeof path, root, &fig[stale[j]], "stamp");
+        FILE *f = h[stale[j]] ? fopen(path, "w") : NULL;
         if (f) {
-            fprintf(f, "%016llx\n", h[todo[j]]);
+            fprintf(f, "%016llx\n", h[stale[j]]);
             if (fclose(f)) remove(path);
         }
     }
     rc = 0;
 out:
     free(h);
-    free(todo);
+    free(stale);
     return rc;
 }

@@ -1203,22 +1203,19 @@ static void remove_rel(const char *root, const char *rel)
     remove(p);
 }
 
-/* FNV-1a of the files LaTeX reads back on the next pass (missing ones hash
- * as empty) */
+/* hash of the files LaTeX reads back on the next pass (a missing one still
+ * moves the hash, so missing and empty differ from present) */
 static unsigned long long aux_hash(const char *root)
 {
     static const char *const ext[] = {".aux", ".toc", ".out"};
-    unsigned long long h = 14695981039346656037ULL;
+    unsigned long long h = LM_FNV_INIT;
     for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
         char rel[64], path[1024];
         snprintf(rel, sizeof rel, "report/" JOB "%s", ext[k]);
         lm_report_path(path, sizeof path, root, rel);
-        FILE *f = fopen(path, "rb");
         h = (h ^ (unsigned long long)(k + 1)) * 1099511628211ULL;
-        if (!f) continue;
-        int c;
-        while ((c = getc(f)) != EOF) h = (h ^ (unsigned char)c) * 1099511628211ULL;
-        fclose(f);
+        unsigned long long hk = lm_fnv_file(path, h);
+        if (hk) h = hk;
     }
     return h;
 }

@@ -159,6 +159,11 @@ int lm_fig_write_live(const char *root, const char *name, const char *series, lm
  * -1. */
 int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen);
 
+/* FNV-1a of a file's bytes, continued from h (start: LM_FNV_INIT); 0 when
+ * it cannot be read */
+#define LM_FNV_INIT 14695981039346656037ULL
+unsigned long long lm_fnv_file(const char *path, unsigned long long h);
+
 /* ---- proc.c ----------------------------------------------------------------- */
 
 /* 1 when prog is an executable file in a directory of $PATH */
