@@ -443,7 +443,7 @@ void lm_ib_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_i
     /* double: G_ab = (((0 + v_0a x_0b) + v_1a x_1b) + ...), each product and
      * sum rounded as the rank-one products and matrix additions below round
      * them, but in one pass over G instead of 2n passes over d x d matrices */
-    const int dbl = !G->mp && !G->ab && !vi->mp && !vi->ab;
+    const int dbl = c->backend == LM_DOUBLE && !G->mp && !G->ab;
     double *V = dbl ? malloc((size_t)D->n * (size_t)D->d * 2 * sizeof *V) : NULL;
     if (!V) O = lm_mat_new(D->d, D->d, c);
     for (int i = 0; i < D->n; i++) {

@@ -140,9 +140,8 @@ static void expo_init(expo *e, double p, const lm_ctx *c)
     lm_num_div(&e->q, &e->p, &e->pm1);
 }
 
-/* plain-double matrices and numbers (the fast paths below) */
+/* a plain-double matrix (the fast paths below) */
 static int is_dbl(const lm_mat *A) { return !A->mp && !A->ab; }
-static int is_dbl_num(const lm_num *a) { return !a->mp && !a->ab; }
 
 static void expo_clear(expo *e) { lm_num_clears(&e->p, &e->pm1, &e->inv, &e->q, (lm_num *)NULL); }
 
@@ -157,8 +156,8 @@ void lm_md_pnorm_e(lm_num *r, const lm_mat *W, const lm_num *e)
         lm_num_set(r, &m);
     } else {
         lm_num_set_d(&s, 0.0);
-        if (is_dbl(W) && is_dbl_num(&s)) { /* the same operations on the raw array */
-            const double md = m.d, ed = e->ab || e->mp ? lm_num_get_d(e) : e->d;
+        if (is_dbl(W)) { /* the same operations on the raw array */
+            const double md = lm_num_get_d(&m), ed = lm_num_get_d(e);
             double sd = 0.0;
             for (size_t k = 0, n = (size_t)W->r * (size_t)W->c; k < n; k++)
                 if (W->d[k] != 0.0) sd += pow(fabs(W->d[k]) / md, ed);
@@ -198,8 +197,8 @@ static void sum_pow(lm_num *r, const lm_mat *W, const lm_num *e)
     lm_num s, v;
     lm_num_inits(&c, &s, &v, (lm_num *)NULL);
     lm_num_set_d(&s, 0.0);
-    if (is_dbl(W) && is_dbl_num(&s)) { /* the same operations on the raw array */
-        const double ed = e->ab || e->mp ? lm_num_get_d(e) : e->d;
+    if (is_dbl(W)) { /* the same operations on the raw array */
+        const double ed = lm_num_get_d(e);
         double sd = 0.0;
         for (size_t k = 0, n = (size_t)W->r * (size_t)W->c; k < n; k++)
             if (W->d[k] != 0.0) sd += pow(fabs(W->d[k]), ed);
@@ -233,8 +232,8 @@ static void signed_pow(lm_mat *B, const lm_mat *A, const lm_num *e)
     lm_ctx c = lm_mat_ctx(A);
     lm_num v;
     lm_num_init(&v, &c);
-    if (is_dbl(A) && is_dbl(B) && is_dbl_num(&v)) { /* the same operations on the raw arrays */
-        const double ed = e->ab || e->mp ? lm_num_get_d(e) : e->d;
+    if (is_dbl(A) && is_dbl(B)) { /* the same operations on the raw arrays */
+        const double ed = lm_num_get_d(e);
         for (size_t k = 0, n = (size_t)A->r * (size_t)A->c; k < n; k++) {
             double x = A->d[k];
             B->d[k] = x > 0.0 ? pow(x, ed) : x < 0.0 ? -pow(-x, ed) : x;

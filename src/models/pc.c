@@ -614,7 +614,7 @@ void lm_pc_emp(lm_num *Lhat, lm_pcth *G, const lm_pcdata *P, const lm_pcth *t, c
     lm_num_inits(c, &m, &v, &s, (lm_num *)NULL);
     /* double: the same operations in the same order on the raw arrays (the
      * N x N softmax is most of a double step, and lm_num calls tripled it) */
-    const int dbl = !Lg->mp && !Lg->ab && !Pm->mp && !Pm->ab;
+    const int dbl = c->backend == LM_DOUBLE; /* every matrix here is in c */
     for (int j = 0; dbl && j < N; j++) {
         const double *L = Lg->d + (size_t)j * (size_t)N;
         double *Pr = Pm->d + (size_t)j * (size_t)N, mx = 0.0, sum = 0.0;
@@ -679,13 +679,13 @@ void lm_pc_emp(lm_num *Lhat, lm_pcth *G, const lm_pcdata *P, const lm_pcth *t, c
         lm_mat_mul(CV, XV, 0, b->X, 0);
         lm_num w;
         lm_num_init(&w, c);
-        for (int j = 0; dbl && !Z->mp && !Z->ab && j < N; j++) { /* as below, raw doubles */
+        for (int j = 0; dbl && j < N; j++) { /* as below, raw doubles */
             const double *zr = Z->d + (size_t)j * (size_t)d, *vr = Vr->d + (size_t)j * (size_t)d;
             double *cr = CV->d + (size_t)j * (size_t)d, wj = 0.0;
             for (int a = 0; a < d; a++) wj = fma(zr[a], vr[a], wj);
             for (int a = 0; a < d; a++) cr[a] = cr[a] - zr[a] * wj;
         }
-        for (int j = 0; !(dbl && !Z->mp && !Z->ab) && j < N; j++) {
+        for (int j = 0; !dbl && j < N; j++) {
             lm_num_set_d(&w, 0.0);
             for (int a = 0; a < d; a++) {
                 lm_mat_get(&v, Z, j, a);
