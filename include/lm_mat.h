@@ -47,6 +47,10 @@ void lm_mat_get_array(double *a, const lm_mat *A); /* rounded to double */
 
 /* C = op(A) op(B), op = transpose when ta/tb != 0 */
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb);
+/* Threads OpenBLAS may use for the double products of this process (a worker
+ * process of a parallel run sets 1: the workers already fill the cores, and
+ * gemm splits rows and columns, not sums, so results do not change). */
+void lm_mat_blas_threads(int n);
 void lm_mat_transpose(lm_mat *B, const lm_mat *A);
 void lm_mat_add(lm_mat *C, const lm_mat *A, const lm_mat *B);   /* may alias */
 void lm_mat_sub(lm_mat *C, const lm_mat *A, const lm_mat *B);   /* may alias */

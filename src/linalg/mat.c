@@ -466,6 +466,10 @@ static void mul_ab(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, 
         }
 }
 
+void openblas_set_num_threads(int n); /* OpenBLAS's cblas.h, not on the include path */
+
+void lm_mat_blas_threads(int n) { openblas_set_num_threads(n); }
+
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
 {
     int k = ta ? A->r : A->c;
