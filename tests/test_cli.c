@@ -112,15 +112,9 @@ Test(cli, verify_without_tools_fails_cleanly)
  * is an unmet hypothesis, not an assertion failure */
 Test(cli, size_the_example_cannot_take_is_assumption_failed)
 {
-    char out[8192], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s check dynamics/theorem3-part1 --size n=1 --budget 4 --quick 2>&1",
-             lm_test_bin());
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+    char out[8192];
+    int rc = lm_test_cli(out, sizeof out, "check dynamics/theorem3-part1 --size n=1 --budget 4 --quick");
+    cr_expect_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "assumption-failed") != NULL, "%s", out);
     cr_expect(strstr(out, "Assertion") == NULL, "%s", out);
 }
