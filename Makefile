@@ -20,6 +20,7 @@ LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/models/*.c src/train/*.c
                 src/search/*.c src/verify/*.c src/store/*.c src/report/*.c)
 LEMMA_SRC  ?= $(wildcard lemmas/*/*.c)
 TEST_SRC   ?= $(wildcard tests/*.c)
+CLI_SRC    := $(wildcard src/cli/*.c)
 # lists given on the command line as $(ls ...) may hold newlines
 override LIB_SRC   := $(strip $(LIB_SRC))
 override LEMMA_SRC := $(strip $(LEMMA_SRC))
@@ -91,11 +92,11 @@ $(BUILD)/srchash.c: FORCE
 $(BUILD)/srchash.o: $(BUILD)/srchash.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h) $(wildcard src/cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(BIN): $(LIB_OBJ) $(BUILD)/src/cli/main.o $(BUILD)/commit.o $(BUILD)/srchash.o
+$(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 

@@ -1,0 +1,53 @@
+/* info.c -- lemmata list, lemmata params. */
+#include "cli.h"
+
+int lm_cmd_list(int argc, char **argv)
+{
+    const char *paper = NULL;
+    for (int k = 0; k < argc; k++) {
+        if (!strcmp(argv[k], "--paper") && k + 1 < argc) paper = argv[++k];
+        else return die_usage("list: unknown option '%s'", argv[k]);
+    }
+    int shown = 0;
+    for (int k = 0; k < lm_registry_count; k++) {
+        const lm_claim *c = lm_registry[k];
+        char p[64];
+        if (paper && strcmp(paper_of(c->id, p, sizeof p), paper)) continue;
+        printf("%-46s %-28s %s\n", c->id, lm_kind_name(c->kind), c->title);
+        shown++;
+    }
+    if (paper && !shown) return die_usage("list: no claims for paper '%s'", paper);
+    return 0;
+}
+
+int lm_cmd_params(int argc, char **argv)
+{
+    if (argc != 1) return die_usage("%s", "params takes exactly one claim id");
+    const lm_claim *c = lm_claim_find(argv[0]);
+    if (!c) return die_usage("unknown claim id '%s' (see: lemmata list)", argv[0]);
+    printf("%s -- %s\n", c->id, c->title);
+    printf("configurations:");
+    for (int k = 0; k < lm_claim_nconfigs(c); k++) printf(" %s", lm_claim_config(c, k));
+    printf("\n");
+    if (!c->params || !c->params[0].name) { printf("(no parameters)\n"); return 0; }
+    for (int k = 0; c->params[k].name; k++) {
+        const lm_param_def *p = &c->params[k];
+        if (p->choices) {
+            /* print the default choice by name */
+            int idx = (int)p->def, i = 0;
+            const char *s = p->choices;
+            char dn[64] = "?";
+            while (s) {
+                const char *e = strchr(s, '|');
+                size_t l = e ? (size_t)(e - s) : strlen(s);
+                if (i == idx) { snprintf(dn, sizeof dn, "%.*s", (int)l, s); break; }
+                i++;
+                s = e ? e + 1 : NULL;
+            }
+            printf("  %-18s = %-12s (%s)  %s\n", p->name, dn, p->choices, p->doc);
+        } else {
+            printf("  %-18s = %-12.6g %s\n", p->name, p->def, p->doc);
+        }
+    }
+    return 0;
+}
