@@ -150,3 +150,20 @@ bench: deps $(BENCH_BIN)
 	@mkdir -p results report figures
 	@peers=$$(sh bench/peers/check.sh $(BENCH_PY)); \
 	 ./$(BENCH_BIN) --python $(BENCH_PY) --peers "$$peers" $(if $(filter 1,$(QUICK)),--quick,)
+
+# ---- make fuzz: the hostile-input sweep (tools/fuzz.c) under the ASan/UBSan build:
+# every claim x every parameter x {0, -1, 1, max, max+1, 1e300, NaN, "abc"} and every
+# size x {0, -1, 1, max, max+1, 100000}; out-of-range values must be refused, in-range
+# ones must run (first instance of each configuration, quick) without a signal, a
+# sanitizer report or going over FUZZ_TIMEOUT seconds.  FUZZ_ONLY=dynamics/ narrows it.
+FUZZ_BIN ?= $(BUILD)/lemmata-fuzz
+FUZZ_TIMEOUT ?= 120
+$(FUZZ_BIN): $(LIB_OBJ) $(BUILD)/tools/fuzz.o $(BUILD)/commit.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+.PHONY: fuzz fuzz-plain
+fuzz: deps
+	$(MAKE) SAN=1 build-san/lemmata-fuzz
+	ASAN_OPTIONS=detect_leaks=0 ./build-san/lemmata-fuzz --timeout $(FUZZ_TIMEOUT) -j 2 $(FUZZ_ONLY)
+fuzz-plain: deps $(FUZZ_BIN)
+	./$(FUZZ_BIN) --timeout $(FUZZ_TIMEOUT) -j 2 $(FUZZ_ONLY)

@@ -32,13 +32,40 @@ typedef enum {
 const char *lm_kind_name(lm_kind k);
 
 /* A named constant or switch.  Switches list their choices as "a|b|c";
- * the value is then the index of the choice (0, 1, ...). */
+ * the value is then the index of the choice (0, 1, ...).
+ *
+ * Every numeric parameter declares its type and range, checked by
+ * lm_claim_parse_set before anything runs (so `--set T=-1` is a one-line
+ * usage error, never a run):
+ *     "int [1, 20000]"    an integer from 1 to 20000
+ *     "[0, 1]"            a real number (the default type), both ends included
+ *     "(0, 1e6]"          0 excluded; "inf" is allowed as an open end: "(0, inf)"
+ * The upper end of a size, a run length or a count is a resource bound: the
+ * largest value for which one instance stays within seconds and megabytes
+ * (say so in doc when it is not obvious).  Switches (choices != NULL) take
+ * no range.  The default must lie in the range (a test checks every claim). */
 typedef struct {
     const char *name;
     double def;
     const char *doc;
     const char *choices; /* NULL for numeric parameters */
+    const char *range;   /* "int [lo, hi]", "[lo, hi]", "(lo, hi]" ...; NULL only for switches */
 } lm_param_def;
+
+/* a parsed range */
+typedef struct {
+    int integer;        /* 1: integers only */
+    double lo, hi;      /* ends (may be -inf / inf) */
+    int lo_open, hi_open;
+} lm_range;
+
+/* parses p->range (or a switch's 0..nchoices-1) into r: 0, or -1 when the
+ * declaration is malformed or missing */
+int lm_param_range(lm_range *r, const lm_param_def *p);
+/* 1 when v is in r (NaN never is) */
+int lm_range_contains(const lm_range *r, double v);
+/* "an integer in [1, 20000]" / "a number in (0, 1e+06]" */
+const char *lm_range_str(char *buf, int n, const lm_range *r);
 
 typedef struct lm_eval lm_eval;
 
@@ -121,12 +148,19 @@ void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int log
 /* Instance sizes (samples, tokens, dimensions, heads, ...), by name.  A claim
  * that routes the sizes it picks through lm_size lets the shrinker look for a
  * smaller counterexample (and `lemmata check --size NAME=V` set them): the
- * result is def unless an override is given, never below min. */
-int lm_size(lm_eval *ev, const char *name, int def, int min);
-/* n sizes at once: z[k] = lm_size(ev, names[k], def[k], 1) */
-void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names);
-/* the multi-head attention sizes (samples N, tokens n, width D, head dim d, heads H) */
+ * result is def unless an override is given, never below min nor above max. */
+int lm_size(lm_eval *ev, const char *name, int def, int min, int max);
+/* n sizes at once: z[k] = lm_size(ev, names[k], def[k], 1, max[k]) */
+void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names,
+              const int *max);
+/* The sizes' ranges are resource bounds: an override (`--size`, never the
+ * shrinker, which only goes down) outside [min, max] is refused before the
+ * instance allocates anything: lm_size returns the clamped value, the runner
+ * discards the instance and the command exits 2 naming the range. */
+/* the multi-head attention sizes (samples N, tokens n, width D, head dim d, heads H)
+ * and their largest values */
 extern const char *const lm_nm5[5];
+extern const int lm_nm5_max[5];
 /* The instance's data, printed in the report for a shrunk counterexample so a
  * reader can check it by hand.  Cheap no-ops unless the runner asks for data. */
 int lm_want_data(const lm_eval *ev);

@@ -11,6 +11,7 @@
 #ifndef LM_NUM_H
 #define LM_NUM_H
 
+#include "lm_alloc.h"
 #include <mpfr.h>
 #include <arb.h>
 #include <stdint.h>

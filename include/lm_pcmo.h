@@ -24,21 +24,30 @@ typedef enum {
     LM_PCMO_C       /* F = C_j, F_inf = Sigma */
 } lm_pcmo_qty;
 
-/* the common parameters (name, default, doc) of the engine; a claim lists
- * them and then its own, e.g. {"exponent", -1, ...} */
-#define LM_PCMO_PARAMS(exp_def, tol_def, nmin, nmax, m_def, s_def)                                    \
-    {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL},            \
+/* the common parameters (name, default, doc, range) of the engine; a claim lists
+ * them and then its own, e.g. {"exponent", -1, ...}.  nhi, mhi and dhi are the
+ * claim's resource bounds (integer literals) of N_max (and N_min), M and d: the
+ * cost of one instance grows like N_max * M * d^2 (times J when nested). */
+#define LM_PCMO_PARAMS(exp_def, tol_def, nmin, nmax, m_def, s_def, nhi, mhi, dhi)                     \
+    {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL, "[-10, 10]"}, \
     {"tol", tol_def, "tolerance on the slope: inconsistent when the whole 95% CI lies above e + tol", \
-     NULL},                                                                                            \
-    {"ci_max", 0.6, "largest admissible width of the slope's 95% CI (else: MC too noisy)", NULL},     \
+     NULL, "[-10, 10]"},                                                                               \
+    {"ci_max", 0.6, "largest admissible width of the slope's 95% CI (else: MC too noisy)", NULL,      \
+     "[0, 100]"},                                                                                      \
     {"rel_se_max", 0.25, "largest admissible relative standard error of each point (else: MC too noisy)", \
-     NULL},                                                                                            \
-    {"N_min", nmin, "smallest context size of the grid (doubling)", NULL},                             \
-    {"N_max", nmax, "largest context size of the grid", NULL},                                         \
-    {"M", m_def, "Monte Carlo draws per grid point (per outer query in nested MC)", NULL},             \
+     NULL, "[0, 1e6]"},                                                                                \
+    {"N_min", nmin, "smallest context size of the grid (doubling; at most N_max / 2)", NULL,           \
+     "int [2, " #nhi "]"},                                                                             \
+    {"N_max", nmax, "largest context size of the grid (at most " #nhi ": run length bound)", NULL,     \
+     "int [4, " #nhi "]"},                                                                             \
+    {"M", m_def,                                                                                       \
+     "Monte Carlo draws per grid point (per outer query in nested MC; at least 64 = 16 batches of 4; "  \
+     "at most " #mhi ": run length bound)",                                                            \
+     NULL, "int [64, " #mhi "]"},                                                                      \
     {"s_target", s_def,                                                                                \
-     "s_j = ||Sigma^1/2 W_KQ x_j||^2 at the fixed query (conditional), or E_j s_j (integrated)", NULL}, \
-    {"d", 3, "dimension", NULL}
+     "s_j = ||Sigma^1/2 W_KQ x_j||^2 at the fixed query (conditional), or E_j s_j (integrated)", NULL,  \
+     "(0, 100]"},                                                                                      \
+    {"d", 3, "dimension (at most " #dhi ": run length bound)", NULL, "int [1, " #dhi "]"}
 
 /* Run the whole check of one claim: instance from ev->seed (Sigma = G G^T/d +
  * 0.5 I, W_KQ Gaussian scaled to s_target, x_j ~ N(0, Sigma)), the N grid,

@@ -62,6 +62,10 @@ void lm_pctr_rec_clear(lm_pctr_rec *r);
 /* the pooled MC oracle: mean of grad(L_hat + R_hat) over the M batches, SE (Frobenius) */
 void lm_pctr_oracle_pool(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t,
                          const lm_pcbatch *pool, int M);
+/* the same oracle over the batches lm_pctr_pool_new(P, N, M, key) would hold, each drawn
+ * when it is used (identical result, memory O(N) instead of O(M N)); M < 1: G = 0, SE inf */
+void lm_pctr_oracle_stream(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t, int N, int M,
+                           uint64_t key);
 /* M batches of size N from key (batch m from lm_hash_u64(key, m), as lm_pc_oracle_mc) */
 lm_pcbatch *lm_pctr_pool_new(const lm_pcdata *P, int N, int M, uint64_t key);
 void lm_pctr_pool_free(lm_pcbatch *pool, int M);

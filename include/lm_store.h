@@ -9,9 +9,32 @@
  *           observations, assumption_failed, errors, breaks_double,
  *           confirmed, artifacts, near_misses, worst_where, reproduce,
  *           precisions, seconds, detail, measures, series, ratios, axes)
+ *   live(run_id, name, doc, steps, prec, series, summary, seconds)
+ * (the full column list, with the schema version that added each column, is
+ * the table `tables` in src/store/store.c: the one place the schema is defined).
  * A claim's rows are written in one transaction, so an interrupted run
  * never leaves a claim half-saved; `make verify` resumes the newest
  * unfinished run with the same commit, seed, budget and precision.
+ *
+ * Integrity rules (issue 15).  lm_store_open never writes to a file it has not
+ * checked, and refuses (NULL, err = one line naming the file, what is wrong and
+ * "the file was left untouched") a path that
+ *   - is a directory or not a regular file, or is read-only;
+ *   - is not an SQLite database (text, random bytes, a truncated header);
+ *   - fails PRAGMA quick_check (damaged pages: move the file aside);
+ *   - has PRAGMA user_version > LM_STORE_SCHEMA (written by a newer lemmata);
+ *   - lacks a table or column the code reads or writes that its schema version
+ *     should have (a dropped table/column: damaged or not a lemmata database);
+ *   - holds no lemmata table but tables of something else.
+ * A path that does not exist or is zero-length, or an SQLite file holding no
+ * table at all (or only lemmata's `constants`), gets the full schema.  An
+ * older schema (user_version 1 or 2, or 0 = before versions were recorded) is
+ * migrated in one transaction: missing tables and columns of later versions
+ * are added and user_version is set to LM_STORE_SCHEMA.
+ * After a successful open, every function below reports a failed SQLite call
+ * as an error (never as "not found"); a failed write transaction is rolled
+ * back.  SQLITE_CORRUPT / SQLITE_NOTADB mark the handle damaged: that call and
+ * every later one on the handle fail.  Callers exit 2 on any such error.
  */
 #ifndef LM_STORE_H
 #define LM_STORE_H
@@ -30,18 +53,32 @@ typedef struct {
     int quick;
 } lm_run_meta;
 
+/* the schema version written to PRAGMA user_version (2: shrunk counterexamples and
+ * near-miss escalation in configs; 3: fingerprints for incremental verify) */
+#define LM_STORE_SCHEMA 3
+
+/* Opens (creating or migrating, see the integrity rules above) the database at path
+ * for reading and writing.  NULL with a one-line message in err when it cannot. */
 lm_store *lm_store_open(const char *path, char *err, int errlen);
+/* The checks of lm_store_open, read-only: 0 when lm_store_open would accept the
+ * file (an older schema it would migrate counts as accepted), -1 with a one-line
+ * err otherwise (a missing file is an error here; a read-only one is not).  Never
+ * creates or changes anything: for readers such as the report and `lemmata constants`. */
+int lm_store_check(const char *path, char *err, int errlen);
 void lm_store_close(lm_store *s);
 /* resumes an unfinished run with equal commit/seed/prec/budget/quick, else
  * creates one; *resumed = 1 when resumed. Returns run id or -1. */
 long long lm_store_begin_run(lm_store *s, const lm_run_meta *m, int *resumed);
+/* 1 when run `run` has the claim, 0 when not, -1 on a database error */
 int lm_store_has_claim(lm_store *s, long long run, const char *claim_id);
+/* 0 when saved; -1 (nothing saved, the transaction rolled back) on any error */
 int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r);
 int lm_store_finish_run(lm_store *s, long long run, double seconds);
 /* counts[v] = number of claims of run `run` with verdict v (LM_V_COUNT slots) */
 int lm_store_verdict_counts(lm_store *s, long long run, long *counts);
 /* Live training runs repeated wholly in MPFR (table live): series holds
- * "name\tx\ty" lines for the report's figure, summary one line of text. */
+ * "name\tx\ty" lines for the report's figure, summary one line of text.
+ * has_live: 1 / 0 / -1 on a database error, as lm_store_has_claim. */
 int lm_store_has_live(lm_store *s, long long run, const char *name);
 int lm_store_save_live(lm_store *s, long long run, const char *name, const char *doc, int steps,
                        int prec, const char *series, const char *summary, double seconds);
@@ -50,10 +87,14 @@ int lm_store_save_live(lm_store *s, long long run, const char *name, const char 
  * newest earlier result with the same fingerprint and copies it instead of re-running.
  * live = 1: the live table (key = run name); 0: claims and their configurations. */
 int lm_store_set_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp);
+/* the run id, -1 when no result has the fingerprint, -2 on a database error */
 long long lm_store_find_fingerprint(lm_store *s, long long run, int live, const char *key, const char *fp);
+/* copies the stored result `key` of run `from` into run `to` (one transaction); -1 on an
+ * error or when run `from` has no such result (nothing copied) */
 int lm_store_copy(lm_store *s, long long from, long long to, int live, const char *key);
 
-/* newest finished run id (or newest at all when none finished), -1 if empty */
+/* newest finished run id (or newest at all when none finished), -1 if empty, -2 on a
+ * database error */
 long long lm_store_latest_run(lm_store *s);
 
 #endif

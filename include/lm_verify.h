@@ -76,6 +76,8 @@ typedef struct {
     unsigned sizes_used; /* bit k: opts.size_name[k] was asked for by the claim */
     int nconfig;
     lm_config_result *cfg;
+    char error[240];     /* why lm_run_claim refused the run (it returned 2) */
+    char sizes[200];     /* the sizes the claim asked for (lm_size) with their ranges: "N 1..16, n 1..16" */
 } lm_claim_result;
 
 typedef struct {
@@ -112,7 +114,10 @@ int lm_claim_parse_set(const lm_claim *c, const char *kv, int *idx, double *val,
 int lm_claim_nconfigs(const lm_claim *c);
 const char *lm_claim_config(const lm_claim *c, int k);
 
-/* run one claim; returns 0 when the check ran (whatever the verdict) */
+/* run one claim; returns 0 when the check ran (whatever the verdict), 2 when an option
+ * is out of range for the claim (a --size outside its bounds, an --instance past the
+ * configuration's count: res->error says which; nothing is kept), -1 when nothing ran
+ * (no configuration selected) */
 int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o);
 void lm_claim_result_clear(lm_claim_result *res);
 /* one JSON object, one line */

@@ -145,3 +145,77 @@ Test(pc_train, train_csv)
     cr_expect(strstr(buf, "pc-scaling-N,\"e_N\",16,") != NULL, "%.300s", buf);
     free(buf);
 }
+
+/* issue 15: `--set M=0` on lemma4 hung with a heap overflow (an empty batch pool read at
+ * pool[0], then M doubled from 0 forever) and M=-1 segfaulted: M is now an integer in
+ * [1, ...], refused outside with a one-line message, and every M in range runs (M above
+ * M_max runs once) */
+Test(pc_train, lemma4_batch_counts, .timeout = 120)
+{
+    const lm_claim *c = lm_claim_find("precond/lemma4");
+    cr_assert_not_null(c);
+    const char *bad[] = {"M=0", "M=-1", "M=1e300", "M=NaN", "M= 1", "M=2.5", "M_max=0", "N=0"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int idx;
+        double v;
+        char err[256] = "";
+        cr_assert_neq(lm_claim_parse_set(c, bad[k], &idx, &v, err, sizeof err), 0, "%s accepted", bad[k]);
+        cr_assert(strstr(err, "an integer in [1, ") != NULL, "%s: %s", bad[k], err);
+    }
+    const char *s1[] = {"M=1", "M_max=1", NULL}; /* one batch: SE infinite -> assumption-failed */
+    lm_claim_result r = lm_test_run("precond/lemma4", s1, NULL, 4);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+    const char *s2[] = {"M=20000", "M_max=1000", NULL}; /* above M_max: runs once */
+    r = lm_test_run("precond/lemma4", s2, NULL, 4);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+    char out[4096];
+    cr_assert_eq(lm_test_cli(out, sizeof out, "check precond/lemma4 --quick --set M=0"), 2, "%s", out);
+    cr_assert(strstr(out, "an integer in [1, ") != NULL, "%s", out);
+}
+
+/* the streamed oracle (batches drawn as used) equals the pooled one bit for bit */
+Test(pc_train, oracle_stream_equals_pool)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_rng g;
+    lm_rng_init(&g, 9);
+    lm_pcdata *P = lm_pc_gen(2, 3, 0.5, 0.0, 0.45, 0.1, 0.25, &g, &c);
+    lm_pcth t = lm_pc_th_new(P), G1 = lm_pc_th_new(P), G2 = lm_pc_th_new(P);
+    lm_pc_th_randn(&t, &g, 0.5);
+    const int N = 8, M = 37;
+    lm_pcbatch *pool = lm_pctr_pool_new(P, N, M, 1234);
+    double se1 = 0, se2 = 0;
+    lm_pctr_oracle_pool(&G1, &se1, P, &t, pool, M);
+    lm_pctr_oracle_stream(&G2, &se2, P, &t, N, M, 1234);
+    lm_pctr_pool_free(pool, M);
+    cr_expect_eq(se1, se2);
+    for (int i = 0; i < G1.V->r; i++)
+        for (int j = 0; j < G1.V->c; j++) cr_expect_eq(lm_mat_get_d(G1.V, i, j), lm_mat_get_d(G2.V, i, j));
+    for (int i = 0; i < G1.KQ->r; i++)
+        for (int j = 0; j < G1.KQ->c; j++) cr_expect_eq(lm_mat_get_d(G1.KQ, i, j), lm_mat_get_d(G2.KQ, i, j));
+    /* no batch at all: no estimate, never a read past the pool */
+    lm_pctr_oracle_stream(&G2, &se2, P, &t, N, 0, 1234);
+    cr_expect(isinf(se2));
+    lm_pc_th_free(&t);
+    lm_pc_th_free(&G1);
+    lm_pc_th_free(&G2);
+    lm_pc_free(P);
+}
+
+/* issue 15: the shortest TR-B runs (T_B = 1, 3/4 of it in quick mode: no step) read the
+ * standard error before the first oracle call and an empty plateau window; and the
+ * smallest / largest in-range sizes of the TR runs come back */
+Test(pc_train, tr_run_lengths_at_their_ends, .timeout = 120)
+{
+    const char *s1[] = {"T_B=1", NULL};
+    lm_claim_result r = lm_test_run("precond/theorem2", s1, TRB, 2);
+    lm_claim_result_clear(&r);
+    const char *s2[] = {"MN_B=1", NULL};
+    r = lm_test_run("precond/remark3", s2, TRB, 2);
+    lm_claim_result_clear(&r);
+    const char *s3[] = {"T_A=1", NULL};
+    r = lm_test_run("precond/theorem2", s3, TRA, 2);
+    lm_claim_result_clear(&r);
+}

@@ -54,13 +54,56 @@ Test(pr_runs, settings_parse_and_reject)
     cr_assert_eq(lm_prr_set(&r, "=3", err, sizeof err), -1);
     cr_assert_eq(lm_prr_set(&r, "d=", err, sizeof err), -1);
     cr_assert_eq(lm_prr_set(&r, "d=2.5", err, sizeof err), -1);
-    cr_assert(strstr(err, "bad value"), "%s", err);
+    cr_assert(strstr(err, "run pr-fig2c: d takes an integer in [1, 32], not '2.5'"), "%s", err);
     cr_assert_eq(lm_prr_set(&r, "rho=1.5", err, sizeof err), -1);
     cr_assert_eq(lm_prr_set(&r, "momentum=1", err, sizeof err), -1);
     cr_assert_eq(lm_prr_set(&r, "steps=abc", err, sizeof err), -1);
     cr_assert_eq(lm_prr_set(&r, "wibble=1", err, sizeof err), -1);
     cr_assert(strstr(err, "unknown run setting"), "%s", err);
     cr_assert_eq(r.d, 8, "a rejected setting must not change the run");
+}
+
+/* issue 15: every run setting has a range; values outside it (or not plain numbers) are
+ * refused with a one-line message naming the range, and a rejected value changes nothing */
+Test(pr_runs, settings_ranges)
+{
+    lm_prr_def r = *lm_prr_find("pr-fig2a");
+    const lm_prr_def r0 = r;
+    char err[256];
+    const char *bad[] = {"steps=-1", "steps=1e300", "steps=NaN", "steps=abc", "steps= 1", "steps=1x",
+                         "n=0", "n=257", "d=0", "d=33", "rho=-0.1", "lambda=-2", "lambda=inf",
+                         "lambda_scale=0", "momentum=-0.5", "eta_c=0", "logit_rms=51", "causal=2",
+                         "steps=0x10"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        err[0] = 0;
+        cr_assert_eq(lm_prr_set(&r, bad[k], err, sizeof err), -1, "%s accepted", bad[k]);
+        cr_assert(strncmp(err, "run pr-fig2a: ", 14) == 0 && strstr(err, " takes ") && !strchr(err, '\n'),
+                  "%s: %s", bad[k], err);
+    }
+    cr_assert(!memcmp(&r, &r0, sizeof r), "a rejected setting changed the run");
+    cr_assert_eq(lm_prr_set(&r, "steps=-1", err, sizeof err), -1);
+    cr_assert_str_eq(err, "run pr-fig2a: steps takes an integer in [0, 1000000], not '-1'");
+    const char *good[] = {"steps=0", "steps=1000000", "n=1", "n=256", "d=1", "d=32", "rho=0", "rho=1",
+                          "lambda=-1", "lambda=0", "lambda=1e6", "momentum=0", "momentum=0.999",
+                          "eta_c=1000", "logit_rms=50", "causal=0"};
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++)
+        cr_assert_eq(lm_prr_set(&r, good[k], err, sizeof err), 0, "%s: %s", good[k], err);
+}
+
+/* the ends of the size ranges run: d = 1 and n = 1 (a 1 x 1 mask, one token) and short runs */
+Test(pr_runs, size_extremes_run, .timeout = 120)
+{
+    static const char *const sets[][3] = {{"d=1", "steps=3", NULL}, {"n=1", "steps=3", NULL},
+                                          {"steps=0", NULL, NULL}, {"d=32", "steps=2", NULL}};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        lm_prr_def r = *lm_prr_find("pr-fig2c");
+        char err[256] = "";
+        for (int j = 0; sets[k][j]; j++) cr_assert_eq(lm_prr_set(&r, sets[k][j], err, sizeof err), 0, "%s", err);
+        lm_prr_out o;
+        int rc = lm_prr_exec(&o, &r, 7, 1, err, sizeof err);
+        if (rc == 0) lm_prr_out_clear(&o);
+        else cr_expect(err[0] != 0, "set %zu failed without a message", k);
+    }
 }
 
 /* the data: max-abs and rms scaling, rank of W, W = WQ WK^T */

@@ -35,6 +35,17 @@ Test(pr_traj, theorem5_2_too_few_steps_breaks_conclusion)
     lm_test_expect("pruning/theorem5.2", s, "toy: x^2+3 sin^2 x", 4, LM_V_VIOLATED);
 }
 
+/* issue 15: a tiny eps (or a huge T_scale) made the formula T = 2 f(w0)/eta (2/(mu eps))
+ * overflow a long in the cast (undefined behaviour, caught by UBSan): T now saturates and
+ * the run is the capped one, judged vacuous */
+Test(pr_traj, theorem5_2_formula_T_beyond_a_long)
+{
+    const char *const s[] = {"eps=1e-300", "T_scale=1e6", NULL};
+    lm_claim_result r = lm_test_run("pruning/theorem5.2", s, "toy: a x^2", 2);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+}
+
 Test(pr_traj, theorem5_2_step_far_above_1_over_L_breaks_descent)
 {
     const char *const s[] = {"eta_c=1e6", "steps=40", NULL};

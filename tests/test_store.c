@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 static const lm_param_def fake_params[] = {
-    {"alpha_scale", 1.5, "multiplies the paper's alpha", NULL},
-    {"kernel", 1, "attention kernel", "softmax|gaussian"},
-    {NULL, 0, NULL, NULL}};
+    {.name = "alpha_scale", .def = 1.5, .doc = "multiplies the paper's alpha"},
+    {.name = "kernel", .def = 1, .doc = "attention kernel", .choices = "softmax|gaussian"},
+    {.name = NULL}};
 
 static const lm_claim fake_claim = {
     .id = "fake/lemma_1",

@@ -33,12 +33,12 @@
 static const char *const configs[] = {"L=1", "L=2", "L=3", NULL};
 
 static const lm_param_def params[] = {
-    {"C_max", 10.0, "largest acceptable fitted constant C", NULL},
-    {"rate_min", 1e-300, "smallest acceptable fitted rate -log(rho)", NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8)", NULL},
-    {"mode", 0, "W^V parameterization", "dense|block"},
-    {"T", 300, "GD iterations per run (quick: T/3)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"C_max", 10.0, "largest acceptable fitted constant C", NULL, "(0, inf)"},
+    {"rate_min", 1e-300, "smallest acceptable fitted rate -log(rho)", NULL, "[0, inf)"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8)", NULL, "(0, 1e6]"},
+    {"mode", 0, "W^V parameterization", "dense|block", NULL},
+    {"T", 300, "GD iterations per run (quick: T/3)", NULL, "int [1, 20000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};
 static const double grid[5] = {1.0, 0.5, 0.2, 0.1, 0.05};
@@ -88,7 +88,7 @@ static int eval(lm_eval *ev)
     const int T = ev->quick ? lm_par_i(ev, "T") / 3 : lm_par_i(ev, "T");
     const uint64_t key = lm_rng_u64(lm_eval_rng(ev));
     const lm_ctx cd = lm_ctx_double();
-    double *lf = malloc(sizeof(double) * (size_t)(T + 1));
+    double *lf = lm_xmalloc(sizeof(double) * (size_t)(T + 1));
     const double fl_d = lm_t2_log_floor(I.md);
     /* scan the grid in double */
     /* the witness: the fastest decreasing run with C <= C_max, else the

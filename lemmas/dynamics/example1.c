@@ -48,14 +48,14 @@ static const char *const configs[] = {"a=1", "a=2", "a=0.37", NULL};
 static const double cfg_a[] = {1.0, 2.0, 0.37};
 
 static const lm_param_def params[] = {
-    {"tau_scale", 1.0, "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||", NULL},
-    {"tol_scale", 1.0, "multiplies the tolerances of eq. (15), the dF/dC formula and the flat landscape", NULL},
-    {"wv_perturb", 0.0, "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)", NULL},
-    {"eps_y", 1e-6, "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)", NULL},
-    {"eta", 0.1, "GD step of the Softmax and Gaussian runs", NULL},
-    {"T", 2000, "GD steps of the runs (quick: 200)", NULL},
-    {"gauss_min_decrease", 1e-6, "the Gaussian run must reach f_T <= (1 - this) f_0", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tau_scale", 1.0, "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||", NULL, "[0, inf)"},
+    {"tol_scale", 1.0, "multiplies the tolerances of eq. (15), the dF/dC formula and the flat landscape", NULL, "[0, inf)"},
+    {"wv_perturb", 0.0, "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)", NULL, "[-1e6, 1e6]"},
+    {"eps_y", 1e-6, "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)", NULL, "[0, 1e6]"},
+    {"eta", 0.1, "GD step of the Softmax and Gaussian runs", NULL, "(0, 1e6]"},
+    {"T", 2000, "GD steps of the runs (quick: 200)", NULL, "int [1, 100000]"},
+    {"gauss_min_decrease", 1e-6, "the Gaussian run must reach f_T <= (1 - this) f_0", NULL, "[0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static double frob_d(const lm_mat *A)
 {

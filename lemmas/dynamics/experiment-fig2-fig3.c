@@ -61,20 +61,20 @@ static const lm_param_def params[] = {
     {"margin", 1.0,
      "Gaussian must beat Softmax by this factor: margin*median_G <= median_S and "
      "margin*sd_G <= sd_S",
-     NULL},
-    {"T", 5000, "GD steps (scaled by budget/128, at most T)", NULL},
-    {"seeds", 10, "independent seeds (quick: 3)", NULL},
+     NULL, "(0, 1e12]"},
+    {"T", 5000, "GD steps (scaled by budget/128, at most T)", NULL, "int [1, 1000000]"},
+    {"seeds", 10, "independent seeds (quick: 3)", NULL, "int [1, 64]"},
     {"eta_scale", 0.5,
      "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the common init (per seed)",
-     NULL},
-    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL},
-    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL},
-    {"teacher", 0, "labels: mean of the teacher's two kernels, or one kernel", "mix|softmax|gauss"},
-    {"wv", 0, "W^V parameterization", "block|dense"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {"proxies", 0, "which proxies are compared", "both|convergence|stability"},
-    {"reach", 1e-3, "level of f_t/f_0 for the steps-to-reach measure", NULL},
-    {NULL, 0, NULL, NULL}};
+     NULL, "(0, 1e6]"},
+    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL, "(0, 1e3]"},
+    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL, "(0, 1e3]"},
+    {"teacher", 0, "labels: mean of the teacher's two kernels, or one kernel", "mix|softmax|gauss", NULL},
+    {"wv", 0, "W^V parameterization", "block|dense", NULL},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {"proxies", 0, "which proxies are compared", "both|convergence|stability", NULL},
+    {"reach", 1e-3, "level of f_t/f_0 for the steps-to-reach measure", NULL, "(0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -84,7 +84,7 @@ static int cmp_d(const void *a, const void *b)
 
 static double median(const double *v, int k)
 {
-    double *w = malloc((size_t)k * sizeof *w);
+    double *w = lm_xmalloc((size_t)k * sizeof *w);
     memcpy(w, v, (size_t)k * sizeof *w);
     qsort(w, (size_t)k, sizeof *w, cmp_d);
     double m = k % 2 ? w[k / 2] : 0.5 * (w[k / 2 - 1] + w[k / 2]);
@@ -123,9 +123,9 @@ static int eval(lm_eval *ev)
     const double reach = lm_par(ev, "reach"), margin = lm_par(ev, "margin");
     int rc = 0;
     /* log10 f_t/f_0 at NPTS sample points, per kernel and seed */
-    double *curve = calloc((size_t)2 * seeds * NPTS, sizeof *curve);
-    double *ratioT = calloc((size_t)2 * seeds, sizeof *ratioT);
-    double *steps = calloc((size_t)2 * seeds, sizeof *steps);
+    double *curve = lm_xcalloc((size_t)2 * seeds * NPTS, sizeof *curve);
+    double *ratioT = lm_xcalloc((size_t)2 * seeds, sizeof *ratioT);
+    double *steps = lm_xcalloc((size_t)2 * seeds, sizeof *steps);
     lm_num eta;
     double eta_sum = 0;
     lm_num_init(&eta, ev->ctx);
@@ -173,7 +173,7 @@ static int eval(lm_eval *ev)
     lm_series_axes(ev, "GD step t", "f_t / f_0", 1);
     for (int k = 0; k < 2; k++) {
         const char *kn = k ? "Gaussian" : "Softmax";
-        double *col = malloc((size_t)seeds * sizeof *col);
+        double *col = lm_xmalloc((size_t)seeds * sizeof *col);
         for (int p = 0; p < NPTS; p++) {
             double mean_lin = 0, ml, sl;
             for (int s = 0; s < seeds; s++) {

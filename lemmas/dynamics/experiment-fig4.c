@@ -48,19 +48,19 @@
 enum { RN = 8, Rn = 4, RD = 8, Rd = 4, RH = 2, NPROXY = 3 };
 
 static const lm_param_def params[] = {
-    {"margin", 1.0, "a seed counts for Softmax when P_softmax >= margin * P_gauss", NULL},
+    {"margin", 1.0, "a seed counts for Softmax when P_softmax >= margin * P_gauss", NULL, "(0, 1e12]"},
     {"T1", 8000, "stage-1 Softmax GD steps (scaled by budget/128, at most T1); stage 2: T1/16",
-     NULL},
-    {"seeds", 10, "independent seeds (quick: 3)", NULL},
-    {"grid", 50, "grid points per axis (quick: half, same extent)", NULL},
-    {"step", 0.02, "grid step along d1, d2 (the paper's 0.02)", NULL},
+     NULL, "int [1, 1000000]"},
+    {"seeds", 10, "independent seeds (quick: 3)", NULL, "int [1, 64]"},
+    {"grid", 50, "grid points per axis (quick: half, same extent)", NULL, "int [3, 1000]"},
+    {"step", 0.02, "grid step along d1, d2 (the paper's 0.02)", NULL, "(0, 100]"},
     {"eta_scale", 0.5,
-     "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the initial point", NULL},
-    {"tie", 1e-12, "relative tie threshold of the local-minimum count (times the range)", NULL},
-    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL},
-    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {NULL, 0, NULL, NULL}};
+     "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the initial point", NULL, "(0, 1e6]"},
+    {"tie", 1e-12, "relative tie threshold of the local-minimum count (times the range)", NULL, "[0, 1]"},
+    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL, "(0, 1e3]"},
+    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL, "(0, 1e3]"},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const char *const proxy_name[NPROXY] = {"local minima (+1)", "total variation / range",
                                                "mean |Laplacian| / range"};
@@ -180,7 +180,7 @@ static int eval(lm_eval *ev)
     }
     if (g < 3) return lm_fail(ev, "grid must have at least 3 points per axis");
     const double margin = lm_par(ev, "margin"), tie = lm_par(ev, "tie");
-    double *F = malloc((size_t)g * g * sizeof *F);
+    double *F = lm_xmalloc((size_t)g * g * sizeof *F);
     double Ps[64][NPROXY], Pg[64][NPROXY];
     double fin[2] = {0, 0}, eta_mean = 0;
     int rc = 0;

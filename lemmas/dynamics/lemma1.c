@@ -65,14 +65,14 @@
 static const char *const configs[] = {"random", "saturated", "near-tied", NULL};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL},
-    {"inv_sqrt_d_power", 1.0, "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))", NULL},
-    {"term2_sign", 1.0, "sign of the subtracted second term of (4) (1 = paper)", NULL},
-    {"kron_I", 0, "identity in (2): Nn (dimensionally valid) or N (as printed)", "Nn|N"},
-    {"wv_offdiag", 0, "1: W^V gets off-diagonal blocks (dense-mode iterate)", NULL},
-    {"sat_logit", 50.0, "max |C| of the saturated configuration", NULL},
-    {"tie_logit", 30.0, "max |C| of the near-tied configuration", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "[0, inf)"},
+    {"inv_sqrt_d_power", 1.0, "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))", NULL, "[-10, 10]"},
+    {"term2_sign", 1.0, "sign of the subtracted second term of (4) (1 = paper)", NULL, "[-1, 1]"},
+    {"kron_I", 0, "identity in (2): Nn (dimensionally valid) or N (as printed)", "Nn|N", NULL},
+    {"wv_offdiag", 0, "1: W^V gets off-diagonal blocks (dense-mode iterate)", NULL, "int [0, 1]"},
+    {"sat_logit", 50.0, "max |C| of the saturated configuration", NULL, "[0, 1e6]"},
+    {"tie_logit", 30.0, "max |C| of the near-tied configuration", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* (N, n, D, d, H): the sizes of S7 plus H = 3 and n = 1 */
 static const int sizes[][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2},

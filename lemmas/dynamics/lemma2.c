@@ -59,15 +59,15 @@ static const char *const configs[] = {"item1,differential", "item1,finite",
                                       "item4,grad-WQ", "item5,grad-WK", NULL};
 
 static const lm_param_def params[] = {
-    {"phi_scale", 1.0, "multiplies phi_i of item (1) (and in item (3))", NULL},
-    {"psi_scale", 1.0, "multiplies psi_i of item (2) (and in item (3))", NULL},
-    {"Q_scale", 1.0, "multiplies Q_i of item (4)", NULL},
-    {"K_scale", 1.0, "multiplies K_i of item (5)", NULL},
-    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL},
-    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL},
-    {"dmax", 10.0, "largest ||Delta||_F in the finite forms", NULL},
-    {"jvp_tol", 1e-6, "allowed |FD - Jacobian| / bound in the Jacobian self-check", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"phi_scale", 1.0, "multiplies phi_i of item (1) (and in item (3))", NULL, "[0, 1e6]"},
+    {"psi_scale", 1.0, "multiplies psi_i of item (2) (and in item (3))", NULL, "[0, 1e6]"},
+    {"Q_scale", 1.0, "multiplies Q_i of item (4)", NULL, "[0, 1e6]"},
+    {"K_scale", 1.0, "multiplies K_i of item (5)", NULL, "[0, 1e6]"},
+    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
+    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
+    {"dmax", 10.0, "largest ||Delta||_F in the finite forms", NULL, "(0, 1e3]"},
+    {"jvp_tol", 1e-6, "allowed |FD - Jacobian| / bound in the Jacobian self-check", NULL, "(0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[8][4] = {{2, 3, 2, 1}, {3, 4, 2, 2}, {1, 2, 2, 1}, {4, 3, 1, 1},
                                 {3, 2, 3, 3}, {2, 4, 4, 2}, {5, 3, 2, 1}, {3, 3, 3, 1}};
@@ -418,7 +418,7 @@ static int check_gradient(lm_eval *ev, const inst *I, int which)
     lm_mha *m = I->m;
     const int n = I->n, H = I->H, Dd = I->D * I->d;
     int rc = 0;
-    lm_mat **g = calloc((size_t)H, sizeof *g);
+    lm_mat **g = lm_xcalloc((size_t)H, sizeof *g);
     for (int h = 0; h < H; h++) g[h] = lm_mat_new(I->D, I->d, c);
     lm_mat *G = lm_mat_new(H * Dd, n, c);
     lm_num Ci, t, a, nr, rhs, sup;

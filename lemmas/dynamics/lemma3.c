@@ -49,15 +49,15 @@ static const char *const configs[] = {
     "G,sigma-at-M", "G,sigma-at-max", "G,sigma-at-bounds", NULL};
 
 static const lm_param_def params[] = {
-    {"Z_scale", 1.0, "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)", NULL},
-    {"G_scale", 1.0, "multiplies G = N(max L^Q + max L^K + max L^V)", NULL},
-    {"wv", 0, "W^V parameterization", "dense|block"},
-    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix"},
-    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL},
-    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL},
-    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3 regime", NULL},
-    {"T_gd", 4, "GD steps per step size in the trajectory instances", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"Z_scale", 1.0, "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)", NULL, "[0, 1e6]"},
+    {"G_scale", 1.0, "multiplies G = N(max L^Q + max L^K + max L^V)", NULL, "[0, 1e6]"},
+    {"wv", 0, "W^V parameterization", "dense|block", NULL},
+    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
+    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
+    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL, "[-15, 3]"},
+    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3 regime", NULL, "[-3, 4]"},
+    {"T_gd", 4, "GD steps per step size in the trajectory instances", NULL, "int [1, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[4][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}};
 

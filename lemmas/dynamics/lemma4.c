@@ -62,12 +62,12 @@ static const char *const configs[] = {
 #define WITNESS 12
 
 static const lm_param_def params[] = {
-    {"C_scale", 1.0, "multiplies the constant C on the right-hand side (1 = lemma)", NULL},
-    {"grid", 32, "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2)", NULL},
-    {"refine", 12, "golden-section steps around the grid maximum", NULL},
-    {"wv", 0, "W^V parameterization of the twelve loss configurations", "block|dense"},
-    {"cG", 2.0, "Gaussian scale c_G of the Gaussian configurations", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"C_scale", 1.0, "multiplies the constant C on the right-hand side (1 = lemma)", NULL, "[0, 1e6]"},
+    {"grid", 32, "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2)", NULL, "int [2, 1024]"},
+    {"refine", 12, "golden-section steps around the grid maximum", NULL, "int [0, 200]"},
+    {"wv", 0, "W^V parameterization of the twelve loss configurations", "block|dense", NULL},
+    {"cG", 2.0, "Gaussian scale c_G of the Gaussian configurations", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2},
                                {1, 3, 2, 1, 2}, {1, 2, 2, 2, 1}, {1, 3, 3, 3, 1}};
@@ -324,7 +324,7 @@ static int eval(lm_eval *ev)
     if (ev->config == WITNESS) return eval_witness(ev);
     const lm_rng g0 = *lm_eval_rng(ev);
     lm_ctx c = *ev->ctx;
-    seg_res *res = malloc(sizeof *res);
+    seg_res *res = lm_xmalloc(sizeof *res);
     int rc = 0, attempt = 0;
     for (;;) {
         res_init(res, &c);

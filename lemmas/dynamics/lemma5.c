@@ -35,11 +35,11 @@
 static const char *const configs[] = {"integer", "real", NULL};
 
 static const lm_param_def params[] = {
-    {"vec_order", 0, "vec convention: col (column-major, the paper's) or row (must fail)", "col|row"},
-    {"int_range", 8, "integer entries are uniform in [-int_range, int_range]", NULL},
+    {"vec_order", 0, "vec convention: col (column-major, the paper's) or row (must fail)", "col|row", NULL},
+    {"int_range", 8, "integer entries are uniform in [-int_range, int_range]", NULL, "int [1, 1000]"},
     {"tol_scale", 1.0, "multiplies the residual tolerance (1/2 for integers, 4(l+m+2)u for reals)",
-     NULL},
-    {NULL, 0, NULL, NULL}};
+     NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* entries drawn as doubles: integers in [-R, R] or N(0,1) */
 static void fill(lm_mat *A, lm_rng *g, int integer, int R)

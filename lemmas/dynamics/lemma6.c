@@ -49,10 +49,10 @@
 static const char *const configs[] = {"formula-cG2-vs-model-cG2", "formula-cG2-vs-model-cG1", NULL};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL},
-    {"fac_scale", 1.0, "multiplies the printed Jacobian factor -1/sqrt(d) (1 = paper)", NULL},
-    {"far_logit", 800.0, "every 4th instance: min C = -far_logit (S underflows in double)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "[0, inf)"},
+    {"fac_scale", 1.0, "multiplies the printed Jacobian factor -1/sqrt(d) (1 = paper)", NULL, "[-1e6, 1e6]"},
+    {"far_logit", 800.0, "every 4th instance: min C = -far_logit (S underflows in double)", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1},
                                {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}, {2, 2, 3, 2, 3},
@@ -75,7 +75,7 @@ static lm_mha *build(lm_eval *ev)
 {
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, sizes[ev->index % NSIZES], 5, lm_nm5);
+    lm_sizes(ev, z, sizes[ev->index % NSIZES], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     lm_ctx dbl = lm_ctx_double();
     lm_mha *m = lm_mha_new(N, n, D, d, H, LM_GAUSS, LM_WV_DENSE, &dbl);

@@ -64,17 +64,17 @@ static const char *const configs[] = {"item1,differential", "item1,finite", "ite
                                       "item4,grad-WQh", NULL};
 
 static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies sqrt(2n/d)||X_i||^2 sqrt(sQ^2+sK^2) of item (1)", NULL},
-    {"c2_scale", 1.0, "multiplies sqrt(n)||X_i||^2 of item (2)", NULL},
-    {"rhs3_scale", 1.0, "multiplies the right side min|V'W^O| min S ||r|| of item (3)", NULL},
-    {"Qp_scale", 1.0, "multiplies Q'_i of item (4)", NULL},
-    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix, where the lemma is stated; 1 = eq. 11)", NULL},
-    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL},
-    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL},
-    {"dmax", 10.0, "largest ||Delta||_F in the finite form of (1)", NULL},
-    {"jac_tol", 1e-6, "allowed |FD - J dW| / (bound ||dW||) in the Jacobian self-check", NULL},
-    {"tol_ulps", 128, "relative tolerance of the comparisons, in units of the working precision", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c1_scale", 1.0, "multiplies sqrt(2n/d)||X_i||^2 sqrt(sQ^2+sK^2) of item (1)", NULL, "[0, 1e6]"},
+    {"c2_scale", 1.0, "multiplies sqrt(n)||X_i||^2 of item (2)", NULL, "[0, 1e6]"},
+    {"rhs3_scale", 1.0, "multiplies the right side min|V'W^O| min S ||r|| of item (3)", NULL, "[0, 1e6]"},
+    {"Qp_scale", 1.0, "multiplies Q'_i of item (4)", NULL, "[0, 1e6]"},
+    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix, where the lemma is stated; 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
+    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
+    {"dmax", 10.0, "largest ||Delta||_F in the finite form of (1)", NULL, "(0, 1e3]"},
+    {"jac_tol", 1e-6, "allowed |FD - J dW| / (bound ||dW||) in the Jacobian self-check", NULL, "(0, 1]"},
+    {"tol_ulps", 128, "relative tolerance of the comparisons, in units of the working precision", NULL, "[0, 1e15]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[8][4] = {{1, 2, 2, 1}, {2, 2, 2, 1}, {3, 3, 3, 1}, {2, 4, 2, 2},
                                 {3, 2, 1, 1}, {4, 3, 2, 1}, {2, 3, 2, 3}, {3, 4, 2, 2}};
@@ -313,7 +313,7 @@ static int check1_fin(lm_eval *ev, const inst *I)
     lm_num_inits(c, &a, &b, &t, &sq2, &dist, (lm_num *)NULL);
     lm_mat *J = lm_mat_new(n * n, D * d, c), *Et = lm_mat_new(D * d, 1, c), *E = lm_mat_new(D * d, 1, c);
     lm_mat *dC = lm_mat_new(n, n, c), *dW = lm_mat_new(D, d, c);
-    lm_mat **Er = calloc((size_t)H, sizeof *Er);
+    lm_mat **Er = lm_xcalloc((size_t)H, sizeof *Er);
     for (int h = 0; h < H; h++) {
         Er[h] = lm_mat_new(D * d, 1, c);
         lm_mat_randn(Er[h], lm_eval_rng(ev), 1.0);
@@ -562,7 +562,7 @@ static int check4(lm_eval *ev, const inst *I)
     lm_mha *m = I->m;
     const int n = I->n, H = I->H, D = I->D, d = I->d, Dd = D * d;
     int rc = 0;
-    lm_mat **g = calloc((size_t)H, sizeof *g), **G = calloc((size_t)H, sizeof *G);
+    lm_mat **g = lm_xcalloc((size_t)H, sizeof *g), **G = lm_xcalloc((size_t)H, sizeof *G);
     for (int h = 0; h < H; h++) {
         g[h] = lm_mat_new(D, d, c);
         G[h] = lm_mat_new(Dd, n, c);

@@ -49,16 +49,16 @@ static const char *const configs[] = {
     "Gp,all,sigma-at-M", "Gp,all,sigma-at-max", "Gp,all,sigma-at-bounds", NULL};
 
 static const lm_param_def params[] = {
-    {"Zp_scale", 1.0, "multiplies Z' (proof of Lemma 8(1))", NULL},
-    {"Gp_scale", 1.0, "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)", NULL},
-    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix; 1 = eq. 11)", NULL},
-    {"wv", 0, "W^V parameterization", "dense|block"},
-    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix"},
-    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL},
-    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL},
-    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3/6 regime", NULL},
-    {"T_gd", 4, "GD steps per step size in the trajectory instances", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"Zp_scale", 1.0, "multiplies Z' (proof of Lemma 8(1))", NULL, "[0, 1e6]"},
+    {"Gp_scale", 1.0, "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)", NULL, "[0, 1e6]"},
+    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix; 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {"wv", 0, "W^V parameterization", "dense|block", NULL},
+    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
+    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
+    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL, "[-15, 3]"},
+    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3/6 regime", NULL, "[-3, 4]"},
+    {"T_gd", 4, "GD steps per step size in the trajectory instances", NULL, "int [1, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[4][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}, {2, 3, 4, 2, 2}};
 

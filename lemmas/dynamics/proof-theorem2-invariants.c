@@ -55,17 +55,17 @@ static const char *const configs[] = {"sigma_max(W^V_r)<=3/2 lambda^V",
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"inv_scale", 1.0, "multiplies the factor 3/2 of the sigma_max invariants", NULL},
-    {"B_factor", 0.5, "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)", NULL},
-    {"mu_factor", 0.25, "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)", NULL},
-    {"lamV", 0, "lambda^V in the W^V invariant", "appendix|main"},
-    {"nrmB_scale", 1.0, "multiplies the bound of the ||B||_F step", NULL},
-    {"nrmB_reading", 0, "bound of the ||B||_F step", "sqrt(HN)|sqrt(nH)"},
-    {"hyp", 3, "initialization condition enforced", LM_T2_HYP_CHOICES},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL},
-    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"inv_scale", 1.0, "multiplies the factor 3/2 of the sigma_max invariants", NULL, "(0, 1e6]"},
+    {"B_factor", 0.5, "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)", NULL, "[0, 1e6]"},
+    {"mu_factor", 0.25, "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)", NULL, "[0, 1e6]"},
+    {"lamV", 0, "lambda^V in the W^V invariant", "appendix|main", NULL},
+    {"nrmB_scale", 1.0, "multiplies the bound of the ||B||_F step", NULL, "[0, 1e6]"},
+    {"nrmB_reading", 0, "bound of the ||B||_F step", "sqrt(HN)|sqrt(nH)", NULL},
+    {"hyp", 3, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL, "(0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "(0, 1e6]"},
+    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int smax_of(lm_num *r, const lm_mat *A, lm_eval *ev)
 {
@@ -242,7 +242,7 @@ static int run_pointwise(lm_eval *ev)
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, psizes[ev->index % 4], 5, lm_nm5);
+    lm_sizes(ev, z, psizes[ev->index % 4], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     /* 0 Gaussian X, 1 one nonzero token, 2 concentrated attention, 3 aligned tokens */
     const int type = (ev->index / 4) % 4;

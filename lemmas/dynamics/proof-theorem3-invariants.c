@@ -59,14 +59,14 @@ static const char *const configs[] = {"cond12-app-satisfied", "cond12-app-violat
                                       "pointwise-minS", NULL};
 
 static const lm_param_def params[] = {
-    {"kappa_scale", 1.0, "multiplies kappa in min S >= kappa (and in gamma)", NULL},
-    {"bound_scale", 1.0, "multiplies the 3/2 of sigma_max(W^Q_r) <= 3/2 lambda^Q and divides the 1/2 of sigma_min(J_r) >= delta/2", NULL},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f (comparisons inside it are decided in MPFR)", NULL},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL},
-    {"viol_factor", 100.0, "cond12-app-violated: ||r_0|| over the largest residual meeting (12-app) (at least 2^-20 ||MH_0||)", NULL},
-    {"eps_frac", 0.5, "cond12-app-satisfied: ||r_0|| over the largest residual meeting (12-app)", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"kappa_scale", 1.0, "multiplies kappa in min S >= kappa (and in gamma)", NULL, "(0, 1e12]"},
+    {"bound_scale", 1.0, "multiplies the 3/2 of sigma_max(W^Q_r) <= 3/2 lambda^Q and divides the 1/2 of sigma_min(J_r) >= delta/2", NULL, "(0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the forward-error band of f (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
+    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"viol_factor", 100.0, "cond12-app-violated: ||r_0|| over the largest residual meeting (12-app) (at least 2^-20 ||MH_0||)", NULL, "[1, 1e6]"},
+    {"eps_frac", 0.5, "cond12-app-satisfied: ||r_0|| over the largest residual meeting (12-app)", NULL, "(0, 1]"},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* Remark 6: slopes of log LHS(12) (main-text lambda^V) and log LHS(12-app) (appendix
  * lambda^V) in log c, locally (c in [1,2]) and asymptotically (c in [10^3,10^4]); double */
@@ -173,7 +173,7 @@ static int eval(lm_eval *ev)
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
     const double eta_d = 0.5 / I.Gp;
     if (ev->config == CFG_SAT && !ev->searching && c->backend == LM_DOUBLE) remark6(ev, m);
-    lm_mat **WQ0 = calloc((size_t)H, sizeof *WQ0);
+    lm_mat **WQ0 = lm_xcalloc((size_t)H, sizeof *WQ0);
     lm_mat *J = lm_mat_new(Nn2, Dd, c);
     const int nsv = Nn2 < Dd ? Nn2 : Dd;
     lm_num *sv = lm_nums_new(nsv, c);

@@ -79,16 +79,16 @@ static const char *const configs[] = {
 
 static const lm_param_def params[] = {
     {"prob", 0.99, "stated probability that B_0 has full row rank (the paper: 'high probability')",
-     NULL},
-    {"prob_app", 1.0, "probability of appendix (c) ('with probability 1')", NULL},
-    {"z", 1.96, "Wilson score interval z (two-sided 95%)", NULL},
-    {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2)", NULL},
-    {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL},
-    {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL},
+     NULL, "[0, 1]"},
+    {"prob_app", 1.0, "probability of appendix (c) ('with probability 1')", NULL, "[0, 1]"},
+    {"z", 1.96, "Wilson score interval z (two-sided 95%)", NULL, "(0, 10]"},
+    {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2)", NULL, "int [53, 8192]"},
+    {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL, "(0, inf)"},
+    {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL, "[0, inf)"},
     {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4)",
-     NULL},
-    {"d", 2, "head dimension d of W^Q, W^K", NULL},
-    {NULL, 0, NULL, NULL}};
+     NULL, "int [1, 4096]"},
+    {"d", 2, "head dimension d of W^Q, W^K", NULL, "int [1, 16]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double config_s[C_COUNT] = {1.0, 1e-3, 0.3, 1.0, 10.0, 1.0, 1.0, 1.0};
 
@@ -248,7 +248,7 @@ static int eval(lm_eval *ev)
     int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
     if (cfg == C_EDGE) m /= 4; /* deterministic structure: fewer draws suffice */
     if (m < 8) m = 8;
-    m = lm_size(ev, "draws", m, 1); /* the shrinker may ask for fewer draws */
+    m = lm_size(ev, "draws", m, 1, 4096); /* the shrinker may ask for fewer draws */
     if (ev->searching) m = 1;
     double sQ = config_s[cfg], sK = config_s[cfg], sX = 1.0;
     if (ev->x && cfg == C_NEC) {
@@ -257,7 +257,7 @@ static int eval(lm_eval *ev)
         sX = ev->nx > 2 ? map_range(ev->x[2], -2, 2) : 1.0;
     }
     long full = 0, tested = 0, S_def = 0, mp_used = 0, full_uncond = 0;
-    double *l2s = calloc((size_t)m, sizeof *l2s);
+    double *l2s = lm_xcalloc((size_t)m, sizeof *l2s);
     double worst_nec = -INFINITY;
     int nl2 = 0;
     int rc = 0;

@@ -34,12 +34,12 @@
 static const char *const configs[] = {"L=1,init (8)", "L=2,init (8)", "L=3,init (8)", NULL};
 
 static const lm_param_def params[] = {
-    {"factor", 2.0, "rates must agree within this factor", NULL},
-    {"eta_GV", 0.1, "step size eta = eta_GV / G_V", NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) (init (8) configurations)", NULL},
-    {"mode", 0, "W^V parameterization", "dense|block"},
-    {"T", 200, "GD iterations per run (quick: T/2)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"factor", 2.0, "rates must agree within this factor", NULL, "(0, 1e6]"},
+    {"eta_GV", 0.1, "step size eta = eta_GV / G_V", NULL, "(0, 1e6]"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) (init (8) configurations)", NULL, "(0, 1e6]"},
+    {"mode", 0, "W^V parameterization", "dense|block", NULL},
+    {"T", 200, "GD iterations per run (quick: T/2)", NULL, "int [1, 20000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};
 
@@ -67,7 +67,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "eta*beta", eta_d * beta_d);
     lm_mha *m2 = lm_mha_convert(I.md, &wctx);
     lm_c1 *c1 = lm_c1_new(m2, L, mids[L - 1], lm_eval_rng(ev));
-    double *lf1 = malloc(sizeof(double) * (size_t)(T + 1)), *lf2 = malloc(sizeof(double) * (size_t)(T + 1));
+    double *lf1 = lm_xmalloc(sizeof(double) * (size_t)(T + 1)), *lf2 = lm_xmalloc(sizeof(double) * (size_t)(T + 1));
     lm_num eta;
     lm_num_init(&eta, &wctx);
     lm_num_set_d(&eta, eta_d);

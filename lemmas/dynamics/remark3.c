@@ -41,16 +41,16 @@ static const char *const configs[] = {"(8) main lambda^V vs c: slope -2",
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"slope_main", -2.0, "expected slope of log LHS(8) in log c, main-text lambda^V", NULL},
-    {"slope_app", -1.0, "expected limit slope of log LHS(8) in log c, appendix lambda^V", NULL},
-    {"slope12_main", 0.0, "expected slope of log LHS(12) in log c, main-text lambda^V", NULL},
-    {"slope12_app", 1.0, "expected limit slope of log LHS(12) in log c, appendix lambda^V", NULL},
-    {"slope_eps", 1.0, "expected slope of log LHS(8) in log ||r_0||", NULL},
-    {"tol", 1e-3, "tolerance on |fitted slope - expected|", NULL},
-    {"kmax", 20, "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax", NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 (for c*)", NULL},
-    {"nu12_scale", 1.0, "multiplies nu' = 1/8 of (12) (for c*)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"slope_main", -2.0, "expected slope of log LHS(8) in log c, main-text lambda^V", NULL, "[-100, 100]"},
+    {"slope_app", -1.0, "expected limit slope of log LHS(8) in log c, appendix lambda^V", NULL, "[-100, 100]"},
+    {"slope12_main", 0.0, "expected slope of log LHS(12) in log c, main-text lambda^V", NULL, "[-100, 100]"},
+    {"slope12_app", 1.0, "expected limit slope of log LHS(12) in log c, appendix lambda^V", NULL, "[-100, 100]"},
+    {"slope_eps", 1.0, "expected slope of log LHS(8) in log ||r_0||", NULL, "[-100, 100]"},
+    {"tol", 1e-3, "tolerance on |fitted slope - expected|", NULL, "[0, 100]"},
+    {"kmax", 20, "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax", NULL, "int [2, 200]"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 (for c*)", NULL, "(0, 1e6]"},
+    {"nu12_scale", 1.0, "multiplies nu' = 1/8 of (12) (for c*)", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int s8[4][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}};
 static const int s12[3][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}};

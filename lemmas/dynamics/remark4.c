@@ -40,11 +40,11 @@
 static const char *const configs[] = {"necessity,gauss", "necessity,softmax", NULL};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the zero threshold 2^(-p/3) sigma_max(J)", NULL},
+    {"tol_scale", 1.0, "multiplies the zero threshold 2^(-p/3) sigma_max(J)", NULL, "[-1e6, 1e6]"},
     {"probe_size", 0, "sizes the necessity observation is applied to (1 = the Dd >= Nn^2 probes: a false claim)",
-     "Dd<Nn^2|Dd>=Nn^2"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {NULL, 0, NULL, NULL}};
+     "Dd<Nn^2|Dd>=Nn^2", NULL},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define NDEF 10
 #define NPROBE 7

@@ -49,16 +49,16 @@ static const char *const configs[] = {"T1 analogue, dense, eta=1/G_V",
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "multiplies alpha in the Theorem-1 rate", NULL},
-    {"beta_scale", 1.0, "multiplies beta in the Theorem-2 rate", NULL},
-    {"T", 300, "GD iterations of the Theorem-1/2 runs (quick: T/4)", NULL},
-    {"target", 1e-20, "global-optimum proxy: f_T/f_0 <= target", NULL},
-    {"T_run", 2500, "GD iterations of the global-optimum runs", NULL},
-    {"T_max", 1e5, "horizon within which f_T/f_0 <= target must be reached", NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) (T2 analogue)", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {"init", 0, "global-optimum runs: W^K_0 = W^Q_0 + 0.1 noise, or independent", "near-diagonal|random"},
-    {NULL, 0, NULL, NULL}};
+    {"alpha_scale", 1.0, "multiplies alpha in the Theorem-1 rate", NULL, "(0, 1e6]"},
+    {"beta_scale", 1.0, "multiplies beta in the Theorem-2 rate", NULL, "(0, 1e6]"},
+    {"T", 300, "GD iterations of the Theorem-1/2 runs (quick: T/4)", NULL, "int [1, 20000]"},
+    {"target", 1e-20, "global-optimum proxy: f_T/f_0 <= target", NULL, "(0, 1]"},
+    {"T_run", 2500, "GD iterations of the global-optimum runs", NULL, "int [1, 100000]"},
+    {"T_max", 1e5, "horizon within which f_T/f_0 <= target must be reached", NULL, "[1, 1e15]"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) (T2 analogue)", NULL, "(0, 1e6]"},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {"init", 0, "global-optimum runs: W^K_0 = W^Q_0 + 0.1 noise, or independent", "near-diagonal|random", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int gsizes[4][5] = {{2, 2, 8, 2, 1}, {1, 3, 6, 2, 1}, {2, 2, 4, 2, 2}, {2, 3, 12, 2, 1}};
 
@@ -78,7 +78,7 @@ static double glob_run(lm_eval *ev, int *bad, const lm_mha *md, const lm_ctx *c,
     lm_num_set_d(&eta, eta_d);
     lm_num_set_d(&lt, log_target);
     lm_num_log(&lf0, &m->f);
-    double *hist = malloc(sizeof(double) * (size_t)(T + 1));
+    double *hist = lm_xmalloc(sizeof(double) * (size_t)(T + 1));
     double val = NAN;
     *bad = 0;
     int t = 0;
@@ -92,7 +92,7 @@ static double glob_run(lm_eval *ev, int *bad, const lm_mha *md, const lm_ctx *c,
             lm_series(ev, "f_t/f_0", t, exp(hist[t]));
             lm_series(ev, "bound: target", t, exp(log_target));
         }
-        if (lm_num_cmp(&lf, &lt) <= 0 || t == T) break;
+        if (lm_num_cmp(&lf, &lt) <= 0 || t >= T) break; /* t >= T: hist holds T+1 values */
         lm_mha_gd_step(m, mask, &eta);
         lm_mha_forward(m);
     }

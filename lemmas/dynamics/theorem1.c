@@ -34,11 +34,11 @@ static const char *const configs[] = {
     "block,eta=eta*(1+1e-6)", "block,eta=0.9/alpha", NULL};
 
 static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "multiplies alpha = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL},
-    {"T", 300, "GD iterations per run (quick: T/4)", NULL},
-    {"kernel", 0, "attention kernel", "softmax|gauss"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"alpha_scale", 1.0, "multiplies alpha = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL, "(0, 1e6]"},
+    {"T", 300, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"kernel", 0, "attention kernel", "softmax|gauss", NULL},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -64,14 +64,14 @@ static const char *const configs[] = {"beta,dense,eta=0.99/(2G)", "beta,block,et
                                       "mu,dense,eta=0.99/(2G)", "mu,block,eta=0.99/(2G)", NULL};
 
 static const lm_param_def params[] = {
-    {"beta_scale", 1.0, "multiplies beta = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL},
-    {"mu_factor", 0.25, "mu = mu_factor * beta in the proof's reading (paper: 1/4)", NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in condition (8)", NULL},
-    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL},
-    {"hyp", 0, "initialization condition enforced", LM_T2_HYP_CHOICES},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL},
-    {"sX", 1.0, "scale of the data X", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"beta_scale", 1.0, "multiplies beta = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL, "(0, 1e6]"},
+    {"mu_factor", 0.25, "mu = mu_factor * beta in the proof's reading (paper: 1/4)", NULL, "(0, 1e6]"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 in condition (8)", NULL, "(0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "(0, 1e6]"},
+    {"hyp", 0, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
+    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"sX", 1.0, "scale of the data X", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -87,15 +87,15 @@ static const int cfg_cond[] = {LM_T3_COND_12APP, LM_T3_COND_12, LM_T3_COND_12, L
 static const double cfg_eta[] = {0, 0, 1e-3, 1e-2, 1e-1, 0.5, 0, 1e-2};
 
 static const lm_param_def params[] = {
-    {"gamma_scale", 1.0, "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate", NULL},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL},
-    {"T", 300, "GD iterations per run (quick: T/4)", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL},
-    {"eps_frac", 0.5, "enforced configurations: ||r_0|| as a fraction of the largest residual meeting the condition", NULL},
-    {"eps_free", 0.5, "hypothesis-not-enforced: ||r_0|| / ||MH_0|| (random instances)", NULL},
-    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL},
-    {"sX", 0.3, "scale of the random X entries", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"gamma_scale", 1.0, "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate", NULL, "(0, 1e15]"},
+    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
+    {"T", 300, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
+    {"eps_frac", 0.5, "enforced configurations: ||r_0|| as a fraction of the largest residual meeting the condition", NULL, "(0, 1]"},
+    {"eps_free", 0.5, "hypothesis-not-enforced: ||r_0|| / ||MH_0|| (random instances)", NULL, "(0, 1e3]"},
+    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
+    {"sX", 0.3, "scale of the random X entries", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* least-squares slope of y over x */
 static double ls_slope(const double *x, const double *y, int k)
@@ -123,7 +123,7 @@ static int eval(lm_eval *ev)
     if (T < 4) T = 4;
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
     const double eta_d = cfg_eta[ev->config] > 0 ? cfg_eta[ev->config] : 0.5 / I.Gp;
-    double *lt = calloc((size_t)T + 1, sizeof *lt), *lf = calloc((size_t)T + 1, sizeof *lf);
+    double *lt = lm_xcalloc((size_t)T + 1, sizeof *lt), *lf = lm_xcalloc((size_t)T + 1, sizeof *lf);
     int nfit = 0;
     lm_num eta, delta, jmax, lkap, lgam, eg, t0, logf0, lograte, logf, rhs, floor_, bnd;
     lm_num_inits(c, &eta, &delta, &jmax, &lkap, &lgam, &eg, &t0, &logf0, &lograte, &logf, &rhs,

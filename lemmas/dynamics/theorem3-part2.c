@@ -52,13 +52,13 @@ static const char *const configs[] = {"c=eta/2,eta=0.5/Gp", "c=eta/2,eta=0.3", "
 static const double cfg_eta[] = {0, 0.3, 0.03, 0.003};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL},
-    {"T", 400, "GD iterations per run (quick: T/4)", NULL},
-    {"eps_frac", 0.5, "||r_0|| as a fraction of the largest residual meeting (12)", NULL},
-    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL},
-    {"sX", 0.3, "scale of the random X entries", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
+    {"T", 400, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"eps_frac", 0.5, "||r_0|| as a fraction of the largest residual meeting (12)", NULL, "(0, 1]"},
+    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
+    {"sX", 0.3, "scale of the random X entries", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* Kahan: s += x with compensation comp */
 static void kahan_add(lm_num *s, lm_num *comp, const lm_num *x, lm_num *y, lm_num *t)

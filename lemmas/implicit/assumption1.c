@@ -38,10 +38,10 @@ static const char *const configs[] = {"EX1 homogeneous, d=800", "EX1 hetero, d=8
                                       "EX1 homogeneous, A1 regime (n=4, T=3, mu=0.1)", NULL};
 
 static const lm_param_def params[] = {
-    {"lambda_scale", 1.0, "multiplies Lambda = e (n-1) kappa_l kappa_Gamma T^2 of A1-derived", NULL},
-    {"d_regime", 8000, "dimension d of the A1-regime configuration", NULL},
-    {"mu_regime", 0.1, "signal mu of the A1-regime configuration", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lambda_scale", 1.0, "multiplies Lambda = e (n-1) kappa_l kappa_Gamma T^2 of A1-derived", NULL, "[0, 1e6]"},
+    {"d_regime", 8000, "dimension d of the A1-regime configuration (at most 200000: memory bound)", NULL, "int [1, 200000]"},
+    {"mu_regime", 0.1, "signal mu of the A1-regime configuration", NULL, "[-1e3, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

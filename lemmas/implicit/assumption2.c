@@ -28,9 +28,9 @@ static const char *const configs[] = {"EX1 homogeneous, d=800", "EX1 hetero, d=8
                                       "EX1-antipodal, d=800", NULL};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 4.0, "residual tolerance: tol_scale 2^-p max|gamma|", NULL},
-    {"perturb", 0.0, "std of a perturbation of the first coordinate of non-optimal tokens", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 4.0, "residual tolerance: tol_scale 2^-p max|gamma|", NULL, "[0, 1e6]"},
+    {"perturb", 0.0, "std of a perturbation of the first coordinate of non-optimal tokens", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -30,15 +30,15 @@ static const char *const configs[] = {"DM d=600, n=8 (catalogue default)",
                                       "DM d=100, n=4 (below the derived threshold)", NULL};
 
 static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL},
-    {"zeta", 1.5, "DM optimal-token std ratio", NULL},
-    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL},
-    {"C_d", 1.0, "overparameterisation: d >= C_d n^2 log(n/delta)", NULL},
-    {"eta", 0.5, "step size of (13) used by the joint-training claims", NULL},
-    {"eta0", 1.0, "step-size threshold eta0 (lost; reading)", NULL},
-    {"z", 1.96, "Wilson score interval z", NULL},
-    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
+    {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
+    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL, "[0, 1e6]"},
+    {"C_d", 1.0, "overparameterisation: d >= C_d n^2 log(n/delta)", NULL, "[0, 1e6]"},
+    {"eta", 0.5, "step size of (13) used by the joint-training claims", NULL, "(0, 1e6]"},
+    {"eta0", 1.0, "step-size threshold eta0 (lost; reading)", NULL, "(0, 1e6]"},
+    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
+    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16; at most 8192: run time bound)", NULL, "int [1, 8192]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the clause's content: every optimal token is at least as long as the other
  * token of its sequence (compared in the working precision) */

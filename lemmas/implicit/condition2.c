@@ -54,16 +54,16 @@ static const char *const configs[] = {"R4: DM d=600, n=8, zeta=1.5, eta=0.5",
                                       "Condition-2 regime: DM d=40000, n=2, zeta=2, eta=0.005", NULL};
 
 static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL},
-    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL},
-    {"C_d", 1.0, "overparameterisation constant (multiplies the derived requirement)", NULL},
-    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of Lemma 13", NULL},
-    {"C_H", 2.0, "self-bounded Hessian constant (derived for B >= 1)", NULL},
-    {"C_L", M_E, "log-Lipschitz constant of the loss on a step segment (Lemma 3(ii))", NULL},
-    {"eta0_scale", 1.0, "multiplies the derived step-size threshold eta0", NULL},
-    {"z", 1.96, "Wilson score interval z", NULL},
-    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
+    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL, "[0, 1e6]"},
+    {"C_d", 1.0, "overparameterisation constant (multiplies the derived requirement)", NULL, "[0, 1e6]"},
+    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of Lemma 13", NULL, "[0, 1e6]"},
+    {"C_H", 2.0, "self-bounded Hessian constant (derived for B >= 1)", NULL, "[0, 1e6]"},
+    {"C_L", M_E, "log-Lipschitz constant of the loss on a step segment (Lemma 3(ii))", NULL, "[0, 1e6]"},
+    {"eta0_scale", 1.0, "multiplies the derived step-size threshold eta0", NULL, "[0, 1e6]"},
+    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
+    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16; at most 1024: run time bound)", NULL, "int [1, 1024]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

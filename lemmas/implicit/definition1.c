@@ -36,13 +36,13 @@
 static const char *const configs[] = {"EX1", "gaussian", NULL};
 
 static const lm_param_def params[] = {
-    {"opt_rule", 0, "which token is called optimal", "argmax|argmin"},
-    {"rate_scale", 1.0, "multiplies the exponent R h in the saturation bound", NULL},
-    {"tol_scale", 1.0, "multiplies the identity tolerance", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 16, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"opt_rule", 0, "which token is called optimal", "argmax|argmin", NULL},
+    {"rate_scale", 1.0, "multiplies the exponent R h in the saturation bound", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the identity tolerance", NULL, "[0, 1e6]"},
+    {"n", 4, "sequences (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)", NULL, "int [1, 40]"},
+    {"T", 4, "tokens per sequence (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)", NULL, "int [1, 40]"},
+    {"d", 16, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -96,7 +96,7 @@ static int eval(lm_eval *ev)
         lm_num_abs(&a, &a);
         lm_num_set_d(&b, lm_par(ev, "tol_scale") * tol * gs);
         lm_obs_le(ev, -1, &a, &b, 0.0, "|y Phi - sum s gamma|, seq %d", i);
-        if (a2) {
+        if (a2 && T > 1) { /* (one token: no Gamma_i, the identity above is all there is) */
             /* gamma_opt - Gamma (1 - s_opt) */
             int tau = F->opt[i] == 0 ? 1 : 0;
             lm_mat_get(&v, F->gam, i, F->opt[i]);

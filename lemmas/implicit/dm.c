@@ -31,12 +31,12 @@
 static const char *const configs[] = {"DM d=600, n=8, zeta=1.5", "DM d=100, n=8, zeta=1.5", NULL};
 
 static const lm_param_def params[] = {
-    {"zeta", 1.5, "std ratio zeta of the optimal token (generator)", NULL},
-    {"zeta_scale", 1.0, "multiplies the zeta the variance check compares with", NULL},
-    {"z_var", 6.0, "z of the variance check: |log zeta_hat^2 - log zeta^2| <= z 2/sqrt(nd)", NULL},
-    {"tol_scale", 4.0, "label residual tolerance: tol_scale 2^-p max_i |u*^T x_opt|", NULL},
-    {"label_token", 0, "token whose u_star score the label check compares with", "opt|other"},
-    {NULL, 0, NULL, NULL}};
+    {"zeta", 1.5, "std ratio zeta of the optimal token (generator)", NULL, "(0, 1e3]"},
+    {"zeta_scale", 1.0, "multiplies the zeta the variance check compares with", NULL, "(0, 1e6]"},
+    {"z_var", 6.0, "z of the variance check: |log zeta_hat^2 - log zeta^2| <= z 2/sqrt(nd)", NULL, "[0, 1e6]"},
+    {"tol_scale", 4.0, "label residual tolerance: tol_scale 2^-p max_i |u*^T x_opt|", NULL, "[0, 1e6]"},
+    {"label_token", 0, "token whose u_star score the label check compares with", "opt|other", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -38,14 +38,14 @@ static const char *const configs[] = {"general,exp", "general,logistic", "A2-for
                                       "A2-form,logistic", NULL};
 
 static const lm_param_def params[] = {
-    {"grad_scale", 1.0, "multiplies the closed-form gradients (1 = the paper)", NULL},
-    {"sign", 1.0, "sign of the closed forms (+1 = the paper)", NULL},
-    {"tol_scale", 1.0, "multiplies the residual tolerance", NULL},
-    {"fd_h", 1e-30, "finite-difference step (MPFR 256 bits)", NULL},
-    {"n", 3, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 6, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"grad_scale", 1.0, "multiplies the closed-form gradients (1 = the paper)", NULL, "[0, 1e6]"},
+    {"sign", 1.0, "sign of the closed forms (+1 = the paper)", NULL, "[-1, 1]"},
+    {"tol_scale", 1.0, "multiplies the residual tolerance", NULL, "[0, 1e6]"},
+    {"fd_h", 1e-30, "finite-difference step (MPFR 256 bits)", NULL, "(0, 1]"},
+    {"n", 3, "sequences (at most 300: run time bound of the MPFR differences)", NULL, "int [1, 300]"},
+    {"T", 4, "tokens per sequence (at most 300: run time bound of the MPFR differences)", NULL, "int [1, 300]"},
+    {"d", 6, "embedding dimension (at most 200: d x d matrices in MPFR)", NULL, "int [1, 200]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* L at W + s h V (or u + s h v), in the 256-bit context */
 static void loss_at(lm_num *L, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,

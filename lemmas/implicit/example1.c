@@ -34,11 +34,11 @@ static const char *const configs[] = {"suitable SNR: n=4, T=3, mu=0.1, d sweep",
                                       "catalogue hetero: n=6, T=4, d sweep", NULL};
 
 static const lm_param_def params[] = {
-    {"delta", 0.1, "failure probability delta", NULL},
-    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived", NULL},
-    {"z", 1.96, "Wilson score interval z", NULL},
-    {"draws", 100, "data sets per dimension at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta", 0.1, "failure probability delta", NULL, "(0, 1)"},
+    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived", NULL, "[0, 1e6]"},
+    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
+    {"draws", 100, "data sets per dimension at budget 64 (scaled by budget/64, at least 16; at most 1000: run time bound)", NULL, "int [1, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -39,12 +39,12 @@
 static const char *const configs[] = {"EX1-hetero", NULL};
 
 static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2", NULL},
-    {"init_scale", 1.0, "multiplies the initialisation term ||W0||/(2||W_mm||)", NULL},
-    {"eta", 0.5, "NGD step size", NULL},
-    {"steps", 2000, "NGD iterations T_max", NULL},
-    {"d", 40, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2", NULL, "[0, 1e6]"},
+    {"init_scale", 1.0, "multiplies the initialisation term ||W0||/(2||W_mm||)", NULL, "[0, 1e6]"},
+    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
+    {"steps", 2000, "NGD iterations T_max (at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -64,7 +64,7 @@ static int eval(lm_eval *ev)
     int rc = 0, steps = lm_par_i(ev, "steps"), n = D->n;
     if (steps < 100) steps = 100;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
-    double *lam = malloc(sizeof(double) * (size_t)(steps + 1));
+    double *lam = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));
     double eta = lm_par(ev, "eta"), c1 = 0.5 * lm_par(ev, "c1_scale");
     lm_num e, la, lb, x, nmm, rate, off;
     lm_num_inits(c, &e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);

@@ -40,12 +40,12 @@
 static const char *const configs[] = {"pointwise", "NGD run", NULL};
 
 static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "multiplies the margin 1/||W_mm|| in the pointwise bound", NULL},
-    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2 (NGD run)", NULL},
-    {"eta", 0.5, "NGD step size", NULL},
-    {"steps", 2000, "NGD iterations", NULL},
-    {"d", 40, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"margin_scale", 1.0, "multiplies the margin 1/||W_mm|| in the pointwise bound", NULL, "[0, 1e6]"},
+    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2 (NGD run)", NULL, "[0, 1e6]"},
+    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
+    {"steps", 2000, "NGD iterations (at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void max_lomso(lm_num *r, lm_num *x, const lm_ib_fwd *F, int n)
 {

@@ -34,14 +34,14 @@ static const char *const configs[] = {"DM d=100", "DM d=300", "DM d=600", "DM d=
 static const int config_d[] = {100, 300, 600, 1200};
 
 static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL},
-    {"c_scale", 1.0, "multiplies the explicit constant C = sqrt(2) + sqrt(L/d) of the cross bound", NULL},
-    {"w", 0.5, "half-width of the norm interval [1-w, 1+w] (paper: 1/2)", NULL},
-    {"z", 1.96, "Wilson score interval z", NULL},
-    {"draws", 1000, "data sets per configuration at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {"n", 8, "sequences per data set", NULL},
-    {"zeta", 1.5, "zeta of DM", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
+    {"c_scale", 1.0, "multiplies the explicit constant C = sqrt(2) + sqrt(L/d) of the cross bound", NULL, "[0, 1e6]"},
+    {"w", 0.5, "half-width of the norm interval [1-w, 1+w] (paper: 1/2)", NULL, "(0, 1]"},
+    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
+    {"draws", 1000, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 4000: run time bound)", NULL, "int [1, 4000]"},
+    {"n", 8, "sequences per data set (at most 32: run time bound)", NULL, "int [1, 32]"},
+    {"zeta", 1.5, "zeta of DM", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* value <= bound decided in ctx from the exact double tokens a, b (length d),
  * with value = |<a,b>| (cross) or s*<a,a> compared two-sided (norm) */
@@ -113,8 +113,8 @@ static int eval(lm_eval *ev)
     if (m < 16) m = 16;
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
-    double *A = malloc((size_t)N * d * sizeof *A), worst = 0.0;
-    double *wd = malloc((size_t)m * sizeof *wd);
+    double *A = lm_xmalloc((size_t)N * d * sizeof *A), worst = 0.0;
+    double *wd = lm_xmalloc((size_t)m * sizeof *wd);
     long ok = 0;
     for (int r = 0; r < m; r++) {
         lm_ibdata *D = lm_ibgen_dm(&o, g, &dc);

@@ -42,13 +42,13 @@ static const char *const configs[] = {"R4: DM d=600, n=8, zeta=1.5, eta=0.5",
                                       "DM d=100, n=4, zeta=1.5, eta=0.5 (theorem2 data)", NULL};
 
 static const lm_param_def params[] = {
-    {"u_scale", 1.0, "multiplies the constants of the u bounds (eta B, 3 eta B)", NULL},
-    {"w_scale", 1.0, "multiplies the constant 9/2 of the W bound", NULL},
-    {"g_scale", 1.0, "multiplies the gradient bounds ||grad_u L|| <= B L, ||grad_W L|| <= B^3 ||u|| L", NULL},
-    {"eta", 0.5, "step size eta of (13)", NULL},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL},
-    {"steps", 40000, "iterations (quick: steps/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"u_scale", 1.0, "multiplies the constants of the u bounds (eta B, 3 eta B)", NULL, "[0, 1e6]"},
+    {"w_scale", 1.0, "multiplies the constant 9/2 of the W bound", NULL, "[0, 1e6]"},
+    {"g_scale", 1.0, "multiplies the gradient bounds ||grad_u L|| <= B L, ||grad_W L|| <= B^3 ||u|| L", NULL, "[0, 1e6]"},
+    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
+    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
+    {"steps", 40000, "iterations (quick: steps/4; at most 400000: run length bound)", NULL, "int [1, 400000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* r = sqrt(q) e^(ls - logL): the norm of a gradient whose coefficients have
  * the Gram quadratic form q and the log-scale ls, divided by the loss */

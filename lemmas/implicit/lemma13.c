@@ -71,23 +71,23 @@ static const char *const configs[] = {"R4 per run: every iterate of every run",
                                       "R4 with probability 1-delta over data sets", NULL};
 
 static const lm_param_def params[] = {
-    {"c13_scale", 1.0, "multiplies the derived c13 = 1/(4e) of the gap bound (i)", NULL},
-    {"t_start", 2, "first iterate of the gap bound (i)", NULL},
-    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of (ii)", NULL},
-    {"smin_scale", 1.0, "multiplies the lower bound 1/2 of s_opt in (iii)", NULL},
+    {"c13_scale", 1.0, "multiplies the derived c13 = 1/(4e) of the gap bound (i)", NULL, "[0, 1e6]"},
+    {"t_start", 2, "first iterate of the gap bound (i)", NULL, "int [1, 400000]"},
+    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of (ii)", NULL, "(0, 1e6]"},
+    {"smin_scale", 1.0, "multiplies the lower bound 1/2 of s_opt in (iii)", NULL, "[0, 2)"},
     {"mono_tol_scale", 1.0, "multiplies the rounding tolerance 2^10 u (1 + max|a|) of the monotonicity (iii)",
-     NULL},
-    {"opt_ref", 0, "which token the invariants call optimal", "designated|other"},
-    {"gate", 0, "derived Condition 2 as a hypothesis", "off|condition2"},
-    {"delta", 0.05, "failure probability delta (configuration 2, gate)", NULL},
-    {"z", 1.96, "Wilson score interval z (configuration 2)", NULL},
-    {"draws", 40, "runs (data sets) at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {"eta", 0.5, "step size eta of (13)", NULL},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL},
-    {"d", 600, "DM: dimension", NULL},
-    {"n", 8, "DM: sequences", NULL},
-    {"steps", 10000, "iterations per run (quick: steps/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+     NULL, "[0, 1e6]"},
+    {"opt_ref", 0, "which token the invariants call optimal", "designated|other", NULL},
+    {"gate", 0, "derived Condition 2 as a hypothesis", "off|condition2", NULL},
+    {"delta", 0.05, "failure probability delta (configuration 2, gate)", NULL, "(0, 1)"},
+    {"z", 1.96, "Wilson score interval z (configuration 2)", NULL, "[0, 1e3]"},
+    {"draws", 40, "runs (data sets) at budget 64 (scaled by budget/64, at least 16; at most 400: run time bound)", NULL, "int [1, 400]"},
+    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
+    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
+    {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
+    {"n", 8, "DM: sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"steps", 10000, "iterations per run (quick: steps/4; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { INV_O, INV_GAP, INV_LR, INV_MONO, INV_SMIN, NINV };
 static const char *const inv_label[NINV] = {"(o) designated token optimal", "(i) gap bound",
@@ -168,7 +168,7 @@ static int run_one(run *R, const setup *S, const lm_ibdata *D, int horizon)
     lm_ibj *J = lm_ibj_new(D, NULL, 1, LM_IB_EXP);
     if (!J) return -1;
     const int n = D->n;
-    int *op = malloc(sizeof(int) * (size_t)n);
+    int *op = lm_xmalloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++) op[i] = S->other ? 1 - D->opt[i] : D->opt[i];
     lm_mat *prev = lm_mat_new(n, 1, c), *lom = lm_mat_new(n, 1, c);
     lm_num a, b, g1, g2, v, w, best;
@@ -329,7 +329,7 @@ static int eval(lm_eval *ev)
     int nbreak[NINV] = {0}, tfirst[NINV], decr = 0, t_maxlr = 0, confirmed_mp = 0, confirmed_brk = 0;
     double c13_emp = HUGE_VAL, c13_t1 = HUGE_VAL, maxlr = 0.0, mins = 1.0, worst_bad = -1.0;
     for (int k = 0; k < NINV; k++) tfirst[k] = -1;
-    run *R = malloc(sizeof *R), *R2 = malloc(sizeof *R2), *fig = malloc(sizeof *fig);
+    run *R = lm_xmalloc(sizeof *R), *R2 = lm_xmalloc(sizeof *R2), *fig = lm_xmalloc(sizeof *fig);
     int rc = 0;
     for (int r = 0; r < m && !rc; r++) {
         lm_rng gr;

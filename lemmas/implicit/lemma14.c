@@ -30,9 +30,9 @@
 static const char *const configs[] = {"DM d=1200 n=8", "DM d=2400 n=8", NULL};
 
 static const lm_param_def params[] = {
-    {"c14_scale", 1.0, "multiplier of the reconstructed c14 = 1/4", NULL},
-    {"zeta_scale", 1.0, "multiplier of the DM variance ratio zeta = 1.5", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c14_scale", 1.0, "multiplier of the reconstructed c14 = 1/4", NULL, "[0, 1e6]"},
+    {"zeta_scale", 1.0, "multiplier of the DM variance ratio zeta = 1.5", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

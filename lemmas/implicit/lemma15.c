@@ -50,19 +50,19 @@ static const char *const configs[] = {"R4, kappa = c14 zeta sigma sqrt(d/2n) [Le
                                       "R4, kappa = c14 zeta^2 sigma^2 d/||u~|| [norm of the draw]", NULL};
 
 static const lm_param_def params[] = {
-    {"kappa_scale", 1.0, "multiplies the reconstructed kappa of Eq. (52)", NULL},
-    {"c14_scale", 1.0, "multiplies Lemma 14's reconstructed c14 = 1/4", NULL},
-    {"cl_scale", 1.0, "multiplies C_L = e (log-Lipschitz on the segment)", NULL},
-    {"C_H", 16.0, "Hessian constant C_H of the final form (lost; derived default)", NULL},
-    {"hp_scale", 1.0, "multiplies the pointwise self-bound beta(B,||u||)", NULL},
-    {"steps", 10000, "iterations of R4 (quick: steps/4)", NULL},
-    {"hess_stride", 1000, "Hessian probe stride (plus t = 0 and powers of two below it)", NULL},
-    {"eta", 0.5, "step size eta of (13)", NULL},
-    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL},
-    {"d", 600, "DM embedding dimension", NULL},
-    {"n", 8, "DM number of sequences", NULL},
-    {"zeta", 1.5, "DM optimal-token std ratio", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"kappa_scale", 1.0, "multiplies the reconstructed kappa of Eq. (52)", NULL, "[0, 1e6]"},
+    {"c14_scale", 1.0, "multiplies Lemma 14's reconstructed c14 = 1/4", NULL, "[0, 1e6]"},
+    {"cl_scale", 1.0, "multiplies C_L = e (log-Lipschitz on the segment)", NULL, "[0, 1e6]"},
+    {"C_H", 16.0, "Hessian constant C_H of the final form (lost; derived default)", NULL, "[0, 1e6]"},
+    {"hp_scale", 1.0, "multiplies the pointwise self-bound beta(B,||u||)", NULL, "[0, 1e6]"},
+    {"steps", 10000, "iterations of R4 (quick: steps/4; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"hess_stride", 1000, "Hessian probe stride (plus t = 0 and powers of two below it)", NULL, "int [1, 100000]"},
+    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
+    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
+    {"d", 600, "DM embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
+    {"n", 8, "DM number of sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -46,16 +46,16 @@
 static const char *const configs[] = {"perturb", NULL};
 
 static const lm_param_def params[] = {
-    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL},
-    {"Cp_scale", 1.0, "constant C' of R_eps", NULL},
-    {"flip", 0, "0: eps*(W) <= eps(R) (the claim); 1: eps(R) <= eps*(W) (wrong, for tests)", NULL},
-    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL},
-    {"eta", 0.5, "NGD step size in the Eq. (18) lower bound", NULL},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL},
-    {"n", 2, "sequences", NULL},
-    {"T", 2, "tokens per sequence", NULL},
-    {"d", 200, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL, "(0, 1e6]"},
+    {"Cp_scale", 1.0, "constant C' of R_eps", NULL, "(0, 1e6]"},
+    {"flip", 0, "0: eps*(W) <= eps(R) (the claim); 1: eps(R) <= eps*(W) (wrong, for tests)", NULL, "int [0, 1]"},
+    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL, "(0, 1]"},
+    {"eta", 0.5, "NGD step size in the Eq. (18) lower bound", NULL, "(0, 1e3]"},
+    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
+    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
+    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [2, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 
 static int eval(lm_eval *ev)
@@ -68,7 +68,7 @@ static int eval(lm_eval *ev)
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
     lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
     int np = n * T * n;
-    double *pr = malloc(sizeof(double) * (size_t)np);
+    double *pr = lm_xmalloc(sizeof(double) * (size_t)np);
     for (int k = 0; k < np; k++) pr[k] = lm_rng_normal(g);
     static const double deltas[] = {0.05, 0.2, 0.5, 1.0, 2.0}, Rs[] = {10.0, 20.0, 40.0, 80.0};
     int rc = 0, svm_ok = 0;

@@ -37,14 +37,14 @@
 static const char *const configs[] = {"eta=0.5", "eta=1/D", NULL};
 
 static const lm_param_def params[] = {
-    {"lb_scale", 1.0, "multiplies the lower bound of Eq. (18) (1 = the claim)", NULL},
-    {"h_thresh", 1.0, "monotonicity is claimed while min_tau h_itau < h_thresh (1 = W-SVM margin)", NULL},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL},
-    {"steps", 300, "NGD iterations (quick: steps/4)", NULL},
-    {"n", 2, "sequences", NULL},
-    {"T", 2, "tokens per sequence", NULL},
-    {"d", 200, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lb_scale", 1.0, "multiplies the lower bound of Eq. (18) (1 = the claim)", NULL, "(0, 1e6]"},
+    {"h_thresh", 1.0, "monotonicity is claimed while min_tau h_itau < h_thresh (1 = W-SVM margin)", NULL, "[0, 1e6]"},
+    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
+    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
+    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [2, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

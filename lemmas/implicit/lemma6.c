@@ -47,12 +47,12 @@ static const char *const configs[] = {"random", "random,logistic", "saturate", "
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the middle term S in <-grad,W_mm> >= S (1 = the claim)", NULL},
-    {"D_scale", 1.0, "multiplies D in ||grad||/D <= S (1 = the claim)", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 24, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies the middle term S in <-grad,W_mm> >= S (1 = the claim)", NULL, "[0, 1e6]"},
+    {"D_scale", 1.0, "multiplies D in ||grad||/D <= S (1 = the claim)", NULL, "[0, 1e6]"},
+    {"n", 4, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
+    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [2, 240]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -67,7 +67,7 @@ static int eval(lm_eval *ev)
     static const double Rr[] = {1e-3, 1e-1, 10.0, 1e3}, Rs[] = {1.0, 10.0, 100.0, 1000.0};
     int k4 = ev->index % 4;
     /* draw the whole random base now (doubles), before any branching */
-    double *wr = malloc(sizeof(double) * (size_t)d * (size_t)d);
+    double *wr = lm_xmalloc(sizeof(double) * (size_t)d * (size_t)d);
     for (int k = 0; k < d * d; k++) wr[k] = lm_rng_normal(g) / d;
     int rc = 0;
     lm_svm_sol s;

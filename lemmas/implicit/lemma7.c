@@ -38,14 +38,14 @@ static const char *const configs[] = {"R1 eta=0.5", "R1 eta=0.05", "R1 eta=5", "
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the lower slope eta/(D ||W_mm||) (1 = the claim)", NULL},
-    {"up_scale", 1.0, "multiplies the upper slope eta (1 = the claim)", NULL},
-    {"eta_scale", 1.0, "multiplies the configuration's step size", NULL},
-    {"steps", 300, "NGD iterations (quick: steps/4)", NULL},
-    {"n", 6, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 32, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies the lower slope eta/(D ||W_mm||) (1 = the claim)", NULL, "[0, 1e6]"},
+    {"up_scale", 1.0, "multiplies the upper slope eta (1 = the claim)", NULL, "[0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the configuration's step size", NULL, "(0, 1e3]"},
+    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"n", 6, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
+    {"d", 32, "embedding dimension (at most 240: d x d matrices)", NULL, "int [2, 240]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -38,13 +38,13 @@ static const char *const configs[] = {"Bernstein events, EX1 d=800 (n=6, T=4)",
                                       "A1-derived and A2 at d=d0 (n=4, T=3, mu=0.1)", NULL};
 
 static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL},
-    {"lm_scale", 1.0, "multiplies both Laurent-Massart bounds", NULL},
-    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived (configuration 3)", NULL},
-    {"c_d0", 4.0, "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3)", NULL},
-    {"z", 1.96, "Wilson score interval z", NULL},
-    {"draws", 256, "data sets per configuration at budget 64 (scaled by budget/64, at least 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
+    {"lm_scale", 1.0, "multiplies both Laurent-Massart bounds", NULL, "[0, 1e6]"},
+    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived (configuration 3)", NULL, "[0, 1e6]"},
+    {"c_d0", 4.0, "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3; a d0 above 200000, the memory bound, is an unmet hypothesis)", NULL, "[0, 1e6]"},
+    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
+    {"draws", 256, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 2560: run time bound)", NULL, "int [1, 2560]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* lo <= <a,b> <= hi (|<a,b>| when absval), decided in ctx near the edge */
 static int in_range(double v, double lo, double hi, int absval, const double *a, const double *b,
@@ -80,7 +80,7 @@ static int lm_events(double *worst, const lm_ibdata *D, double x, double scale, 
     for (int p = 0; p < N; p++) lm_mat_set_d(Z, p, 0, 0.0); /* remove the signal coordinate */
     lm_mat *K = lm_mat_new(N, N, &D->ctx);
     lm_mat_mul(K, Z, 0, Z, 1);
-    double *A = malloc((size_t)N * d * sizeof *A);
+    double *A = lm_xmalloc((size_t)N * d * sizeof *A);
     lm_mat_get_array(A, Z);
     int good = 1;
     for (int p = 0; p < N; p++) {
@@ -116,6 +116,9 @@ static void cdf_series(lm_eval *ev, double *w, int m)
     lm_series(ev, "bound", 1.0, 1.0);
 }
 
+/* the largest dimension configuration 3 draws (memory and run time bound) */
+enum { D0_MAX = 200000 };
+
 static int eval(lm_eval *ev)
 {
     const double delta = lm_par(ev, "delta");
@@ -128,8 +131,11 @@ static int eval(lm_eval *ev)
         o.T = 3;
         o.mu = 0.1;
         const double nT2 = (double)(o.n * o.n * o.T * o.T);
-        o.d = (int)ceil(lm_par(ev, "c_d0") * nT2 * log(4.0 * nT2 / delta));
-        if (o.d < 2) o.d = 2;
+        /* d0 in double first: a small delta makes it large (it is a size: at most D0_MAX) */
+        const double d0 = ceil(lm_par(ev, "c_d0") * nT2 * log(4.0 * nT2 / delta));
+        if (!lm_assume(ev, d0 <= D0_MAX, "d0 = %.4g above the dimension bound %d of this check", d0, D0_MAX))
+            return 0;
+        o.d = d0 < 2 ? 2 : (int)d0;
     }
     const double x = log(4.0 * o.n * o.n * o.T * o.T / delta);
     int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
@@ -137,7 +143,7 @@ static int eval(lm_eval *ev)
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     long ok = 0, nfail = 0;
-    double worst = 0.0, *wd = malloc((size_t)m * sizeof *wd);
+    double worst = 0.0, *wd = lm_xmalloc((size_t)m * sizeof *wd);
     for (int r = 0; r < m; r++) {
         lm_ibdata *D = lm_ibgen_ex1(&o, g, &dc);
         double wr = 0.0;

@@ -42,17 +42,17 @@
 static const char *const configs[] = {"R1 eta=0.5", NULL};
 
 static const lm_param_def params[] = {
-    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL},
-    {"Cp_scale", 1.0, "constant C' of R_eps", NULL},
-    {"flip", 0, "0: eps* <= eps(R) (the claim); 1: eps(R) <= eps* (wrong, for tests)", NULL},
-    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL},
-    {"eta", 0.5, "NGD step size", NULL},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL},
-    {"steps", 300, "NGD iterations (quick: steps/4)", NULL},
-    {"n", 2, "sequences", NULL},
-    {"T", 2, "tokens per sequence", NULL},
-    {"d", 200, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL, "(0, 1e6]"},
+    {"Cp_scale", 1.0, "constant C' of R_eps", NULL, "(0, 1e6]"},
+    {"flip", 0, "0: eps* <= eps(R) (the claim); 1: eps(R) <= eps* (wrong, for tests)", NULL, "int [0, 1]"},
+    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL, "(0, 1]"},
+    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
+    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
+    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
+    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [2, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 
 static int eval(lm_eval *ev)

@@ -25,12 +25,12 @@
 static const char *const configs[] = {"random W", "random W,logistic", "infimum", NULL};
 
 static const lm_param_def params[] = {
-    {"Lstar_scale", 1.0, "multiplier of L* in L* <= L(W)", NULL},
-    {"inf_tol", 1e-3, "relative excess (L-L*)/L* required along W = R V, R >= 10", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 16, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"Lstar_scale", 1.0, "multiplier of L* in L* <= L(W)", NULL, "[0, 1e6]"},
+    {"inf_tol", 1e-3, "relative excess (L-L*)/L* required along W = R V, R >= 10", NULL, "(0, 1e6]"},
+    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
+    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -46,7 +46,7 @@ static int eval(lm_eval *ev)
     lm_num Ls, L, v, lex, lhs, rhs;
     lm_num_inits(c, &Ls, &L, &v, &lex, &lhs, &rhs, (lm_num *)NULL);
     static const double Rs[] = {0.1, 1.0, 10.0}, Rm[] = {0.0, 1.0, 3.0, 10.0}, Ri[] = {10.0, 30.0, 100.0};
-    double *gz = malloc(sizeof(double) * (size_t)(d * d));
+    double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     int taus[64];
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
     for (int i = 0; i < n && i < 64; i++) taus[i] = lm_rng_int(g, 0, T - 2);

@@ -30,13 +30,13 @@
 static const char *const configs[] = {"R3b", NULL};
 
 static const lm_param_def params[] = {
-    {"eta_max", 50.0, "Polyak cap eta_max", NULL},
-    {"t_sw", 20, "iterate from which the cap must bind", NULL},
-    {"steps", 300, "capped Polyak iterations (quick: steps/4)", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 16, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"eta_max", 50.0, "Polyak cap eta_max", NULL, "(0, 1e300]"},
+    {"t_sw", 20, "iterate from which the cap must bind", NULL, "int [0, 20000]"},
+    {"steps", 300, "capped Polyak iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
+    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* log of the uncapped Polyak step (L-L*)/||grad||^2 at the forward state F; 0 or lm_fail */
 static int log_uncapped(lm_num *r, lm_eval *ev, const lm_ibdata *D, const lm_ib_fwd *F, int t)
@@ -78,7 +78,7 @@ static int eval(lm_eval *ev)
     lm_num le, lcap, r;
     lm_num_inits(c, &le, &lcap, &r, (lm_num *)NULL);
     lm_svm_sol s;
-    double *gz = malloc(sizeof(double) * (size_t)(d * d));
+    double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
     if (!lm_assume(ev, lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
     int st = lm_svm_w(&s, D, NULL);

@@ -37,15 +37,15 @@ static const char *const configs[] = {"random", "random,logistic", "sopt->0", "s
                                       "NGD run", "GD run", NULL};
 
 static const lm_param_def params[] = {
-    {"cos_floor", 0.0, "required lower bound on the cosine q (0 = the claim)", NULL},
-    {"flip", 0, "0: <-grad,V> > 0 (the claim); 1: <+grad,V> > 0 (wrong)", NULL},
-    {"steps", 300, "iterations of the NGD/GD runs (quick: steps/4)", NULL},
-    {"eta_ngd", 0.5, "NGD step size (run R1)", NULL},
-    {"eta_gd", 5.0, "GD step size (run R2)", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 16, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"cos_floor", 0.0, "required lower bound on the cosine q (0 = the claim)", NULL, "[-1, 1]"},
+    {"flip", 0, "0: <-grad,V> > 0 (the claim); 1: <+grad,V> > 0 (wrong)", NULL, "int [0, 1]"},
+    {"steps", 300, "iterations of the NGD/GD runs (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"eta_ngd", 0.5, "NGD step size (run R1)", NULL, "(0, 1e3]"},
+    {"eta_gd", 5.0, "GD step size (run R2)", NULL, "(0, 1e3]"},
+    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
+    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* one W: record "gradient not exactly zero" and 1 - q + cos_floor <= 1 */
 static int check_at(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *W,

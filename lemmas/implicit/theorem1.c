@@ -41,15 +41,15 @@
 static const char *const configs[] = {"EX1-hetero", "EX1-antipodal", NULL};
 
 static const lm_param_def params[] = {
-    {"rate", 1.0, "claimed exponent p of e_t <= C log^k t / t^p (1 = the claim)", NULL},
-    {"slope_tol", 0.1, "tolerance on the fitted slope of log e_t vs log t", NULL},
-    {"log_power", 2.0, "power k of log t in the envelope proxy P2", NULL},
-    {"env_tol", 0.05, "allowed growth of the normalised envelope over the last decade", NULL},
-    {"e_final", 1e-3, "required alignment error at T_max (P4)", NULL},
-    {"eta", 0.5, "NGD step size", NULL},
-    {"steps", 2000, "NGD iterations T_max", NULL},
-    {"d", 40, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"rate", 1.0, "claimed exponent p of e_t <= C log^k t / t^p (1 = the claim)", NULL, "[-1e3, 1e3]"},
+    {"slope_tol", 0.1, "tolerance on the fitted slope of log e_t vs log t", NULL, "[0, 1e3]"},
+    {"log_power", 2.0, "power k of log t in the envelope proxy P2", NULL, "[-1e3, 1e3]"},
+    {"env_tol", 0.05, "allowed growth of the normalised envelope over the last decade", NULL, "[0, 1e6]"},
+    {"e_final", 1e-3, "required alignment error at T_max (P4)", NULL, "[0, 2]"},
+    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
+    {"steps", 2000, "NGD iterations T_max (at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -67,7 +67,7 @@ static int eval(lm_eval *ev)
     lm_svm_sol sol = {0};
     int rc = 0, steps = lm_par_i(ev, "steps");
     if (steps < 100) steps = 100;
-    double *le = malloc(sizeof(double) * (size_t)(steps + 1));
+    double *le = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));
     lm_num e, b;
     lm_num_inits(c, &e, &b, (lm_num *)NULL);
     int src = lm_svm_w_claim(ev, &sol, D);

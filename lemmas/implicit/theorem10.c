@@ -46,9 +46,9 @@
 
 static const lm_param_def params[] = {
     LM_IBDEC_PARAMS,
-    {"c_scale", 1.0, "multiplies c = 1/2 of the softmax lower bound", NULL},
-    {"thr_scale", 1.0, "multiplies the regime threshold (8 D^2 ||W_mm||^2)^-1", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies c = 1/2 of the softmax lower bound", NULL, "[0, 1e6]"},
+    {"thr_scale", 1.0, "multiplies the regime threshold (8 D^2 ||W_mm||^2)^-1", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -43,16 +43,16 @@
 static const char *const configs[] = {"DM, W0=0, u0=0", NULL};
 
 static const lm_param_def params[] = {
-    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL},
-    {"slope_tol", 0.05, "tolerance on the fitted slope", NULL},
-    {"c2_scale", 1.0, "multiplies c2 = 1/2 of the explicit bound", NULL},
-    {"descent_scale", 1.0, "multiplies the 1/2 of the per-step descent inequality", NULL},
-    {"eta", 0.5, "step size of (13)", NULL},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL},
-    {"n", 8, "DM: sequences", NULL},
-    {"d", 600, "DM: dimension", NULL},
-    {"steps", 40000, "iterations (also when quick)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "[-1e3, 1e3]"},
+    {"slope_tol", 0.05, "tolerance on the fitted slope", NULL, "[0, 1e3]"},
+    {"c2_scale", 1.0, "multiplies c2 = 1/2 of the explicit bound", NULL, "[0, 1e6]"},
+    {"descent_scale", 1.0, "multiplies the 1/2 of the per-step descent inequality", NULL, "[0, 1e6]"},
+    {"eta", 0.5, "step size of (13)", NULL, "(0, 1e3]"},
+    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
+    {"n", 8, "DM: sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
+    {"steps", 40000, "iterations (also when quick; at most 400000: run length bound)", NULL, "int [1, 400000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 0); }
 

@@ -53,7 +53,7 @@
 #include "lm_claim.h"
 #include "lm_ibdec.h"
 
-static const lm_param_def params[] = {LM_IBDEC_PARAMS, {NULL, 0, NULL, NULL}};
+static const lm_param_def params[] = {LM_IBDEC_PARAMS, {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -41,14 +41,14 @@
 #include <stdlib.h>
 
 static const lm_param_def params[] = {
-    {"bound_scale", 1.0, "multiplies the whole right-hand side", NULL},
-    {"c_scale", 1.0, "multiplies the eta D ||W_mm|| log t term", NULL},
-    {"r0", 2.0, "t0 = first iterate with ||W_t|| >= r0", NULL},
-    {"eta", 0.5, "NGD step size", NULL},
-    {"steps", 2000, "NGD iterations", NULL},
-    {"mpfr_steps", 300, "iterations of the 256-bit cross-check run (quick: /3)", NULL},
-    {"d", 40, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"bound_scale", 1.0, "multiplies the whole right-hand side", NULL, "[0, 1e6]"},
+    {"c_scale", 1.0, "multiplies the eta D ||W_mm|| log t term", NULL, "[0, 1e6]"},
+    {"r0", 2.0, "t0 = first iterate with ||W_t|| >= r0", NULL, "(0, 1e6]"},
+    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
+    {"steps", 2000, "NGD iterations (at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"mpfr_steps", 300, "iterations of the 256-bit cross-check run (quick: /3; at most 3000: run length bound in MPFR)", NULL, "int [1, 3000]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* e_t, ||W_t||, eps*_t and max_i log(1 - s_opt) along an NGD run in D's context */
 static int ngd_run(lm_eval *ev, double *e, double *nw, double *eps, double *lso, int steps,
@@ -106,7 +106,7 @@ static int cross_check(lm_eval *ev, const double *e, int steps, const lm_ibdata 
     lm_ctx mp = lm_ctx_mpfr(256);
     lm_ibdata *Dm = lm_ibdata_convert(D, &mp);
     lm_mat *W0m = lm_mat_new(D->d, D->d, &mp), *Wmm = lm_mat_new(D->d, D->d, &mp);
-    double *em = malloc(sizeof(double) * 4 * (size_t)(steps + 1));
+    double *em = lm_xmalloc(sizeof(double) * 4 * (size_t)(steps + 1));
     lm_svm_sol sol = {0};
     int rc = 0;
     lm_mat_copy(W0m, W0);
@@ -150,7 +150,7 @@ static int eval(lm_eval *ev)
     if (steps < 10) steps = 10;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
     double eta = lm_par(ev, "eta");
-    double *buf = malloc(sizeof(double) * 4 * (size_t)(steps + 1));
+    double *buf = lm_xmalloc(sizeof(double) * 4 * (size_t)(steps + 1));
     double *e = buf, *nw = buf + steps + 1, *eps = buf + 2 * (steps + 1), *lso = buf + 3 * (steps + 1);
     int src = lm_svm_w_claim(ev, &sol, D);
     if (src) {

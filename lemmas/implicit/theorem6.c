@@ -45,15 +45,15 @@ static const char *const configs[] = {"eta=5 Lemma-4 init", "eta=1 Lemma-4 init"
                                       "eta=5 random direction", NULL};
 
 static const lm_param_def params[] = {
-    {"eta_scale", 1.0, "multiplier of the GD step size (5 or 1 by configuration)", NULL},
-    {"e_decay", 1.0, "(i) required ratio of successive dyadic block maxima of e_t", NULL},
-    {"a_frac", 0.1, "(ii) allowed intercept a of the fit e_t = a + b/log t, relative to e_t0", NULL},
-    {"norm_growth", 0.0, "(iii) required growth of ||W|| per dyadic block", NULL},
-    {"t_fit0", 64, "first iterate of the proxies", NULL},
-    {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL},
-    {"steps", 4096, "GD iterations T_max (quick: steps/4)", NULL},
-    {"d", 24, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"eta_scale", 1.0, "multiplier of the GD step size (5 or 1 by configuration)", NULL, "(0, 1e3]"},
+    {"e_decay", 1.0, "(i) required ratio of successive dyadic block maxima of e_t", NULL, "[0, 1e6]"},
+    {"a_frac", 0.1, "(ii) allowed intercept a of the fit e_t = a + b/log t, relative to e_t0", NULL, "[-1e6, 1e6]"},
+    {"norm_growth", 0.0, "(iii) required growth of ||W|| per dyadic block", NULL, "[-1e6, 1e6]"},
+    {"t_fit0", 64, "first iterate of the proxies", NULL, "int [2, 40960]"},
+    {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL, "[0, 1e6]"},
+    {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 40960: run length bound)", NULL, "int [1, 40960]"},
+    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [2, 240]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -65,7 +65,7 @@ static int eval(lm_eval *ev)
     lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
     int d = D->d;
     lm_mat *W0 = lm_ibgen_w0(d, 0.0, g, c);
-    double *gz = malloc(sizeof(double) * (size_t)(d * d));
+    double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     double gn = 0.0;
     for (int k = 0; k < d * d; k++) { gz[k] = lm_rng_normal(g); gn += gz[k] * gz[k]; }
     lm_mat *Wmm = lm_mat_new(d, d, c);
@@ -76,8 +76,8 @@ static int eval(lm_eval *ev)
     if (ev->quick) steps /= 4;
     if (t0 < 2) t0 = 2;
     if (steps < 4 * t0) steps = 4 * t0;
-    double *e = malloc(sizeof(double) * (size_t)(steps + 1));
-    double *nw = malloc(sizeof(double) * (size_t)(steps + 1));
+    double *e = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));
+    double *nw = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));
     lm_num v;
     lm_num_init(&v, c);
     int src = lm_svm_w_claim(ev, &sol, D);

@@ -39,14 +39,14 @@
 static const char *const configs[] = {"random W", "polyak run", NULL};
 
 static const lm_param_def params[] = {
-    {"a_scale", 1.0, "multiplier of the lower bound (a) min s_opt (L-L*)/||W_mm||", NULL},
-    {"b_scale", 1.0, "multiplier of the upper bound (b) D kappa (L-L*)", NULL},
-    {"steps", 200, "Polyak iterations of run R3a (quick: steps/4)", NULL},
-    {"eta_gd", 5.0, "GD step size of the comparison run (figure only)", NULL},
-    {"n", 4, "sequences", NULL},
-    {"T", 4, "tokens per sequence", NULL},
-    {"d", 16, "embedding dimension", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"a_scale", 1.0, "multiplier of the lower bound (a) min s_opt (L-L*)/||W_mm||", NULL, "(0, 1e6]"},
+    {"b_scale", 1.0, "multiplier of the upper bound (b) D kappa (L-L*)", NULL, "(0, 1e6]"},
+    {"steps", 200, "Polyak iterations of run R3a (quick: steps/4; at most 2000: run length bound)", NULL, "int [1, 2000]"},
+    {"eta_gd", 5.0, "GD step size of the comparison run (figure only)", NULL, "(0, 1e3]"},
+    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
+    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
+    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* log D = log max_i max_{tau != opt} ||x_opt - x_tau|| ||x_i1|| */
 static void log_dconst(lm_num *r, const lm_ibdata *D)
@@ -169,7 +169,7 @@ static int eval(lm_eval *ev)
     lm_svm_sol s;
     static const double Rs[] = {0.1, 1.0, 10.0}, Rm[] = {0.0, 1.0, 10.0, 30.0};
     /* draw all randomness first (same stream in double and MPFR) */
-    double *gz = malloc(sizeof(double) * (size_t)(d * d));
+    double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
     if (!lm_assume(ev, lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
     int st = lm_svm_w(&s, D, NULL);

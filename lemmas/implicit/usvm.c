@@ -44,13 +44,13 @@
 static const char *const configs[] = {"dm", "gaussian", NULL};
 
 static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "claimed max margin = margin_scale / ||u_mm||", NULL},
-    {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL},
-    {"beta", 3.0, "decoder u = beta e_1 (gaussian configuration)", NULL},
-    {"zeta", 1.5, "DM: std ratio of optimal to other token", NULL},
-    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200)", NULL},
-    {"nperturb", 128, "random perturbations of u_mm per instance (quick: 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"margin_scale", 1.0, "claimed max margin = margin_scale / ||u_mm||", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL, "[0, 1e6]"},
+    {"beta", 3.0, "decoder u = beta e_1 (gaussian configuration)", NULL, "[-1e6, 1e6]"},
+    {"zeta", 1.5, "DM: std ratio of optimal to other token", NULL, "(0, 1e3]"},
+    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"nperturb", 128, "random perturbations of u_mm per instance (quick: 16; at most 10000: run time bound)", NULL, "int [1, 10000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define SEARCH_DIM 6
 
@@ -62,7 +62,7 @@ static lm_ibdata *make_instance(lm_rng *g, int config, double beta, double zeta,
     int d = lm_rng_int(g, 8, 40);
     double sd = 1.0 / sqrt((double)d);
     lm_ibdata *D = lm_ibdata_new(n, T, d, ctx);
-    double *x = malloc((size_t)(T * d) * sizeof *x), *us = malloc((size_t)d * sizeof *us);
+    double *x = lm_xmalloc((size_t)(T * d) * sizeof *x), *us = lm_xmalloc((size_t)d * sizeof *us);
     int ok = 1;
     if (dm)
         for (int c = 0; c < d; c++) us[c] = lm_rng_normal(g);
@@ -194,8 +194,8 @@ static int eval(lm_eval *ev)
      * its best iterate re-evaluated in the running precision */
     if (!ev->x) {
         int m = s.m, iters = ev->quick ? 200 : lm_par_i(ev, "ascent_iters");
-        double *Qd = malloc((size_t)(m * m) * sizeof *Qd), *c = malloc((size_t)m * sizeof *c),
-               *tr = malloc((size_t)(iters > 0 ? iters : 1) * sizeof *tr);
+        double *Qd = lm_xmalloc((size_t)(m * m) * sizeof *Qd), *c = lm_xmalloc((size_t)m * sizeof *c),
+               *tr = lm_xmalloc((size_t)(iters > 0 ? iters : 1) * sizeof *tr);
         lm_mat_get_array(Qd, s.Q);
         for (int a = 0; a < m; a++) c[a] = lm_rng_normal(g);
         double best = lm_svm_ascent(c, tr, Qd, m, iters);
@@ -236,7 +236,7 @@ static int eval(lm_eval *ev)
         free(tr);
     }
 
-    double *R = malloc((size_t)n * sizeof *R);
+    double *R = lm_xmalloc((size_t)n * sizeof *R);
     if (ev->x) {
         lm_rng h;
         lm_rng_init(&h, lm_hash_u64(ev->seed, 0x5eedULL));

@@ -54,12 +54,12 @@
 static const char *const configs[] = {"gaussian", "ex1-hetero", NULL};
 
 static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "claimed max margin = margin_scale / ||W_mm||_F", NULL},
-    {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL},
-    {"beta", 3.0, "decoder u = beta e_1", NULL},
-    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200)", NULL},
-    {"nperturb", 128, "random perturbations of W_mm per instance (quick: 16)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"margin_scale", 1.0, "claimed max margin = margin_scale / ||W_mm||_F", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL, "[0, 1e6]"},
+    {"beta", 3.0, "decoder u = beta e_1", NULL, "[-1e6, 1e6]"},
+    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"nperturb", 128, "random perturbations of W_mm per instance (quick: 16; at most 10000: run time bound)", NULL, "int [1, 10000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define SEARCH_DIM 6
 
@@ -73,7 +73,7 @@ static lm_ibdata *make_instance(lm_rng *g, int config, double beta, const lm_ctx
     double sd = 1.0 / sqrt((double)d);
     lm_ibdata *D = lm_ibdata_new(n, T, d, ctx);
     lm_mat_set_d(D->u, 0, 0, beta);
-    double *x = malloc((size_t)(T * d) * sizeof *x);
+    double *x = lm_xmalloc((size_t)(T * d) * sizeof *x);
     int ok = 1;
     for (int i = 0; i < n; i++) {
         int y = lm_rng_uniform(g) < 0.5 ? -1 : 1;
@@ -201,8 +201,8 @@ static int eval(lm_eval *ev)
      * its best iterate re-evaluated in the running precision */
     if (!ev->x) {
         int m = s.m, iters = ev->quick ? 200 : lm_par_i(ev, "ascent_iters");
-        double *Qd = malloc((size_t)(m * m) * sizeof *Qd), *c = malloc((size_t)m * sizeof *c),
-               *tr = malloc((size_t)(iters > 0 ? iters : 1) * sizeof *tr);
+        double *Qd = lm_xmalloc((size_t)(m * m) * sizeof *Qd), *c = lm_xmalloc((size_t)m * sizeof *c),
+               *tr = lm_xmalloc((size_t)(iters > 0 ? iters : 1) * sizeof *tr);
         lm_mat_get_array(Qd, s.Q);
         for (int a = 0; a < m; a++) c[a] = lm_rng_normal(g);
         double best = lm_svm_ascent(c, tr, Qd, m, iters);
@@ -243,7 +243,7 @@ static int eval(lm_eval *ev)
         free(tr);
     }
 
-    double *R = malloc((size_t)(n * T) * sizeof *R);
+    double *R = lm_xmalloc((size_t)(n * T) * sizeof *R);
     if (ev->x) {
         /* adversarial: W = W_mm + sum_k x_k B_k, B_k random span directions */
         for (int k = 0; k < n * T; k++) R[k] = 0;

@@ -47,10 +47,10 @@ static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3",
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u of every residual", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u of every residual", NULL, "[0, inf)"},
     {"formula", 0, "closed sum compared with the definition (no-sgn: a wrong formula)",
-     "closed-sum|no-sgn"},
-    {NULL, 0, NULL, NULL}};
+     "closed-sum|no-sgn", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { K_GAUSS, K_TINY, K_WIDE, K_EQUAL, K_OPPOSITE, K_NEAR, K_SPARSE, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian with zeros", "tiny entries", "entries 1e-8..1e8",

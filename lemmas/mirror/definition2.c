@@ -39,12 +39,12 @@
 static const char *const configs[] = {"paper(3,4,4)", "paper(6,8,10)", NULL};
 
 static const lm_param_def params[] = {
-    {"rate_scale", 1.0, "kappa in the saturation bound sum exp(-kappa r m_t)(gamma_a - gamma_t)", NULL},
-    {"score_sign", 1.0, "sign of the label in the direct score Y_i v^T x_it (+1 = Definition 2)", NULL},
-    {"tol_scale", 1.0, "multiplies the residual tolerance of the score identity", NULL},
-    {"p", 2.0, "p of the l_p-AttSVM giving the selecting direction W_mm", NULL},
-    {"tie_tol", 1e-12, "scores closer than this are a tie (degenerate instance)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"rate_scale", 1.0, "kappa in the saturation bound sum exp(-kappa r m_t)(gamma_a - gamma_t)", NULL, "[0, 1e6]"},
+    {"score_sign", 1.0, "sign of the label in the direct score Y_i v^T x_it (+1 = Definition 2)", NULL, "[-1, 1]"},
+    {"tol_scale", 1.0, "multiplies the residual tolerance of the score identity", NULL, "[0, inf)"},
+    {"p", 2.0, "p of the l_p-AttSVM giving the selecting direction W_mm", NULL, "(1, 64]"},
+    {"tie_tol", 1e-12, "scores closer than this are a tie (degenerate instance)", NULL, "[0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void sizes(int cfg, int *n, int *T, int *d)
 {

@@ -40,12 +40,12 @@
 static const char *const configs[] = {"opt,paper(3,4,4)", "opt,paper(6,8,10)", "post-hoc,R2(6,8,10)", NULL};
 
 static const lm_param_def params[] = {
-    {"gbar_margin", 0.0, "g_0: local optimality is compared as gbar > g_0 (0 = Definition 3)", NULL},
-    {"min_supports", 1.0, "support tokens that must exist (1 = the paper)", NULL},
-    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec) for the support equation", NULL},
-    {"eta", 0.1, "step of the normalised l_p-MD run of the post-hoc configuration", NULL},
-    {"steps_scale", 1.0, "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"gbar_margin", 0.0, "g_0: local optimality is compared as gbar > g_0 (0 = Definition 3)", NULL, "[-1e6, 1e6]"},
+    {"min_supports", 1.0, "support tokens that must exist (1 = the paper)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec) for the support equation", NULL, "[0, inf)"},
+    {"eta", 0.1, "step of the normalised l_p-MD run of the post-hoc configuration", NULL, "(0, 1e3]"},
+    {"steps_scale", 1.0, "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2)", NULL, "(0, 100]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* alpha_i = argmax of the final softmax of a normalised l_p-MD run (double) */
 static int posthoc_alpha(int *alpha, const lm_mddata *Dd, double p, double eta, int steps, lm_rng *g)

@@ -41,11 +41,11 @@ static const char *const configs[] = {"p=1.25", "p=1.75", "p=2", "p=3", NULL};
 static const double P[] = {1.25, 1.75, 2.0, 3.0};
 
 static const lm_param_def params[] = {
-    {"mu_scale", 1.0, "kappa: the start built at level mu must lie in the cone of level kappa mu", NULL},
-    {"normalize", 1, "1: D_psi(Wbar_mm, W/||W||_p) (Eq. 4a); 0: D_psi(Wbar_mm, W) (a wrong formula)", NULL},
-    {"tol_scale", 1.0, "multiplies tau_D = 64 d^2 eps", NULL},
-    {"mpfr_below", 1e-10, "levels mu below this are built and decided in MPFR 256 from the start", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"mu_scale", 1.0, "kappa: the start built at level mu must lie in the cone of level kappa mu", NULL, "(0, 1e6]"},
+    {"normalize", 1, "1: D_psi(Wbar_mm, W/||W||_p) (Eq. 4a); 0: D_psi(Wbar_mm, W) (a wrong formula)", NULL, "int [0, 1]"},
+    {"tol_scale", 1.0, "multiplies tau_D = 64 d^2 eps", NULL, "[0, inf)"},
+    {"mpfr_below", 1e-10, "levels mu below this are built and decided in MPFR 256 from the start", NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the cone's divergence of W (normalised per Eq. 4a, or not: a wrong formula) */
 static void cone_div(lm_num *r, const lm_mat *Wb, const lm_mat *W, double p, int normalize)

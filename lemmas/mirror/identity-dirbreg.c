@@ -39,10 +39,10 @@ static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3",
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(p+2)(n+8)u", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(p+2)(n+8)u", NULL, "[0, inf)"},
     {"formula", 0, "the right side: 1 - <grad psi(W),U>/||W||_p^(p-1) (exponent-p: a wrong one)",
-     "exponent-(p-1)|exponent-p"},
-    {NULL, 0, NULL, NULL}};
+     "exponent-(p-1)|exponent-p", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { K_GAUSS, K_SAME, K_OPP, K_NEAR, K_DISJOINT, K_ONE, K_TINY, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian",        "U = Wbar", "U = -Wbar",

@@ -39,10 +39,10 @@ static const char *const configs[] = {"p=1.01", "p=1.5", "p=1.99", "p=2",
 static const double PS[] = {1.01, 1.5, 1.99, 2.0, 2.01, 3.0, 10.0, 50.0};
 
 static const lm_param_def params[] = {
-    {"lo_scale", 1.0, "multiplies the lower end (1 for p >= 2, d^(1-2/p) for p < 2)", NULL},
-    {"hi_scale", 1.0, "multiplies the upper end (d^(1-2/p) for p >= 2, 1 for p < 2)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+16)u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lo_scale", 1.0, "multiplies the lower end (1 for p >= 2, d^(1-2/p) for p < 2)", NULL, "[0, 1e6]"},
+    {"hi_scale", 1.0, "multiplies the upper end (d^(1-2/p) for p >= 2, 1 for p < 2)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+16)u", NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { K_EQUAL, K_ONE, K_GAUSS, K_HEAVY, K_SPARSE, K_RECT, K_SCALE, NKIND };
 static const char *const kind_name[NKIND] = {"equal magnitudes", "one nonzero", "gaussian",
@@ -89,7 +89,7 @@ static int eval(lm_eval *ev)
         }
     }
     int n = m * mm;
-    double *a = malloc((size_t)n * sizeof *a);
+    double *a = lm_xmalloc((size_t)n * sizeof *a);
     gen(a, n, kind, g);
     if (ev->x)
         for (int k = 0; k < n && k < ev->nx; k++) a[k] += ev->x[k];

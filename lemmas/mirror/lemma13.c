@@ -60,9 +60,9 @@ static const double PS[] = {1.01, 1.05, 1.1, 1.25, 1.5, 1.75, 1.9, 1.99, 2.0,
                             2.01, 2.5,  3.0, 4.0,  6.0, 8.0,  12.0, 20.0};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8(p+8)u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8(p+8)u", NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { M_GAUSS, M_SPARSE, M_DOMINANT, M_OPPOSITE, M_NEAR, M_NEARONE, M_EMBED, M_FREE, NKIND };
 static const char *const kind_name[NKIND] = {
@@ -372,8 +372,8 @@ static int eval(lm_eval *ev)
         normed = !(kind == M_FREE || kind == M_NEARONE || kind == M_EMBED);
     }
     n = d * d;
-    w = malloc((size_t)n * sizeof *w);
-    v = malloc((size_t)n * sizeof *v);
+    w = lm_xmalloc((size_t)n * sizeof *w);
+    v = lm_xmalloc((size_t)n * sizeof *v);
     if (kind >= 0) gen(w, v, n, kind, l1, g);
     else {
         w[0] = w0;

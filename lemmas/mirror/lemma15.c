@@ -40,10 +40,10 @@ static const char *const configs[] = {"p=1.001",  "p=1.01", "p=1.1",    "p=1.5",
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0 - 1e-9, 2.0, 2.0 + 1e-9, 3.0, 10.0, 50.0};
 
 static const lm_param_def params[] = {
-    {"lo_scale", 1.0, "multiplies the lower side", NULL},
-    {"hi_scale", 1.0, "multiplies the upper side", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerances", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lo_scale", 1.0, "multiplies the lower side", NULL, "[0, 1e6]"},
+    {"hi_scale", 1.0, "multiplies the upper side", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerances", NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { K_RANDOM, K_DIAG, K_MODERATE, K_HUGE, NKIND };
 static const char *const kind_name[NKIND] = {"log-uniform x, y", "x = y(1+10^-k)", "x = y(1+U(0,3))",

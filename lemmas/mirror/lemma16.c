@@ -34,18 +34,18 @@ static const char *const configs[] = {"paper(3,4,4),logistic", "paper(6,8,10),lo
                                       "large-v(3,4,4),logistic", NULL};
 
 static const lm_param_def params[] = {
-    {"lower_scale", 1.0, "multiplies the lower bound (1/n) sum ell(max_t gamma_it)", NULL},
-    {"upper_scale", 1.0, "multiplies the upper bound (1/n) sum ell(min_t gamma_it)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding allowance 64 (1 + max|logit|) eps", NULL},
-    {"v_norm", 10.0, "||v||_2 of the large-v configuration", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lower_scale", 1.0, "multiplies the lower bound (1/n) sum ell(max_t gamma_it)", NULL, "(0, 1e6]"},
+    {"upper_scale", 1.0, "multiplies the upper bound (1/n) sum ell(min_t gamma_it)", NULL, "(0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding allowance 64 (1 + max|logit|) eps", NULL, "[0, inf)"},
+    {"v_norm", 10.0, "||v||_2 of the large-v configuration", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the minimum-Frobenius W with (x_tau - x_t)^T W z_i = 1, t != tau_i (double) */
 static int select_dir(lm_mat *W, const lm_mddata *D, const int *tau)
 {
     lm_ctx cd = lm_ctx_double();
     int n = D->n, T = D->T, d = D->d, m = n * (T - 1);
-    lm_mat **A = calloc((size_t)m, sizeof *A);
+    lm_mat **A = lm_xcalloc((size_t)m, sizeof *A);
     lm_mat *G = lm_mat_new(m, m, &cd), *one = lm_mat_new(m, 1, &cd), *cf = lm_mat_new(m, 1, &cd);
     int k = 0;
     for (int i = 0; i < n; i++)

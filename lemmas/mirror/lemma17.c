@@ -44,19 +44,19 @@
 static const char *const configs[] = {"T=2", "T=8", "T=64", "T=8,exp", "saturated,T=8", NULL};
 
 static const lm_param_def params[] = {
-    {"grad_scale", 1.0, "multiplies the closed-form gradient (1 = Lemma 17)", NULL},
-    {"fd_h", 1e-100, "finite-difference step (MPFR 1024 bits)", NULL},
-    {"fd_tol", 1e-80, "relative residual allowed between the closed form and the finite differences", NULL},
-    {"fd_prec", 1024, "bits of the finite-difference check", NULL},
-    {"tol_scale", 1.0, "multiplies the allowance of the inner-product comparison", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"grad_scale", 1.0, "multiplies the closed-form gradient (1 = Lemma 17)", NULL, "[-1e6, 1e6]"},
+    {"fd_h", 1e-100, "finite-difference step (MPFR 1024 bits)", NULL, "[1e-300, 1]"},
+    {"fd_tol", 1e-80, "relative residual allowed between the closed form and the finite differences", NULL, "(0, 1]"},
+    {"fd_prec", 1024, "bits of the finite-difference check", NULL, "int [53, 8192]"},
+    {"tol_scale", 1.0, "multiplies the allowance of the inner-product comparison", NULL, "[0, inf)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the minimum-Frobenius W with (x_opt - x_t)^T W z_i = 1 (double) */
 static int select_dir(lm_mat *W, const lm_mddata *D)
 {
     lm_ctx cd = lm_ctx_double();
     int n = D->n, T = D->T, d = D->d, m = n * (T - 1);
-    lm_mat **A = calloc((size_t)m, sizeof *A);
+    lm_mat **A = lm_xcalloc((size_t)m, sizeof *A);
     lm_mat *G = lm_mat_new(m, m, &cd), *one = lm_mat_new(m, 1, &cd), *cf = lm_mat_new(m, 1, &cd);
     int k = 0;
     for (int i = 0; i < n; i++)

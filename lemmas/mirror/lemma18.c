@@ -30,9 +30,9 @@
 static const char *const configs[] = {"paper(6,8,10),logistic", "paper(3,4,4),exp", "antipodal,T=2,logistic", NULL};
 
 static const lm_param_def params[] = {
-    {"G_scale", 1.0, "multiplies the three bounds G_F, G_q, G_ab", NULL},
-    {"v_norm", 0.1, "||v||_2 of the antipodal configuration", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"G_scale", 1.0, "multiplies the three bounds G_F, G_q, G_ab", NULL, "[0, 1e6]"},
+    {"v_norm", 0.1, "||v||_2 of the antipodal configuration", NULL, "(0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double PS[] = {1.25, 1.75, 2.0, 3.0};
 

@@ -60,12 +60,12 @@ static const char *const configs[] = {"(a) eps_p bound, random pairs", "(b) R1 c
                                       NULL};
 
 static const lm_param_def params[] = {
-    {"delta_scale", 1.0, "multiplies delta in (12a)", NULL},
-    {"half_scale", 1.0, "multiplies delta/2 in (12b), (12c) and the softmax bound", NULL},
-    {"eps_scale", 1.0, "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)", NULL},
-    {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1)", NULL},
-    {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"delta_scale", 1.0, "multiplies delta in (12a)", NULL, "[0, 1e6]"},
+    {"half_scale", 1.0, "multiplies delta/2 in (12b), (12c) and the softmax bound", NULL, "[0, 1e6]"},
+    {"eps_scale", 1.0, "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)", NULL, "[0, 1e6]"},
+    {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1)", NULL, "(0, 1e6]"},
+    {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half)", NULL, "int [0, 256]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double PA[] = {1.01, 1.1, 1.25, 1.5, 1.75, 1.99, 2.0, 2.01, 2.5, 3.0, 4.0, 6.0, 8.0};
 static const double PS[] = {1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0};

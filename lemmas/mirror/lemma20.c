@@ -66,15 +66,15 @@ static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optim
                                       "R0 instance I2", "R1 trajectory (l_p-AttGD)", NULL};
 
 static const lm_param_def params[] = {
-    {"expo_scale", 1.0, "multiplies the exponent (1+delta/2) of the envelope and of the ray-slope bound", NULL},
-    {"c20_scale", 1.0, "multiplies the reconstructed c20", NULL},
-    {"rdelta_scale", 1.0, "observations at ||W||_p >= rdelta_scale * R_delta", NULL},
-    {"sign", 1.0, "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)", NULL},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits)", NULL},
-    {"ndir", 6, "random cone directions per instance (quick: half)", NULL},
-    {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter)", NULL},
-    {"eta", 1.0, "step size of the trajectory configuration", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"expo_scale", 1.0, "multiplies the exponent (1+delta/2) of the envelope and of the ray-slope bound", NULL, "[0, 1e6]"},
+    {"c20_scale", 1.0, "multiplies the reconstructed c20", NULL, "[0, 1e6]"},
+    {"rdelta_scale", 1.0, "observations at ||W||_p >= rdelta_scale * R_delta", NULL, "[0, 1e6]"},
+    {"sign", 1.0, "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)", NULL, "[-1, 1]"},
+    {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits)", NULL, "int [128, 8192]"},
+    {"ndir", 6, "random cone directions per instance (quick: half)", NULL, "int [0, 256]"},
+    {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter)", NULL, "int [1, 100000]"},
+    {"eta", 1.0, "step size of the trajectory configuration", NULL, "(0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
 static const double PL[] = {1.5, 1.75, 2.0, 2.5};
@@ -265,7 +265,7 @@ static int eval_points(lm_eval *ev, int mode)
         }
         /* boundary directions lowering one margin (the large size: the 4 of smallest score gap) */
         int lim = large ? 4 : C->m;
-        int *used = calloc((size_t)C->m, sizeof *used);
+        int *used = lm_xcalloc((size_t)C->m, sizeof *used);
         for (int q = 0; q < lim && !err; q++) {
             int best = -1;
             for (int a = 0; a < C->m; a++)

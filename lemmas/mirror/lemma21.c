@@ -54,16 +54,16 @@ static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optim
                                       "R0 instance I2", NULL};
 
 static const lm_param_def params[] = {
-    {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL},
-    {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL},
-    {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL},
-    {"nrad", 7, "radii r_star 2^j, j < nrad", NULL},
-    {"nfit", 4, "the slope is fitted over the last nfit radii", NULL},
-    {"nsup", 6, "support constraints whose Hoelder duals span the search", NULL},
-    {"ndir", 4, "random cone directions per radius", NULL},
-    {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half)", NULL},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "[-100, 100]"},
+    {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL, "[0, 100]"},
+    {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "(0, 1e6]"},
+    {"nrad", 7, "radii r_star 2^j, j < nrad", NULL, "int [3, 24]"},
+    {"nfit", 4, "the slope is fitted over the last nfit radii", NULL, "int [2, 24]"},
+    {"nsup", 6, "support constraints whose Hoelder duals span the search", NULL, "int [1, 32]"},
+    {"ndir", 4, "random cone directions per radius", NULL, "int [0, 256]"},
+    {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half)", NULL, "int [1, 10000]"},
+    {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits)", NULL, "int [128, 8192]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
 static const double PL[] = {1.5, 1.75, 2.0, 2.5};
@@ -180,7 +180,7 @@ static int eval(lm_eval *ev)
     /* the search space: duals of up to nsup supports (seeded choice) */
     int K = 0, nsup = lm_par_i(ev, "nsup");
     if (nsup > 32) nsup = 32;
-    int *sup = malloc((size_t)C.m * sizeof *sup);
+    int *sup = lm_xmalloc((size_t)C.m * sizeof *sup);
     for (int a = 0; a < C.m; a++)
         if (C.k.support[a]) sup[K++] = a;
     for (int a = K - 1; a > 0; a--) { /* shuffle */
@@ -202,8 +202,8 @@ static int eval(lm_eval *ev)
     S.wn = wn;
     S.U = lm_mat_new(dd, dd, &cd);
     S.W = lm_mat_new(dd, dd, &cd);
-    S.H = calloc((size_t)(K > 0 ? K : 1), sizeof *S.H);
-    S.sc = calloc((size_t)(K > 0 ? K : 1), sizeof *S.sc);
+    S.H = lm_xcalloc((size_t)(K > 0 ? K : 1), sizeof *S.H);
+    S.sc = lm_xcalloc((size_t)(K > 0 ? K : 1), sizeof *S.sc);
     /* r_star: from there on the cone admits O(1) logit shifts along every search direction */
     double rstar = 1.0;
     {
@@ -230,7 +230,7 @@ static int eval(lm_eval *ev)
     for (int q = 0; q < K; q++) cbest[q] = 0.3 * lm_rng_normal(g);
     lm_mat *Ub = lm_mat_new(dd, dd, &cd), *Uc = lm_mat_new(dd, dd, c), *W = lm_mat_new(dd, dd, c);
     lm_mat *E = lm_mat_new(dd, dd, &cd), *Ur = lm_mat_new(dd, dd, &cd);
-    double *rr = malloc((size_t)J * sizeof *rr), *pih = malloc((size_t)J * sizeof *pih);
+    double *rr = lm_xmalloc((size_t)J * sizeof *rr), *pih = lm_xmalloc((size_t)J * sizeof *pih);
     int precmax = 0, ndisc = 0, err = 0;
     const int ndir = lm_par_i(ev, "ndir");
     lm_series_axes(ev, "log10 r/||W_mm||_p", "log10 pi_hat(r)", 0);

@@ -60,10 +60,10 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=3,eta=1", "R2,p=1.
                                       "pointwise,p=3", "pointwise,p=20", NULL};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)", NULL},
-    {"dpsi_coef", 1.0, "coefficient of D_psi(W(k+1),W(k)) in (23a,b) and D_psi(W(k),W(k+1)) in (23c) (paper: 1)", NULL},
-    {"K", 200, "steps per run (quick: K/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)", NULL, "[0, inf)"},
+    {"dpsi_coef", 1.0, "coefficient of D_psi(W(k+1),W(k)) in (23a,b) and D_psi(W(k),W(k+1)) in (23c) (paper: 1)", NULL, "[0, 1e6]"},
+    {"K", 200, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { NW = 6 };
 static const char *const wname[NW] = {"0", "W(0)", "random", "W(k)", "W_mm", "Wbar_mm"};

@@ -64,12 +64,12 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,
                                       "R3,p=3,eta=0.1", "R3,p=6,eta=0.1", "R3,p=10,eta=0.1", NULL};
 
 static const lm_param_def params[] = {
-    {"drop_frac", 0.0, "required loss decrease as a fraction of the first-order decrease (paper: 0)", NULL},
-    {"tele_scale", 1.0, "multiplies the right side of the telescoping bound (25b) (paper: 1)", NULL},
-    {"tol_ulps", 256.0, "relative tolerance of (25a) in units of the context's roundoff", NULL},
-    {"K", 300, "steps per run (quick: K/4)", NULL},
-    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"drop_frac", 0.0, "required loss decrease as a fraction of the first-order decrease (paper: 0)", NULL, "[0, 1e6]"},
+    {"tele_scale", 1.0, "multiplies the right side of the telescoping bound (25b) (paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_ulps", 256.0, "relative tolerance of (25a) in units of the context's roundoff", NULL, "[0, 1e15]"},
+    {"K", 300, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test", NULL, "int [1, 100000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     double f, t, tol_ulps;

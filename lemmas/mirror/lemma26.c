@@ -32,9 +32,9 @@ static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3",
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u", NULL},
-    {"formula", 0, "sign of the inner-product term (plus: a wrong formula)", "minus|plus"},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u", NULL, "[0, inf)"},
+    {"formula", 0, "sign of the inner-product term (plus: a wrong formula)", "minus|plus", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 enum { K_GAUSS, K_SCALES, K_WIDE, K_U_IS_W, K_U_IS_V, K_NEAR, K_SPARSE, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian with zeros", "separate scales",

@@ -45,12 +45,12 @@ static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
 static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1};
 
 static const lm_param_def params[] = {
-    {"gain_scale", 1.0, "multiplies the right side of (25) (paper: 1)", NULL},
-    {"pi_scale", 1.0, "multiplies the empirical pi_k = max(0, pi_eff(W(k)))", NULL},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL},
-    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"gain_scale", 1.0, "multiplies the right side of (25) (paper: 1)", NULL, "[0, 1e6]"},
+    {"pi_scale", 1.0, "multiplies the empirical pi_k = max(0, pi_eff(W(k)))", NULL, "[0, 1e6]"},
+    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
+    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
+    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter)", NULL, "int [1, 1000000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     lm_eval *ev;

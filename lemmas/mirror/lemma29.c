@@ -52,16 +52,16 @@ static const char *const configs[] = {"p=1.5,eta=1,inequalities", "p=2,eta=1,ine
 static const double cfg_p[] = {1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the right sides of (29a) and (29) (paper: 1)", NULL},
-    {"pi_scale", 1.0, "multiplies the empirical pi_j = max(0, pi_eff(W(j)))", NULL},
-    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in the slope proxy", NULL},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL},
-    {"K_ineq", 4000, "steps of the inequality runs (quick: K_ineq/4)", NULL},
-    {"K", 20000, "steps of the slope runs", NULL},
-    {"regime_growth", 2.0, "slope runs: minimal growth of ||W||_p in units of ||W_mm||_p", NULL},
-    {"regime_drop", 1.25, "slope runs: max D / D at the start of the fit window, at least", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_scale", 1.0, "multiplies the right sides of (29a) and (29) (paper: 1)", NULL, "[0, 1e6]"},
+    {"pi_scale", 1.0, "multiplies the empirical pi_j = max(0, pi_eff(W(j)))", NULL, "[0, 1e6]"},
+    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in the slope proxy", NULL, "[0, 1e6]"},
+    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
+    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
+    {"K_ineq", 4000, "steps of the inequality runs (quick: K_ineq/4)", NULL, "int [1, 1000000]"},
+    {"K", 20000, "steps of the slope runs", NULL, "int [1, 1000000]"},
+    {"regime_growth", 2.0, "slope runs: minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
+    {"regime_drop", 1.25, "slope runs: max D / D at the start of the fit window, at least", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     lm_eval *ev;

@@ -39,13 +39,13 @@ static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", N
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
-    {"c2_scale", 1.0, "multiplies c_2 = (1 + delta/2)/||W_mm||_p (Lemma 20's exponent)", NULL},
-    {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p", NULL},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL},
-    {"K", 20000, "steps per run", NULL},
-    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c2_scale", 1.0, "multiplies c_2 = (1 + delta/2)/||W_mm||_p (Lemma 20's exponent)", NULL, "[0, 1e6]"},
+    {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p", NULL, "[-1e6, 1e6]"},
+    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
+    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
+    {"K", 20000, "steps per run", NULL, "int [1, 1000000]"},
+    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

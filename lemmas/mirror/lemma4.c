@@ -68,12 +68,12 @@ static const char *const configs[] = {
     "pointwise,p=1.1", "pointwise,p=1.5", "pointwise,p=2", "pointwise,p=3", "pointwise,p=6", NULL};
 
 static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies the right side of (4a) (paper: 1)", NULL},
-    {"c2_scale", 1.0, "multiplies 2^(1/p) in (4b) (paper: 1)", NULL},
-    {"c3_scale", 1.0, "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)", NULL},
-    {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL},
-    {"K", 300, "steps per run (quick: K/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c1_scale", 1.0, "multiplies the right side of (4a) (paper: 1)", NULL, "[0, 1e6]"},
+    {"c2_scale", 1.0, "multiplies 2^(1/p) in (4b) (paper: 1)", NULL, "[0, 1e6]"},
+    {"c3_scale", 1.0, "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
+    {"K", 300, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     double c1, c2, c3, tol_ulps, p;

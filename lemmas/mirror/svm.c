@@ -50,11 +50,11 @@
 static const char *const configs[] = {"closed-form", "paper(3,4,4)", "paper(6,8,10)", NULL};
 
 static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "multiplies the max-margin bound (p Phi(lambda))^(-1/p)", NULL},
-    {"closed_scale", 1.0, "multiplies the exponent 1/(p-1) in the closed forms of I1/I2", NULL},
-    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec)", NULL},
-    {"p_override", 0.0, "0: the configuration's grid of p; else this p for every instance", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"margin_scale", 1.0, "multiplies the max-margin bound (p Phi(lambda))^(-1/p)", NULL, "[0, 1e6]"},
+    {"closed_scale", 1.0, "multiplies the exponent 1/(p-1) in the closed forms of I1/I2", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec)", NULL, "[0, inf)"},
+    {"p_override", 0.0, "0: the configuration's grid of p; else this p for every instance", NULL, "[0, 64]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double P_CF[] = {1.25, 1.5, 2.0, 3.0, 6.0};
 static const double P_344[] = {1.25, 1.5, 1.75, 2.0, 3.0};
@@ -66,7 +66,7 @@ static int search_here(int cfg) { return cfg == 1; }
 static lm_mat **build_A(const lm_mddata *D, int m, const int *ci, const int *ct)
 {
     const lm_ctx *c = &D->ctx;
-    lm_mat **A = calloc((size_t)m, sizeof *A);
+    lm_mat **A = lm_xcalloc((size_t)m, sizeof *A);
     lm_mat *dx = lm_mat_new(D->d, 1, c), *z = lm_mat_new(D->d, 1, c);
     lm_num a, b;
     lm_num_inits(c, &a, &b, (lm_num *)NULL);

@@ -41,12 +41,12 @@ static const double cfg_p[] = {1.75, 2.0, 3.0};
 static const long cfg_K[] = {1500, 2000, 20000};
 
 static const lm_param_def params[] = {
-    {"div_tol", 1e-2, "both directional Bregman divergences at the end must be <= div_tol", NULL},
-    {"prob_tol", 1e-2, "1 - mean max-softmax and 1 - mean logistic probability must be <= prob_tol", NULL},
-    {"eta", 0.1, "step size of the normalised steps (paper: 0.1)", NULL},
-    {"iters_scale", 1.0, "multiplies the iteration counts 1500/2000/20000", NULL},
-    {"noise", 0.1, "std of the noise added to the tokens of instances >= 1 (instance 0: none)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"div_tol", 1e-2, "both directional Bregman divergences at the end must be <= div_tol", NULL, "[0, inf)"},
+    {"prob_tol", 1e-2, "1 - mean max-softmax and 1 - mean logistic probability must be <= prob_tol", NULL, "[0, 1]"},
+    {"eta", 0.1, "step size of the normalised steps (paper: 0.1)", NULL, "(0, 1e3]"},
+    {"iters_scale", 1.0, "multiplies the iteration counts 1500/2000/20000", NULL, "(0, 100]"},
+    {"noise", 0.1, "std of the noise added to the tokens of instances >= 1 (instance 0: none)", NULL, "[0, 1e3]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* 1 - max_t s_it (as the sum of the other entries) and its argmax, from log-softmax */
 static int one_minus_max(lm_num *r, const lm_ib_fwd *F, int i, lm_num *w)
@@ -110,8 +110,8 @@ static int eval(lm_eval *ev)
     }
     /* checkpoints: every iterate up to 100, then ratio 1.05 */
     int cap = 1024, nck = 0;
-    long *ks = malloc(sizeof(long) * (size_t)cap);
-    lm_mat **Ws = malloc(sizeof(lm_mat *) * (size_t)cap), **vs = malloc(sizeof(lm_mat *) * (size_t)cap);
+    long *ks = lm_xmalloc(sizeof(long) * (size_t)cap);
+    lm_mat **Ws = lm_xmalloc(sizeof(lm_mat *) * (size_t)cap), **vs = lm_xmalloc(sizeof(lm_mat *) * (size_t)cap);
     lm_num ms, lg, a, b;
     lm_num_inits(c, &ms, &lg, &a, &b, (lm_num *)NULL);
     lm_series_axes(ev, "iterate k", "directional divergences, 1 - probabilities", 1);
@@ -131,9 +131,9 @@ static int eval(lm_eval *ev)
             next = nx > (double)(k + 1) ? (long)nx : k + 1;
             if (nck == cap) {
                 cap *= 2;
-                ks = realloc(ks, sizeof(long) * (size_t)cap);
-                Ws = realloc(Ws, sizeof(lm_mat *) * (size_t)cap);
-                vs = realloc(vs, sizeof(lm_mat *) * (size_t)cap);
+                ks = lm_xrealloc(ks, sizeof(long) * (size_t)cap);
+                Ws = lm_xrealloc(Ws, sizeof(lm_mat *) * (size_t)cap);
+                vs = lm_xrealloc(vs, sizeof(lm_mat *) * (size_t)cap);
             }
             ks[nck] = k;
             Ws[nck] = lm_mat_dup(J.W);

@@ -38,13 +38,13 @@ static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", N
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
-    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in proxy (a)", NULL},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL},
-    {"K", 20000, "steps per run", NULL},
-    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL},
-    {"regime_drop", 1.25, "max D / D at the start of the fit window, at least", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in proxy (a)", NULL, "[0, 1e6]"},
+    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
+    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
+    {"K", 20000, "steps per run", NULL, "int [1, 1000000]"},
+    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
+    {"regime_drop", 1.25, "max D / D at the start of the fit window, at least", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

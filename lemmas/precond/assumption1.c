@@ -25,10 +25,10 @@
 static const char *const configs[] = {"c=0.3", "c=0.5", "c=1", "kappa=1e2", "kappa=1e6", "paper-default",
                                       "A3-copy", NULL};
 static const lm_param_def params[] = {
-    {"min_rel", 1e-12, "floor: min_rel lambda_max <= lambda_min decides positive definiteness", NULL},
-    {"tol_scale", 1.0, "multiplies the tolerance 64 d kappa^1/2 u of the Sigma^-1/2 residual", NULL},
-    {"plant", 0, "none: the families; singular: an exactly singular Sigma (negative control)", "none|singular"},
-    {NULL, 0, NULL, NULL}};
+    {"min_rel", 1e-12, "floor: min_rel lambda_max <= lambda_min decides positive definiteness", NULL, "[0, 1]"},
+    {"tol_scale", 1.0, "multiplies the tolerance 64 d kappa^1/2 u of the Sigma^-1/2 residual", NULL, "[0, 1e6]"},
+    {"plant", 0, "none: the families; singular: an exactly singular Sigma (negative control)", "none|singular", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

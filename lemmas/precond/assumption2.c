@@ -25,10 +25,10 @@
 static const char *const configs[] = {"c=0.3", "c=0.5", "c=1", "kappa=1e2", "kappa=1e6", "paper-default",
                                       "A3-copy", NULL};
 static const lm_param_def params[] = {
-    {"min_rel", 1e-12, "floor: min_rel s_1 <= s_d decides full column rank", NULL},
+    {"min_rel", 1e-12, "floor: min_rel s_1 <= s_d decides full column rank", NULL, "[0, 1]"},
     {"plant", 0, "none; k<d: a wide W*; rank-deficient: two equal columns of W* (negative controls)",
-     "none|k<d|rank-deficient"},
-    {NULL, 0, NULL, NULL}};
+     "none|k<d|rank-deficient", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* s_1 and s_min of W* Sigma^1/2 (k x d) in context c; returns nonzero on failure */
 static int svals_Ms(double *s1, double *smin, const lm_mat *Ws0, const lm_mat *Sig0, const lm_ctx *c)

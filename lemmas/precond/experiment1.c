@@ -29,14 +29,14 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"eta", 0.03, "step size of both methods", NULL},
-    {"T", 2000, "iterations (quick: T/4)", NULL},
-    {"N", 2000, "training samples", NULL},
-    {"B", 100, "minibatch size", NULL},
-    {"c_start", 0.1, "L(theta_0^alg) - L0 <= c_start L0", NULL},
-    {"c_sgd", 1000, "L(theta_0^sgd) >= c_sgd L0", NULL},
-    {"c_stay", 0.1, "max_t L(theta_t^alg) - L0 <= c_stay L0", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"eta", 0.03, "step size of both methods", NULL, "(0, 100]"},
+    {"T", 2000, "iterations (quick: T/4; at most 10000: run length bound)", NULL, "int [1, 10000]"},
+    {"N", 2000, "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)", NULL, "int [4, 200000]"},
+    {"B", 100, "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)", NULL, "int [1, 250]"},
+    {"c_start", 0.1, "L(theta_0^alg) - L0 <= c_start L0", NULL, "[0, 1e6]"},
+    {"c_sgd", 1000, "L(theta_0^sgd) >= c_sgd L0", NULL, "[0, 1e12]"},
+    {"c_stay", 0.1, "max_t L(theta_t^alg) - L0 <= c_stay L0", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -22,9 +22,9 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies sqrt(Var u Var Y) (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (m + D) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies sqrt(Var u Var Y) (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (m + D) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define AM 32
 #define DM 6

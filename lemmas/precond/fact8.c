@@ -19,9 +19,9 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies n on the right side (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4 (n + m) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies n on the right side (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4 (n + m) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define NMAX 8
 #define MMAX 12

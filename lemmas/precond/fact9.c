@@ -26,9 +26,9 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"var_scale", 1.0, "multiplies Var(Y) on the right side (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (m + D) u_p", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"var_scale", 1.0, "multiplies Var(Y) on the right side (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (m + D) u_p", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define AM 40
 #define DM 6

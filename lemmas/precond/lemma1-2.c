@@ -26,10 +26,10 @@
 
 static const char *const configs[] = {"haar", "aligned", NULL};
 static const lm_param_def params[] = {
-    {"lo_coef", 1.0, "multiplies the four lower bounds (the paper: 1)", NULL},
-    {"hi_coef", 1.0, "multiplies the four upper bounds (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the relative tolerance 64 d kappa(Sigma) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"lo_coef", 1.0, "multiplies the four lower bounds (the paper: 1)", NULL, "[0, 1e6]"},
+    {"hi_coef", 1.0, "multiplies the four upper bounds (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the relative tolerance 64 d kappa(Sigma) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* R <- R (I - O)^{-1} (I + O), O skew from x (3 entries, d = 3) */
 static int cayley(lm_mat *R, const double *x, int nx)

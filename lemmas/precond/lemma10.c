@@ -28,11 +28,11 @@
 static const char *const configs[] = {"cross weight (10.1)", "self weight (10.2)", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the explicit right side (paper: 1)", NULL},
-    {"z", 3.0, "normal quantile of the confidence bounds", NULL},
-    {"S", 8000, "draws per N", NULL},
-    {"max_rse", 0.25, "largest admissible relative standard error of E p^2", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies the explicit right side (paper: 1)", NULL, "[0, 1e6]"},
+    {"z", 3.0, "normal quantile of the confidence bounds", NULL, "[0, 100]"},
+    {"S", 8000, "draws per N (quick: S/4; at least 8: two draws for a variance; at most 200000: run length bound)", NULL, "int [8, 200000]"},
+    {"max_rse", 0.25, "largest admissible relative standard error of E p^2", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int Ngrid[] = {2, 4, 16, 64};
 static const double sgrid[] = {0.05, 0.5, 1.0, 2.0};
@@ -59,7 +59,7 @@ static int eval(lm_eval *ev)
     if (ev->quick) S /= 4;
     double z = lm_par(ev, "z"), coef = lm_par(ev, "coef"), mrse = lm_par(ev, "max_rse");
     double cst = self ? 1.0 : 2.0;
-    double *v = malloc(sizeof(double) * (size_t)S);
+    double *v = lm_xmalloc(sizeof(double) * (size_t)S);
     int rc = 0;
     double wa = 0, wb = 0, wc = 0;
     lm_series_axes(ev, "N", "Var, Poincare term, bound", 1);

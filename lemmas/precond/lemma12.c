@@ -30,13 +30,13 @@
 static const char *const configs[] = {"tube tau=0.01", "random W_KQ", NULL};
 
 static const lm_param_def params[] = {
-    {"claimed", -2.0, "claimed exponent of N", NULL},
-    {"tol", 0.2, "tolerance on the slope", NULL},
-    {"maxw", 0.6, "largest admissible width of the 95% CI of the slope", NULL},
-    {"b_op", 0.1, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL},
-    {"K", 20, "outer queries", NULL},
-    {"S_in", 150, "inner context draws per query and N", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"claimed", -2.0, "claimed exponent of N", NULL, "[-10, 10]"},
+    {"tol", 0.2, "tolerance on the slope", NULL, "[-10, 10]"},
+    {"maxw", 0.6, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
+    {"b_op", 0.1, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
+    {"K", 20, "outer queries (at most 200: run length bound)", NULL, "int [1, 200]"},
+    {"S_in", 150, "inner context draws per query and N (quick: S_in/2; at least 4: two draws; at most 1000: run length bound)", NULL, "int [4, 1000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -35,12 +35,12 @@
 #include <stdlib.h>
 
 static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL},
-    {"tol", 0.1, "tolerance on the slope", NULL},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL},
-    {"z", 3.0, "normal quantile of the Poincare comparison", NULL},
-    {"S", 3000, "draws per N", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL, "[-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
+    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
+    {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "[0, 100]"},
+    {"S", 3000, "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)", NULL, "int [8, 100000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double sgrid[] = {0.05, 0.2, 0.3, 0.4};
 
@@ -79,7 +79,7 @@ static int eval(lm_eval *ev)
         return 0;
     }
     if (N0 > 16) S = S * 16 / N0 > 1500 ? S * 16 / N0 : 1500;
-    double *zs = malloc(sizeof(double) * (size_t)(2 * S));
+    double *zs = lm_xmalloc(sizeof(double) * (size_t)(2 * S));
     double Ns[8], v[8];
     int n = 0, rc = 0;
     lm_series_axes(ev, "N", "Var_{-j}(z_j) and the Poincare term", 1);

@@ -38,8 +38,8 @@
 #include "lm_pcmo.h"
 
 static const lm_param_def params[] = {
-    LM_PCMO_PARAMS(-1, 0.1, 16, 256, 2400, 0.5),
-    {NULL, 0, NULL, NULL}};
+    LM_PCMO_PARAMS(-1, 0.1, 16, 256, 2400, 0.5, 1024, 10000, 16),
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -31,9 +31,9 @@
 #include "lm_pcmo.h"
 
 static const lm_param_def params[] = {
-    LM_PCMO_PARAMS(-1, 0.1, 16, 128, 800, 0.05),
-    {"J", 12, "outer queries x_j of the nested Monte Carlo (fixed across N)", NULL},
-    {NULL, 0, NULL, NULL}};
+    LM_PCMO_PARAMS(-1, 0.1, 16, 128, 800, 0.05, 512, 4000, 12),
+    {"J", 12, "outer queries x_j of the nested Monte Carlo (fixed across N; at most 50: run length bound)", NULL, "int [1, 50]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -29,8 +29,8 @@
 #include "lm_pcmo.h"
 
 static const lm_param_def params[] = {
-    LM_PCMO_PARAMS(-1, 0.1, 16, 256, 6000, 0.05),
-    {NULL, 0, NULL, NULL}};
+    LM_PCMO_PARAMS(-1, 0.1, 16, 256, 6000, 0.05, 1024, 30000, 12),
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -35,8 +35,8 @@
 #include "lm_pcmo.h"
 
 static const lm_param_def params[] = {
-    LM_PCMO_PARAMS(-1, 0.1, 32, 512, 2400, 0.5),
-    {NULL, 0, NULL, NULL}};
+    LM_PCMO_PARAMS(-1, 0.1, 32, 512, 2400, 0.5, 2048, 10000, 12),
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

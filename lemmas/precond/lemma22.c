@@ -32,8 +32,8 @@
 #include "lm_pcmo.h"
 
 static const lm_param_def params[] = {
-    LM_PCMO_PARAMS(-2, 0.2, 16, 256, 10000, 0.05),
-    {NULL, 0, NULL, NULL}};
+    LM_PCMO_PARAMS(-2, 0.2, 16, 256, 10000, 0.05, 512, 30000, 8),
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

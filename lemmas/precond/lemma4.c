@@ -33,19 +33,19 @@
 #include <stdlib.h>
 
 static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (reconstructed)", NULL},
-    {"beta_scale", 1.0, "beta = beta_scale * beta_r (reconstructed)", NULL},
-    {"N", 8, "context size of the empirical loss", NULL},
-    {"M", 12000, "first number of batches of the MC estimate of E grad L_hat_reg (doubled until SE_* <= 0.1 e)", NULL},
-    {"M_max", 96000, "largest number of batches", NULL},
-    {"e2_coef", 1.0, "multiplies the additive e^2 terms of (4.1) and (4.2) (reconstructed: 1)", NULL},
-    {"N_train", 1e10, "training samples of Sigma_hat (drawn exactly)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (reconstructed)", NULL, "(0, 1e6]"},
+    {"beta_scale", 1.0, "beta = beta_scale * beta_r (reconstructed)", NULL, "(0, 1e6]"},
+    {"N", 8, "context size of the empirical loss (at most 16: each batch costs N^2 and the MC needs more batches as N grows)", NULL, "int [1, 16]"},
+    {"M", 12000, "first number of batches of the MC estimate of E grad L_hat_reg (run even above M_max, then doubled while it stays <= M_max until SE_* <= 0.1 e; at most 200000: run length bound)", NULL, "int [1, 200000]"},
+    {"M_max", 96000, "largest number of batches of a doubling (at most 200000: run length bound)", NULL, "int [1, 200000]"},
+    {"e2_coef", 1.0, "multiplies the additive e^2 terms of (4.1) and (4.2) (reconstructed: 1)", NULL, "[0, 1e6]"},
+    {"N_train", 1e10, "training samples of Sigma_hat (drawn exactly; at least d + 1 = 3)", NULL, "[3, 1e15]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* copy a matrix across contexts through doubles (the MC estimate is a double quantity) */
 static void xcopy(lm_mat *dst, const lm_mat *src)
 {
-    double *a = malloc(sizeof(double) * (size_t)(src->r * src->c));
+    double *a = lm_xmalloc(sizeof(double) * (size_t)(src->r * src->c));
     lm_mat_get_array(a, src);
     lm_mat_set_array(dst, a);
     free(a);
@@ -114,11 +114,12 @@ static int eval(lm_eval *ev)
         lm_pc_grad_Lreg(&gp, P, &th);
         double seS = HUGE_VAL, e = 0;
         int Mu = M;
-        for (int Mi = M; Mi <= lm_par_i(ev, "M_max"); Mi *= 2) {
-            lm_pcbatch *pool = lm_pctr_pool_new(Pd, N, Mi, lm_hash_u64(ev->seed, 77 + (uint64_t)Mi));
+        const int Mmax = lm_par_i(ev, "M_max");
+        /* M batches (even when M > M_max), doubled while 2 Mi <= M_max; the batches of a pass are
+         * drawn as they are used (the pool of a pass would hold Mi N samples at once) */
+        for (int Mi = M;; Mi *= 2) {
             double se = 0;
-            lm_pctr_oracle_pool(&gd, &se, Pd, &td, pool, Mi);
-            lm_pctr_pool_free(pool, Mi);
+            lm_pctr_oracle_stream(&gd, &se, Pd, &td, N, Mi, lm_hash_u64(ev->seed, 77 + (uint64_t)Mi));
             xcopy(gh.V, gd.V);
             xcopy(gh.KQ, gd.KQ);
             seS = se * fmax(1.0 / sqrt(lmn), 1.0 / lmn);
@@ -127,7 +128,7 @@ static int eval(lm_eval *ev)
             lm_pc_dual_norm(&x, P, &w);
             e = lm_num_get_d(&x);
             Mu = Mi;
-            if (seS <= 0.1 * e) break;
+            if (seS <= 0.1 * e || Mi > Mmax / 2) break;
         }
         lm_pc_th_free(&td);
         lm_pc_th_free(&gd);

@@ -29,11 +29,11 @@
 static const char *const configs[] = {"training sets", "perturbations", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right-hand side", NULL},
-    {"c_T1", 2.0, "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F", NULL},
-    {"c_den", 0.41421356237309503, "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies the right-hand side", NULL, "[0, 1e6]"},
+    {"c_T1", 2.0, "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F", NULL, "[0, 1e6]"},
+    {"c_den", 0.41421356237309503, "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)", NULL, "(0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* theta0 from (W_hat, Sigma_hat); also s1(M_hat), ||M_hat - M*||_F, Gamma_h quantities.  0 or 1 (failure) */
 static int init_from(lm_pcth *t0, lm_num *s1h, lm_num *dM, lm_num *gop, lm_num *gI, lm_num *kap, const lm_pcdata *P,

@@ -29,13 +29,13 @@
 static const char *const configs[] = {"quantile proxy and C6 frequency", "exact mean identity (OLS)", NULL};
 
 static const lm_param_def params[] = {
-    {"p", 0.1, "failure probability p (the event has probability >= 1 - p/2)", NULL},
-    {"c6_coef", 1.0, "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)", NULL},
-    {"slope_tol", 0.05, "the quantile's fitted slope in log N must be <= slope_tol", NULL},
-    {"reps", 2000, "draws per N at budget 64 (scaled by budget/64, at least 200)", NULL},
-    {"reps_id", 4000, "training sets of the exact identity", NULL},
-    {"formula", 0, "denominator of the identity", "N-d-1|N-d"},
-    {NULL, 0, NULL, NULL}};
+    {"p", 0.1, "failure probability p (the event has probability >= 1 - p/2)", NULL, "(0, 1)"},
+    {"c6_coef", 1.0, "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)", NULL, "[0, 1e6]"},
+    {"slope_tol", 0.05, "the quantile's fitted slope in log N must be <= slope_tol", NULL, "[-10, 10]"},
+    {"reps", 2000, "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"reps_id", 4000, "training sets of the exact identity (at least 2 for a standard error; at most 200000: run length bound)", NULL, "int [2, 200000]"},
+    {"formula", 0, "denominator of the identity", "N-d-1|N-d", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static double lam_min(const lm_pcdata *P)
 {
@@ -59,7 +59,7 @@ static int eval_quant(lm_eval *ev, lm_pcdata *P)
     lm_measure(ev, "draws per N", R);
     static const double NG[] = {1e2, 1e3, 1e4, 1e5};
     double lx[4], ly[4];
-    double *v = malloc(sizeof(double) * (size_t)R);
+    double *v = lm_xmalloc(sizeof(double) * (size_t)R);
     lm_mat *Sh = lm_mat_new(d, d, &P->ctx), *Wh = lm_mat_new(k, d, &P->ctx);
     lm_num nrm;
     lm_num_init(&nrm, &P->ctx);

@@ -31,10 +31,10 @@
 static const char *const configs[] = {"moderate logits", "large logits (|l|=500)", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the three analytic derivatives (the lemma: 1)", NULL},
-    {"formula", 0, "the lemma's formulas, or flipped signs / the uncentred second moment", "stated|flipped"},
-    {"tol_scale", 1.0, "multiplies tau_p = 16 N d (1 + max|l|) u^(2/3)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies the three analytic derivatives (the lemma: 1)", NULL, "[-1e6, 1e6]"},
+    {"formula", 0, "the lemma's formulas, or flipped signs / the uncentred second moment", "stated|flipped", NULL},
+    {"tol_scale", 1.0, "multiplies tau_p = 16 N d (1 + max|l|) u^(2/3)", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define NN 6
 #define DD 3

@@ -32,11 +32,11 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerances 256 d^2 k kappa(Sigma) u_p", NULL},
-    {"formula", 0, "stated block Hessians, or wrong: W_KQ transposed in the W_V block", "stated|wrong"},
-    {"hess_coef", 2.0, "the factor of both Kronecker Hessians (the paper: 2)", NULL},
-    {"curv", 4.0, "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the tolerances 256 d^2 k kappa(Sigma) u_p", NULL, "[0, 1e6]"},
+    {"formula", 0, "stated block Hessians, or wrong: W_KQ transposed in the W_V block", "stated|wrong", NULL},
+    {"hess_coef", 2.0, "the factor of both Kronecker Hessians (the paper: 2)", NULL, "[-1e6, 1e6]"},
+    {"curv", 4.0, "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)", NULL, "[-1e6, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the d x d factor of the W_V block: Sigma W_KQ Sigma W_KQ' Sigma (or the wrong transpose) */
 static void factor_V(lm_mat *F, const lm_pcdata *P, const lm_mat *KQ, int wrong)

@@ -44,13 +44,13 @@
 static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=3,k=5,kappa=1e4)", NULL};
 
 static const lm_param_def params[] = {
-    {"alpha_sd", -1.0, "alpha = alpha_sd * s_d when >= 0; -1: the reconstructed alpha_r", NULL},
-    {"alpha_scale", 1.0, "multiplies alpha", NULL},
-    {"delta_sqrt_sd", -1.0, "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r", NULL},
-    {"delta_scale", 1.0, "multiplies delta", NULL},
-    {"lambda", 0.25, "regulariser weight lambda", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"alpha_sd", -1.0, "alpha = alpha_sd * s_d when >= 0; -1: the reconstructed alpha_r", NULL, "[-1, 1e6]"},
+    {"alpha_scale", 1.0, "multiplies alpha", NULL, "(0, 1e6]"},
+    {"delta_sqrt_sd", -1.0, "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r", NULL, "[-1, 1e6]"},
+    {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
+    {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 #define NFR 6

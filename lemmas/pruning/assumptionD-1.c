@@ -22,9 +22,9 @@
 
 static const char *const configs[] = {"uniform", "rademacher", "gaussian", "rank-4", "pl-regime", NULL};
 static const lm_param_def params[] = {
-    {"gen_scale", 1.0, "the generators are called with R * gen_scale (1: as the harness does)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4u + 4 eps_double", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"gen_scale", 1.0, "the generators are called with R * gen_scale (1: as the harness does)", NULL, "(0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4u + 4 eps_double", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

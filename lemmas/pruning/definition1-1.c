@@ -32,9 +32,9 @@ static const char *const configs[] = {"R=0.5", "R=1", "R=2", "R=8", NULL};
 static const double RS[] = {0.5, 1.0, 2.0, 8.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"formula", 0, "normalisation of the literal form (column: a wrong formula)", "row|column"},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"formula", 0, "normalisation of the literal form (column: a wrong formula)", "row|column", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

@@ -22,8 +22,8 @@ static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 static const int NS[] = {1, 2, 3, 5, 8, 16, 32}, DS[] = {1, 2, 3, 4, 8, 16};
 
 static const lm_param_def params[] = {
-    {"mask", 0, "the mask construction (anti-causal: C_ij = [i <= j], a wrong mask)", "core|anti-causal"},
-    {NULL, 0, NULL, NULL}};
+    {"mask", 0, "the mask construction (anti-causal: C_ij = [i <= j], a wrong mask)", "core|anti-causal", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

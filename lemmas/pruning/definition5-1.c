@@ -21,10 +21,10 @@
 
 static const char *const configs[] = {"x^2", "x^2+3sin^2x", NULL};
 static const lm_param_def params[] = {
-    {"mu_quad", 8.0, "mu for f(x) = x^2 (tight: 8)", NULL},
-    {"mu_sin", 0.125, "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"mu_quad", 8.0, "mu for f(x) = x^2 (tight: 8)", NULL, "[0, 1e6]"},
+    {"mu_sin", 0.125, "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void num_sin(lm_num *r, const lm_num *x, int cosine)
 {

@@ -23,9 +23,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"sum", 0, "alpha = u 1 (rows) or u^T 1 (columns: a wrong formula)", "rows|columns"},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"sum", 0, "alpha = u 1 (rows) or u^T 1 (columns: a wrong formula)", "rows|columns", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

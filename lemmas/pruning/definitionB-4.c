@@ -23,9 +23,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"sign", 1.0, "c = sign (f - f0) in the literal form (-1: a wrong sign)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"sign", 1.0, "c = sign (f - f0) in the literal form (-1: a wrong sign)", NULL, "[-1, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

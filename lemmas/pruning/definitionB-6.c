@@ -18,9 +18,9 @@ static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"half", 0.5, "factor of lambda ||M||_F^2 in the literal forms", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"half", 0.5, "factor of lambda ||M||_F^2 in the literal forms", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

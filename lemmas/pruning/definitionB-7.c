@@ -25,9 +25,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"reg_weight", 1.0, "weight of L_reg in the literal sum L_rec + L_reg", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"reg_weight", 1.0, "weight of L_reg in the literal sum L_rec + L_reg", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

@@ -21,9 +21,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"transpose", 0, "1: the C.2 form reads p_{*,j0} (a wrong formula)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"transpose", 0, "1: the C.2 form reads p_{*,j0} (a wrong formula)", NULL, "int [0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
 {

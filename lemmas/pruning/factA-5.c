@@ -35,9 +35,9 @@ static const char *const configs[] = {"1-scaling", "2-triangle", "3-cauchy-schwa
                                       "4-frobenius", "5-hadamard", "6-matvec", "7-lower",
                                       "7-upper", "8-transpose", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies every right-hand side (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (r+c+k)^2 u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies every right-hand side (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (r+c+k)^2 u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* C = A B for row-major doubles A (r x k), B (k x c) */
 static void dmul(double *C, const double *A, const double *B, int r, int k, int c)

@@ -18,9 +18,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL},
-    {"cross_factor", 2.0, "factor of <A, B> in the expansion", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"cross_factor", 2.0, "factor of <A, B> in the expansion", NULL, "[-1e6, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void expand(lm_prid_inst *I, const char *name, const lm_mat *A, const lm_mat *B)
 {

@@ -41,9 +41,9 @@
 
 static const char *const configs[] = {"softmax", "tanh", "linear", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies sqrt(p) G (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (p + n m) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies sqrt(p) G (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (p + n m) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define PM 16
 #define EM 16

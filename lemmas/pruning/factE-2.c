@@ -33,10 +33,10 @@
 
 static const char *const configs[] = {"scalar", "hadamard", "matrix", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the factor (the paper: 1)", NULL},
-    {"factor", 0, "the factor: k (RECON) or 2^(k-1) (the source's possible print)", "k|2^(k-1)"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 k (p + q^2) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies the factor (the paper: 1)", NULL, "[0, 1e6]"},
+    {"factor", 0, "the factor: k (RECON) or 2^(k-1) (the source's possible print)", "k|2^(k-1)", NULL},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 k (p + q^2) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 #define KMAX 4
 #define EMAX 9

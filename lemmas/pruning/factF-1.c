@@ -20,9 +20,9 @@
 
 static const char *const configs[] = {"part1", "part1-alt", "part2", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right-hand side (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies the right-hand side (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

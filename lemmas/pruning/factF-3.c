@@ -25,9 +25,9 @@
 #include <stdio.h>
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* random orthogonal Q (n x n) in double by Gram-Schmidt of a Gaussian matrix */
 static void rand_orth(double *Q, int n, lm_rng *g)

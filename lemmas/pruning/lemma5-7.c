@@ -27,11 +27,11 @@
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies delta in the lower bound (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u", NULL},
+    {"coef", 1.0, "multiplies delta in the lower bound (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u", NULL, "[0, 1e6]"},
     {"control", 0, "stated: B 1 = 0; drop-B1=0: the negative control without the hypothesis",
-     "stated|drop-B1=0"},
-    {NULL, 0, NULL, NULL}};
+     "stated|drop-B1=0", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 LM_CLAIM(claim_pruning_lemma5_7) = {
     .id = "pruning/lemma5.7",

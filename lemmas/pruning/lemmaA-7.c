@@ -27,10 +27,10 @@
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance tau_p", NULL},
-    {"scale", 1.0, "coefficient on the closed form (1 as stated)", NULL},
-    {"formula", 0, "the closed form as stated, or with i and j exchanged (wrong)", "stated|transpose"},
-    {NULL, 0, NULL, NULL}};
+    {"tol_scale", 1.0, "multiplies the rounding tolerance tau_p", NULL, "[0, 1e6]"},
+    {"scale", 1.0, "coefficient on the closed form (1 as stated)", NULL, "[-1e6, 1e6]"},
+    {"formula", 0, "the closed form as stated, or with i and j exchanged (wrong)", "stated|transpose", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static const int NS[] = {5, 16, 2, 1};
 static const int DS[] = {3, 8, 1};

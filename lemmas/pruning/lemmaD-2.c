@@ -15,10 +15,10 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"cX", 1.0, "||X||_F <= cX sqrt(nd) R", NULL},
-    {"cW", 1.0, "||W||_F <= cW d R", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"cX", 1.0, "||X||_F <= cX sqrt(nd) R", NULL, "[0, 1e6]"},
+    {"cW", 1.0, "||W||_F <= cW d R", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -29,18 +29,18 @@
 static const char *const configs[] = {"part1", "part2", "part3", "part4", "part5", "part6", "part7",
                                       "part8", "part9", "part10", NULL};
 static const lm_param_def params[] = {
-    {"c1", 1.0, "part 1: ||f||_F <= c1 sqrt(n)", NULL},
-    {"c2", 2.0, "part 2: ||c||_F <= c2 sqrt(n) (RECON)", NULL},
-    {"c3", 2.0, "part 3: L_rec <= c3 n (RECON)", NULL},
-    {"c4", 1.0, "part 4: ||f_j||_2 <= c4 and f_jk <= c4", NULL},
-    {"c5", 2.0, "part 5: ||c_j||_2 <= c5 (RECON)", NULL},
-    {"c6", 2.0, "part 6: |<f_j, c_j>| <= c6 (RECON)", NULL},
-    {"c7", 1.0, "part 7: ||f_j||_1 = c7", NULL},
-    {"c8", 2.0, "part 8: ||p1||_F <= c8 sqrt(n) (RECON)", NULL},
-    {"c9", 2.0, "part 9: ||p2||_F <= c9 sqrt(n) (RECON)", NULL},
-    {"c10", 4.0, "part 10: ||p||_F <= c10 sqrt(n) (RECON)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c1", 1.0, "part 1: ||f||_F <= c1 sqrt(n)", NULL, "[0, 1e6]"},
+    {"c2", 2.0, "part 2: ||c||_F <= c2 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
+    {"c3", 2.0, "part 3: L_rec <= c3 n (RECON)", NULL, "[0, 1e6]"},
+    {"c4", 1.0, "part 4: ||f_j||_2 <= c4 and f_jk <= c4", NULL, "[0, 1e6]"},
+    {"c5", 2.0, "part 5: ||c_j||_2 <= c5 (RECON)", NULL, "[0, 1e6]"},
+    {"c6", 2.0, "part 6: |<f_j, c_j>| <= c6 (RECON)", NULL, "[0, 1e6]"},
+    {"c7", 1.0, "part 7: ||f_j||_1 = c7 (c7 > 0: the check divides by it)", NULL, "(0, 1e6]"},
+    {"c8", 2.0, "part 8: ||p1||_F <= c8 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
+    {"c9", 2.0, "part 9: ||p2||_F <= c9 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
+    {"c10", 4.0, "part 10: ||p||_F <= c10 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* row statistics over j: which = 0 max ||A_j||_2, 1 max ||A_j||_1, 2 min ||A_j||_1,
  * 3 max |<A_j, B_j>|, 4 max A_jk, 5 max -A_jk */

@@ -34,11 +34,11 @@
 #include <stdio.h>
 
 static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)", NULL},
-    {"n_exp", 0.5, "exponent of n (RECON: 1/2; the printed constant may use 1)", NULL},
-    {"R_exp", 3.0, "exponent of R (RECON: 3)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 2.0, "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)", NULL, "[0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n (RECON: 1/2; the printed constant may use 1)", NULL, "[-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON: 3)", NULL, "[-16, 16]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* max over (a, b) of ||D_ab||_F (and of its rows, into rowmax) at M, in P's context;
  * F holds the forward pass at M */

@@ -33,11 +33,11 @@
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of L_c = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL},
-    {"n_exp", 0.5, "exponent of n (RECON 1/2)", NULL},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 2.0, "coefficient of L_c = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "[0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n (RECON 1/2)", NULL, "[-16, 16]"},
+    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
 {

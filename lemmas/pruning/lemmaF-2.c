@@ -34,11 +34,11 @@
 
 static const char *const configs[] = {"part1", "part2", NULL};
 static const lm_param_def params[] = {
-    {"c_ab", 2.0, "the constant of 2ab (the paper: 2)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 d^2 u", NULL},
+    {"c_ab", 2.0, "the constant of 2ab (the paper: 2)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 d^2 u", NULL, "[0, 1e6]"},
     {"bounds", 0, "a, b as the instance kind says, or a = b = sqrt(||A||^2+||B||^2) (part 2's side condition fails)",
-     "kind|exceed"},
-    {NULL, 0, NULL, NULL}};
+     "kind|exceed", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

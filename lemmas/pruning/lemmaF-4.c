@@ -21,10 +21,10 @@
 #include "lm_prbd.h"
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL},
-    {"regime", 0, "mixed: one instance in 8 has n > d; n>d: all (beta = 0)", "mixed|n>d"},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL, "[0, 1e6]"},
+    {"regime", 0, "mixed: one instance in 8 has n > d; n>d: all (beta = 0)", "mixed|n>d", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_prbd_sandwich_eval(ev, 1); }
 

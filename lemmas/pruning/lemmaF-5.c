@@ -18,9 +18,9 @@
 
 static const char *const configs[] = {"lower", "upper", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies min|A| (lower) or max|A| (upper)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (d+2) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"coef", 1.0, "multiplies min|A| (lower) or max|A| (upper)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (d+2) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {

@@ -36,11 +36,11 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL, LM_PRID_CAUSAL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+2)^2 u_p", NULL},
+    {"coef", 1.0, "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+2)^2 u_p", NULL, "[0, 1e6]"},
     {"formula", 0, "the identity's right-hand side: ||a||^2 + n c^2, or the wrong ||a||^2 + c^2",
-     "n-c2|c2"},
-    {NULL, 0, NULL, NULL}};
+     "n-c2|c2", NULL},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* the largest ||a||^2 / ||a - c 1||^2 of one evaluation (the runner evaluates one claim
  * instance at a time) */

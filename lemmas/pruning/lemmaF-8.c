@@ -18,10 +18,10 @@
 
 static const char *const configs[] = {"entry", "frobenius", NULL};
 static const lm_param_def params[] = {
-    {"c_entry", 2.0, "max |c_ij| <= c_entry (RECON)", NULL},
-    {"c_frob", 2.0, "||c||_F <= c_frob n (RECON)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_entry", 2.0, "max |c_ij| <= c_entry (RECON)", NULL, "[0, 1e6]"},
+    {"c_frob", 2.0, "||c||_F <= c_frob n (RECON)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
 {

@@ -17,10 +17,10 @@
 
 static const char *const configs[] = {"p1", "alt-p2", NULL};
 static const lm_param_def params[] = {
-    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL},
-    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL, "[0, 1e6]"},
+    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
 {

@@ -25,8 +25,8 @@
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"slope_max", 1.0, "largest admissible slope of log T_emp vs log(1/eps)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"slope_max", 1.0, "largest admissible slope of log T_emp vs log(1/eps)", NULL, "[-100, 100]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -71,7 +71,7 @@ static int eval(lm_eval *ev)
         lm_ctx cd = lm_ctx_double();
         lm_prdata *Pd = lm_pr_convert(P, &cd);
         lm_mat *Msd = lm_mat_new(s.d, s.d, &cd);
-        double *a = malloc(sizeof(double) * (size_t)(s.d * s.d));
+        double *a = lm_xmalloc(sizeof(double) * (size_t)(s.d * s.d));
         lm_mat_get_array(a, Ms);
         lm_mat_set_array(Msd, a);
         free(a);

@@ -47,11 +47,11 @@ static const char *const configs[] = {"non-causal,eta=1/L",       "causal,eta=1/
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"T_coef", 4.0, "T = ceil(T_coef L(M0) / (eta mu eps))", NULL},
-    {"eps", 1e-3, "accuracy epsilon of the conclusion", NULL},
-    {"eta_scale", 1.0, "multiplies the step size (1: the theorem's eta = 1/L)", NULL},
-    {"steps", 300, "GD iterations per run (quick: steps/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"T_coef", 4.0, "T = ceil(T_coef L(M0) / (eta mu eps))", NULL, "(0, 1e6]"},
+    {"eps", 1e-3, "accuracy epsilon of the conclusion", NULL, "(0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the step size (1: the theorem's eta = 1/L)", NULL, "(0, 1e6]"},
+    {"steps", 300, "GD iterations per run (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
 {
@@ -160,7 +160,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "log10 T", logT / M_LN10);
     lm_measure(ev, "L(M0)", L0);
     lm_measure(ev, "flag: vacuous-xi", K.log_xi >= log(L0));
-    int vacT = logT > log((double)r.T);
+    int vacT = !(logT <= log((double)r.T)); /* NaN (0 * inf in the constants): vacuous */
     lm_measure(ev, "flag: vacuous-T", vacT);
     for (int t = 0; t <= r.T; t += (r.T / 60 > 0 ? r.T / 60 : 1))
         lm_series(ev, "L(M_t)", t, lm_num_get_d(&r.L[t]));

@@ -36,11 +36,11 @@ static const char *const configs[] = {"toy: a x^2", "toy: x^2+3 sin^2 x", "pruni
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL},
-    {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL},
-    {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL},
-    {"steps", 300, "GD iterations on the pruning loss (quick: steps/4)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL, "(0, 1e6]"},
+    {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL, "[0, 1e6]"},
+    {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL, "(0, 1e6]"},
+    {"steps", 300, "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 /* sin in the context: libm in double, the Taylor series in MPFR (|x| <= ~10) */
 static void num_sin(lm_num *r, const lm_num *x, const lm_ctx *c)
@@ -109,8 +109,9 @@ static int eval_toy(lm_eval *ev, int kind)
     lm_num_init(&f0n, c);
     lm_num_set(&f0n, &f);
     double Tth = lm_par(ev, "T_scale") * 2.0 * f0 / eta * (2.0 / (mu * eps));
-    long T = (long)ceil(Tth);
-    if (T < 1) T = 1;
+    /* in double first: T_scale / eps may make the formula T overflow a long (or NaN) */
+    const double Tce = ceil(Tth);
+    long T = !(Tce < 1e18) ? (long)1e18 : Tce < 1 ? 1 : (long)Tce;
     long cap = T < 20000 ? T : 20000;
     if (ev->tmax >= 0 && ev->tmax + 1 < cap) cap = ev->tmax + 1;
     double tol = 64.0 * lm_ctx_eps(c);

@@ -1,110 +1,44 @@
-/* check.c -- lemmata check: run claims and print their verdicts. */
+/* check.c -- lemmata check: run claims and print their verdicts.
+ * Exit status: 0 when every check ran (whatever the verdicts), 1 with --strict and a violated
+ * or inconsistent claim, 2 on a usage error (before anything runs, or an --instance/--size the
+ * runner refuses), 3 when a claim could not be run (the others still run). */
 #include "cli.h"
 
-int lm_cmd_check(int argc, char **argv)
+static int check_usage(const char *opt, const char *what, const char *v)
 {
-    lm_run_opts o;
-    lm_run_opts_default(&o);
-    o.progress = 1;
-    int json = 0, strict = 0, nid = 0;
-    const char *ids[256];
-    const char *sets[64];
-    int nsets = 0;
-    for (int k = 0; k < argc; k++) {
-        const char *a = argv[k];
-        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--strict")) strict = 1;
-        else if (!strcmp(a, "--quick")) { o.quick = 1; o.budget = 8; }
-        else if (!strcmp(a, "--prec")) {
-            if (!v || parse_prec(v, &o.prec))
-                return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &o.seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
-            k++;
-        } else if (!strcmp(a, "--budget")) {
-            long b;
-            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
-            o.budget = (int)b;
-            k++;
-        } else if (!strcmp(a, "--set")) {
-            if (!v) return die_usage("%s", "--set needs name=value");
-            if (nsets >= 64) return die_usage("%s", "too many --set options");
-            sets[nsets++] = v;
-            k++;
-        } else if (!strcmp(a, "--config")) {
-            if (!v) return die_usage("%s", "--config needs a configuration name");
-            o.only_config = v;
-            k++;
-        } else if (!strcmp(a, "--instance")) {
-            long b;
-            if (!v || lm_parse_long(v, 0, 10000000, &b)) return die_usage("--instance needs a non-negative integer, got '%s'", v ? v : "");
-            o.only_instance = (int)b;
-            k++;
-        } else if (!strcmp(a, "--size")) {
-            const char *eq = v ? strchr(v, '=') : NULL;
-            long b;
-            if (!eq || eq == v || eq - v > 40 || lm_parse_long(eq + 1, 1, 100000, &b))
-                return die_usage("--size needs NAME=N with N an integer in [1, 100000], got '%s'", v ? v : "");
-            if (o.nsize >= 16) return die_usage("%s", "too many --size options (at most 16)");
-            static char names[16][48];
-            snprintf(names[o.nsize], sizeof names[0], "%.*s", (int)(eq - v), v);
-            o.size_name[o.nsize] = names[o.nsize];
-            o.size_val[o.nsize++] = (int)b;
-            k++;
-        } else if (!strcmp(a, "--round")) {
-            long b;
-            if (!v || lm_parse_long(v, 1, 52, &b)) return die_usage("--round needs a number of significant bits in [1, 52], got '%s'", v ? v : "");
-            o.round_bits = (int)b;
-            k++;
-        } else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
-        else if (a[0] == '-') return die_usage("check: unknown option '%s'", a);
-        else if (nid < 256) ids[nid++] = a;
-    }
-    if (nid == 0) return die_usage("%s", "check needs at least one claim id (see: lemmata list)");
-    const lm_claim *cl[256];
-    for (int k = 0; k < nid; k++) {
-        cl[k] = lm_claim_find(ids[k]);
-        if (!cl[k]) return die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
-    }
-    /* every --set must name a parameter of at least one listed claim and parse there */
-    for (int s = 0; s < nsets; s++) {
-        int used = 0;
-        char err[256] = "";
-        for (int k = 0; k < nid; k++) {
-            int idx;
-            double val;
-            if (lm_claim_parse_set(cl[k], sets[s], &idx, &val, err, sizeof err) == 0) {
-                used = 1;
-                o.set_name[o.nset] = cl[k]->params[idx].name;
-                o.set_val[o.nset] = val;
-            } else if (strstr(err, "has no parameter") == NULL) {
-                fprintf(stderr, "lemmata: %s\n", err);
-                return 2;
-            }
-        }
-        if (!used) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
-        o.nset++;
-    }
-    if (o.only_config) {
-        for (int k = 0; k < nid; k++) {
-            int found = 0;
-            for (int c = 0; c < lm_claim_nconfigs(cl[k]); c++)
-                found |= !strcmp(lm_claim_config(cl[k], c), o.only_config);
-            if (!found) return die_usage("no configuration '%s' (see: lemmata params ID)", o.only_config);
-        }
-    }
-    int any_bad = 0;
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opts *o, int json, int strict)
+{
+    int any_bad = 0, failed = 0;
     unsigned sizes_used = 0;
     for (int k = 0; k < nid; k++) {
         lm_claim_result r;
-        if (lm_run_claim(&r, cl[k], &o)) {
-            fprintf(stderr, "lemmata: nothing ran for %s\n", cl[k]->id);
-            return 2;
+        int rc = lm_run_claim(&r, cl[k], o);
+        if (rc == 2) { /* an option out of range for this claim (--instance, --size) */
+            fprintf(stderr, "lemmata: %s\n", r.error[0] ? r.error : "an option is out of range for this claim");
+            lm_claim_result_clear(&r);
+            return LM_EXIT_USAGE;
+        }
+        if (rc) {
+            fprintf(stderr, "lemmata: %s could not be run (%s)\n", cl[k]->id,
+                    r.error[0] ? r.error : "no configuration ran");
+            lm_claim_result_clear(&r);
+            failed++;
+            continue;
+        }
+        if (o->only_instance >= 0 && r.instances == 0) {
+            /* a runner that does not refuse an --instance past the count runs nothing */
+            fprintf(stderr, "lemmata: %s has no instance %d per configuration at budget %d\n", cl[k]->id,
+                    o->only_instance, o->budget);
+            lm_claim_result_clear(&r);
+            return LM_EXIT_USAGE;
         }
         sizes_used |= r.sizes_used;
-        if (json) lm_claim_result_json(stdout, &r, o.seed);
+        if (json) lm_claim_result_json(stdout, &r, o->seed);
         else {
             print_line(&r, k + 1, nid);
             for (int c = 0; c < r.nconfig; c++) {
@@ -121,15 +55,140 @@ int lm_cmd_check(int argc, char **argv)
                     if (r.cfg[c].shrunk_reproduce[0]) printf("      reproduce: %s\n", r.cfg[c].shrunk_reproduce);
                 }
         }
+        fflush(stdout);
         if (r.verdict == LM_V_VIOLATED || r.verdict == LM_V_INCONSISTENT) any_bad = 1;
         lm_claim_result_clear(&r);
     }
-    for (int s = 0; s < o.nsize; s++)
-        if (!(sizes_used & (1u << s))) {
+    for (int s = 0; s < o->nsize; s++)
+        if (!(sizes_used & (1u << s)) && !failed) {
             fprintf(stderr, "lemmata: --size %s: no instance of %s asked for a size named '%s' "
                             "(its sizes are listed in a shrunk counterexample)\n",
-                    o.size_name[s], nid == 1 ? ids[0] : "the listed claims", o.size_name[s]);
-            return 2;
+                    o->size_name[s], nid == 1 ? ids[0] : "the listed claims", o->size_name[s]);
+            return LM_EXIT_USAGE;
         }
-    return strict && any_bad ? 1 : 0;
+    if (failed) {
+        if (nid > 1) fprintf(stderr, "lemmata: %d of %d claims could not be run\n", failed, nid);
+        return LM_EXIT_FAILED;
+    }
+    return strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;
+}
+
+int lm_cmd_check(int argc, char **argv)
+{
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.progress = 1;
+    int json = 0, strict = 0, nid = 0, quick = 0, budget_set = 0;
+    const char **ids = malloc(sizeof *ids * (size_t)(argc > 0 ? argc : 1));
+    const lm_claim **cl = malloc(sizeof *cl * (size_t)(argc > 0 ? argc : 1));
+    if (!ids || !cl) {
+        free(ids);
+        free(cl);
+        fprintf(stderr, "lemmata: out of memory\n");
+        return LM_EXIT_FAILED;
+    }
+    const char *sets[64];
+    int nsets = 0, st = -1;
+    static char names[16][48];
+    for (int k = 0; k < argc && st < 0; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        long b;
+        if (lm_cli_is_help(a)) st = lm_cli_help("check");
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--strict")) strict = 1;
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
+        else if (!strcmp(a, "--prec")) {
+            if (parse_prec(v, &o.prec)) st = check_usage(a, "an integer number of bits in [53, 8192]", v);
+            k++;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(v, &o.seed)) st = check_usage(a, "a non-negative integer (digits only, below 2^64)", v);
+            k++;
+        } else if (!strcmp(a, "--budget")) {
+            if (parse_long(v, 1, 100000, &b)) st = check_usage(a, "an integer in [1, 100000]", v);
+            else {
+                o.budget = (int)b;
+                budget_set = 1;
+            }
+            k++;
+        } else if (!strcmp(a, "--set")) {
+            if (!v) st = check_usage(a, "name=value", v);
+            else if (nsets >= 64) st = die_usage("%s", "too many --set options (at most 64)");
+            else sets[nsets++] = v;
+            k++;
+        } else if (!strcmp(a, "--config")) {
+            if (!lm_cli_name_value(v)) st = check_usage(a, "a configuration name (see: lemmata params ID)", v);
+            else o.only_config = v;
+            k++;
+        } else if (!strcmp(a, "--instance")) {
+            if (parse_long(v, 0, 10000000, &b)) st = check_usage(a, "a non-negative integer", v);
+            else o.only_instance = (int)b;
+            k++;
+        } else if (!strcmp(a, "--size")) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            if (!eq || eq == v || eq - v > 40 || parse_long(eq + 1, 1, 100000, &b))
+                st = check_usage(a, "NAME=N with N an integer in [1, 100000]", v);
+            else if (o.nsize >= 16) st = die_usage("%s", "too many --size options (at most 16)");
+            else {
+                snprintf(names[o.nsize], sizeof names[0], "%.*s", (int)(eq - v), v);
+                o.size_name[o.nsize] = names[o.nsize];
+                o.size_val[o.nsize++] = (int)b;
+            }
+            k++;
+        } else if (!strcmp(a, "--round")) {
+            if (parse_long(v, 1, 52, &b)) st = check_usage(a, "a number of significant bits in [1, 52]", v);
+            else o.round_bits = (int)b;
+            k++;
+        } else if (a[0] == '-') st = die_usage("check: unknown option '%s' (see: lemmata check --help)", a);
+        else ids[nid++] = a;
+    }
+    if (st < 0 && nid == 0) st = die_usage("%s", "check needs at least one claim id (see: lemmata list)");
+    if (quick) {
+        o.quick = 1;
+        if (!budget_set) o.budget = 8;
+    }
+    for (int k = 0; k < nid && st < 0; k++) {
+        cl[k] = lm_claim_find(ids[k]);
+        if (!cl[k]) st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
+    }
+    /* every --set must name a parameter of at least one listed claim and parse there */
+    for (int s = 0; s < nsets && st < 0; s++) {
+        int used = 0;
+        char err[256] = "";
+        for (int k = 0; k < nid && st < 0; k++) {
+            int idx;
+            double val;
+            if (lm_claim_parse_set(cl[k], sets[s], &idx, &val, err, sizeof err) == 0) {
+                used = 1;
+                o.set_name[o.nset] = cl[k]->params[idx].name;
+                o.set_val[o.nset] = val;
+            } else if (strstr(err, "has no parameter") == NULL) {
+                fprintf(stderr, "lemmata: %s\n", err);
+                st = LM_EXIT_USAGE;
+            }
+        }
+        if (st >= 0) break;
+        if (!used) {
+            fprintf(stderr, "lemmata: %s\n", err);
+            st = LM_EXIT_USAGE;
+        }
+        o.nset++;
+    }
+    if (st < 0 && o.only_config) {
+        for (int k = 0; k < nid && st < 0; k++) {
+            int found = 0;
+            for (int c = 0; c < lm_claim_nconfigs(cl[k]); c++)
+                found |= !strcmp(lm_claim_config(cl[k], c), o.only_config);
+            if (!found) {
+                fprintf(stderr, "lemmata: %s has no configuration '%s' (see: lemmata params %s)\n", cl[k]->id,
+                        o.only_config, cl[k]->id);
+                st = LM_EXIT_USAGE;
+            }
+        }
+    }
+    if (st < 0) st = run_checks(ids, cl, nid, &o, json, strict);
+    free(ids);
+    free(cl);
+    return st;
 }

@@ -30,6 +30,7 @@ int lm_cmd_params(int argc, char **argv)
     for (int k = 0; k < lm_claim_nconfigs(c); k++) printf(" %s", lm_claim_config(c, k));
     printf("\n");
     if (!c->params || !c->params[0].name) { printf("(no parameters)\n"); return 0; }
+    printf("parameters (--set NAME=V; a value outside its range is refused):\n");
     for (int k = 0; c->params[k].name; k++) {
         const lm_param_def *p = &c->params[k];
         if (p->choices) {
@@ -46,7 +47,12 @@ int lm_cmd_params(int argc, char **argv)
             }
             printf("  %-18s = %-12s (%s)  %s\n", p->name, dn, p->choices, p->doc);
         } else {
-            printf("  %-18s = %-12.6g %s\n", p->name, p->def, p->doc);
+            lm_range r;
+            char rs[64] = "(no range declared)";
+            if (lm_param_range(&r, p) == 0)
+                snprintf(rs, sizeof rs, "%s %c%.6g, %.6g%c", r.integer ? "int" : "real",
+                         r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
+            printf("  %-18s = %-12.6g %-22s %s\n", p->name, p->def, rs, p->doc);
         }
     }
     return 0;

@@ -1,55 +1,143 @@
-/* main.c -- the lemmata command line: dispatches to the commands in src/cli/. */
+/* main.c -- the lemmata command line: dispatches to the commands in src/cli/, and holds the
+ * usage text (all of it for `lemmata --help`, one command's for `lemmata CMD --help`). */
 #include "cli.h"
+#include <fcntl.h>
 
-static const char usage[] =
-    "usage: lemmata COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  list [--paper P]              one registered claim a line, id first\n"
-    "  params ID                     the claim's named constants and switches\n"
-    "  check ID... [options]         run checks and print verdicts\n"
-    "      --prec BITS   first precision: 53 = double (default), up to 8192 = MPFR\n"
-    "      --seed S      random seed (default 20241122)\n"
-    "      --budget N    instances per configuration (default 64)\n"
-    "      --quick       small budget (8)\n"
-    "      --set k=v     override a named constant (repeatable)\n"
-    "      --config C    only configuration C;  --instance K  only instance K\n"
-    "      --size N=V    set the claim's size N (as in a shrunk counterexample; repeatable)\n"
-    "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
-    "      --json        one JSON object per claim per line\n"
-    "      --strict      exit 1 when any claim is violated or inconsistent\n"
-    "  tighten ID PARAM [--seed S] [--budget N] [--quick] [--set k=v]... [--config C]\n"
-    "            [--rtol R] [--max-runs M] [--json]\n"
-    "                                the sharpest value of constant PARAM with which the claim\n"
-    "                                still passes on the same instances (bisection)\n"
-    "  constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"
-    "  train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
-    "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
-    "                                (dynamics paper, implicit-bias runs ib-*,\n"
-    "                                mirror-descent runs md-*, attention-pruning runs pr-*,\n"
-    "                                preconditioning runs pc-*);\n"
-    "                                --drift repeats it wholly in MPFR and writes the drift\n"
-    "  verify [--quick] [--seed S] [--budget N] [--db FILE] [--strict] [-j N] [--force]\n"
-    "                                every claim -> results/lemmata.db -> report/lemmata.pdf;\n"
-    "                                -j N worker processes (default: the cores); a claim whose\n"
-    "                                file, library sources, seed and budget are unchanged since\n"
-    "                                a stored result is not re-run unless --force;\n"
-    "                                --only P: just the claims whose id starts with P\n"
-    "  report [--db FILE]            rebuild report/lemmata.pdf from the database\n"
-    "  --help, --version\n"
-    "\n"
-    "exit status: 0 when all checks ran (whatever the verdicts), 1 with --strict and a\n"
-    "violated claim, 2 on bad usage or a missing tool.\n";
+/* one command's usage: its synopsis line(s) and options, as `lemmata --help` lists them */
+static const struct {
+    const char *cmd;
+    const char *text;
+} sections[] = {
+    {"list", "list [--paper P]              one registered claim a line, id first\n"},
+    {"params", "params ID                     the claim's named constants and switches\n"},
+    {"check",
+     "check ID... [options]         run checks and print verdicts\n"
+     "      --prec BITS   first precision: 53 = double (default), up to 8192 = MPFR\n"
+     "      --seed S      random seed, a non-negative integer (default 20241122)\n"
+     "      --budget N    instances per configuration, 1..100000 (default 64)\n"
+     "      --quick       small budget (8, unless --budget is given)\n"
+     "      --set k=v     override a named constant (repeatable; the last one counts)\n"
+     "      --config C    only configuration C;  --instance K  only instance K (0..count-1)\n"
+     "      --size N=V    set the claim's size N (as in a shrunk counterexample; repeatable)\n"
+     "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
+     "      --json        one JSON object per claim per line\n"
+     "      --strict      exit 1 when any claim is violated or inconsistent\n"
+     "                                a claim that cannot run is reported on stderr, the\n"
+     "                                others still run, and the exit status is 3\n"},
+    {"tighten",
+     "tighten ID PARAM [--seed S] [--budget N] [--quick] [--set k=v]... [--config C]\n"
+     "            [--rtol R] [--max-runs M] [--json]\n"
+     "                                the sharpest value of constant PARAM with which the claim\n"
+     "                                still passes on the same instances (bisection); PARAM\n"
+     "                                must be one of the claim's constants (`lemmata constants\n"
+     "                                --list ID`), not a switch, size or run length; one\n"
+     "                                progress line per claim run on stderr\n"},
+    {"constants", "constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"},
+    {"train",
+     "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
+     "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
+     "                                (dynamics paper, implicit-bias runs ib-*,\n"
+     "                                mirror-descent runs md-*, attention-pruning runs pr-*,\n"
+     "                                preconditioning runs pc-*);\n"
+     "                                --drift repeats it wholly in MPFR and writes the drift;\n"
+     "                                the CSV goes to standard output, or with --out to FILE,\n"
+     "                                written whole or not at all (a temporary .FILE.XXXXXX\n"
+     "                                beside it, renamed into place); --out replaces only a\n"
+     "                                regular file, never a symbolic link, device or directory\n"},
+    {"verify",
+     "verify [--quick] [--seed S] [--budget N] [--db FILE] [--out-dir DIR] [--strict]\n"
+     "       [-j N] [--force] [--only P] [--no-report] [--no-wait]\n"
+     "                                every claim -> results/lemmata.db -> report/lemmata.pdf;\n"
+     "                                -j N worker processes (default: the cores); a claim whose\n"
+     "                                file, library sources, seed and budget are unchanged since\n"
+     "                                a stored result is not re-run unless --force;\n"
+     "                                --only P: just the claims whose id starts with P;\n"
+     "                                a claim or live run that cannot run is reported, the\n"
+     "                                rest still run, and the exit status is 3\n"},
+    {"report",
+     "report [--db FILE] [--out-dir DIR] [--no-wait]\n"
+     "                                rebuild report/lemmata.pdf from the database\n"},
+};
+#define NSECTIONS ((int)(sizeof sections / sizeof sections[0]))
 
-int main(int argc, char **argv)
+static const char files_text[] =
+    "files: verify and report use DIR/results/lemmata.db and write DIR/report/lemmata.pdf and\n"
+    "DIR/figures/, DIR being --out-dir (default: the current directory).  With --db FILE and no\n"
+    "--out-dir, report/ and figures/ go beside the results: in the parent of FILE's directory\n"
+    "when that directory is named `results`, else in FILE's directory.  Directories are created\n"
+    "as needed.  One verify or report at a time per database: a second one says \"another\n"
+    "verify is running on FILE (pid N); waiting\" and waits (lock file FILE.lock), or with\n"
+    "--no-wait exits 2.\n";
+
+static const char exit_text[] =
+    "exit status:\n"
+    "  0    the command did its work (check, verify: every check ran, whatever the verdicts)\n"
+    "  1    --strict, and a claim came out violated or inconsistent\n"
+    "  2    usage error: unknown command, option, claim, run or parameter; a malformed or\n"
+    "       out-of-range value; a missing tool (pdflatex, gnuplot); a database, directory or\n"
+    "       --out file that cannot be used; another verify holds the database (--no-wait)\n"
+    "  3    the work could not be completed: a check or live run that could not run or failed\n"
+    "       numerically, an output that could not be written (disk full, file size limit),\n"
+    "       out of memory\n"
+    "  130  interrupted (SIGINT/SIGTERM); finished work is saved\n";
+
+static void full_usage(FILE *f)
 {
-    if (argc < 2) { fputs(usage, stderr); return 2; }
+    fputs("usage: lemmata COMMAND [options]      (lemmata COMMAND --help: one command)\n\ncommands:\n", f);
+    for (int k = 0; k < NSECTIONS; k++) fprintf(f, "  %s", sections[k].text);
+    fputs("  --help, --version\n\n", f);
+    fputs(files_text, f);
+    fputs("\n", f);
+    fputs(exit_text, f);
+}
+
+int lm_cli_help(const char *cmd)
+{
+    for (int k = 0; k < NSECTIONS; k++)
+        if (!strcmp(sections[k].cmd, cmd)) {
+            printf("usage: lemmata %s", sections[k].text);
+            if (!strcmp(cmd, "verify") || !strcmp(cmd, "report")) printf("\n%s", files_text);
+            printf("\n%s", exit_text);
+            return 0;
+        }
+    full_usage(stdout);
+    return 0;
+}
+
+/* a closed standard descriptor is reopened on /dev/null (read-only: writes to it fail and are
+ * reported), so no file the command opens can land on it */
+static void sane_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int n = open("/dev/null", O_RDONLY);
+            if (n >= 0 && n != fd) {
+                dup2(n, fd);
+                close(n);
+            }
+        }
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        full_usage(stderr);
+        return LM_EXIT_USAGE;
+    }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage, stdout); return 0; }
+    if (lm_cli_is_help(cmd) || !strcmp(cmd, "help")) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) return lm_cli_help(argv[2]);
+        full_usage(stdout);
+        return 0;
+    }
     if (!strcmp(cmd, "--version")) {
         printf("lemmata %s (commit %s)\n%s\n", LM_VERSION, LM_COMMIT, lm_versions());
         return 0;
     }
+    /* list and params (info.c) take no --help of their own */
+    if (!strcmp(cmd, "list") || !strcmp(cmd, "params"))
+        for (int k = 2; k < argc; k++)
+            if (lm_cli_is_help(argv[k])) return lm_cli_help(cmd);
     if (!strcmp(cmd, "list")) return lm_cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "params")) return lm_cmd_params(argc - 2, argv + 2);
     if (!strcmp(cmd, "check")) return lm_cmd_check(argc - 2, argv + 2);
@@ -59,5 +147,14 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify")) return lm_cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return lm_cmd_report(argc - 2, argv + 2);
     fprintf(stderr, "lemmata: unknown command '%s' (see: lemmata --help)\n", cmd);
-    return 2;
+    return LM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    sane_std_fds();
+    /* past a file size limit a write fails with EFBIG (reported, exit 3) instead of killing us */
+    signal(SIGXFSZ, SIG_IGN);
+    lm_cli_stdout_init();
+    return lm_cli_stdout_finish(dispatch(argc, argv));
 }

@@ -1,12 +1,41 @@
-/* tighten.c -- lemmata tighten ID PARAM. */
+/* tighten.c -- lemmata tighten ID PARAM.
+ * Exit status: 0 when the search ran (decided or not: "decided" in --json; a claim that comes
+ * out `error` at the stated value is a verdict, as in check), 2 on a usage error
+ * (including a PARAM that is not one of the claim's constants: a switch, a size, a run length,
+ * a tolerance). */
 #include "cli.h"
+#include "lm_constants.h"
+
+static int tighten_usage(const char *opt, const char *what, const char *v)
+{
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+/* "ID PARAM is not a constant; its constants are: a, b" or "...; ID has no constants" */
+static int not_a_constant(const lm_claim *c, const lm_param_def *p)
+{
+    int idx[64];
+    int n = lm_claim_constants(c, idx, 64);
+    const char *what = p->choices ? " (a switch)" : "";
+    if (n == 0) {
+        fprintf(stderr, "lemmata: %s %s is not a constant%s; %s has no constants\n", c->id, p->name, what, c->id);
+        return LM_EXIT_USAGE;
+    }
+    fprintf(stderr, "lemmata: %s %s is not a constant%s; its constants are:", c->id, p->name, what);
+    for (int k = 0; k < n && k < 64; k++) fprintf(stderr, "%s %s", k ? "," : "", c->params[idx[k]].name);
+    fprintf(stderr, "\n");
+    return LM_EXIT_USAGE;
+}
 
 /* lemmata tighten ID PARAM: bisection on one constant (lm_tighten) */
 int lm_cmd_tighten(int argc, char **argv)
 {
     lm_run_opts o;
     lm_run_opts_default(&o);
-    int json = 0;
+    o.progress = 1; /* lm_tighten: one line per claim run on stderr */
+    int json = 0, quick = 0, budget_set = 0;
     long max_runs = 40;
     double rtol = 1e-3;
     const char *pos[2] = {NULL, NULL};
@@ -16,36 +45,40 @@ int lm_cmd_tighten(int argc, char **argv)
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (lm_cli_is_help(a)) return lm_cli_help("tighten");
         if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--quick")) { o.quick = 1; o.budget = 8; }
+        else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &o.seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            if (parse_u64(v, &o.seed)) return tighten_usage(a, "a non-negative integer (digits only, below 2^64)", v);
             k++;
         } else if (!strcmp(a, "--budget")) {
             long b;
-            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (parse_long(v, 1, 100000, &b)) return tighten_usage(a, "an integer in [1, 100000]", v);
             o.budget = (int)b;
+            budget_set = 1;
             k++;
         } else if (!strcmp(a, "--max-runs")) {
-            if (!v || lm_parse_long(v, 3, 10000, &max_runs)) return die_usage("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
+            if (parse_long(v, 3, 10000, &max_runs)) return tighten_usage(a, "an integer in [3, 10000]", v);
             k++;
         } else if (!strcmp(a, "--rtol")) {
-            char *end = NULL;
-            rtol = v ? strtod(v, &end) : 0;
-            if (!v || !end || *end || !(rtol >= 1e-12 && rtol <= 1)) return die_usage("--rtol needs a number in [1e-12, 1], got '%s'", v ? v : "");
+            if (lm_cli_parse_double(v, 1e-12, 1, &rtol)) return tighten_usage(a, "a number in [1e-12, 1]", v);
             k++;
         } else if (!strcmp(a, "--set")) {
-            if (!v) return die_usage("%s", "--set needs name=value");
-            if (nsets >= 63) return die_usage("%s", "too many --set options");
+            if (!v) return tighten_usage(a, "name=value", v);
+            if (nsets >= 63) return die_usage("%s", "too many --set options (at most 63)");
             sets[nsets++] = v;
             k++;
         } else if (!strcmp(a, "--config")) {
-            if (!v) return die_usage("%s", "--config needs a configuration name");
+            if (!lm_cli_name_value(v)) return tighten_usage(a, "a configuration name (see: lemmata params ID)", v);
             o.only_config = v;
             k++;
-        } else if (a[0] == '-') return die_usage("tighten: unknown option '%s'", a);
+        } else if (a[0] == '-') return die_usage("tighten: unknown option '%s' (see: lemmata tighten --help)", a);
         else if (npos < 2) pos[npos++] = a;
         else return die_usage("tighten: unexpected argument '%s' (one claim id and one parameter)", a);
+    }
+    if (quick) {
+        o.quick = 1;
+        if (!budget_set) o.budget = 8;
     }
     if (npos < 2) return die_usage("%s", "tighten needs a claim id and a parameter name (see: lemmata params ID)");
     const lm_claim *c = lm_claim_find(pos[0]);
@@ -53,23 +86,32 @@ int lm_cmd_tighten(int argc, char **argv)
     int param = lm_claim_param_index(c, pos[1]);
     if (param < 0) {
         fprintf(stderr, "lemmata: claim %s has no parameter '%s' (see: lemmata params %s)\n", c->id, pos[1], c->id);
-        return 2;
+        return LM_EXIT_USAGE;
     }
+    const lm_param_def *p = &c->params[param];
+    if (!lm_param_is_constant(p->name, p->def, p->choices, p->doc)) return not_a_constant(c, p);
     for (int s = 0; s < nsets; s++) {
         int idx;
         double val;
         char err[256];
-        if (lm_claim_parse_set(c, sets[s], &idx, &val, err, sizeof err)) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+        if (lm_claim_parse_set(c, sets[s], &idx, &val, err, sizeof err)) {
+            fprintf(stderr, "lemmata: %s\n", err);
+            return LM_EXIT_USAGE;
+        }
         o.set_name[o.nset] = c->params[idx].name;
         o.set_val[o.nset++] = val;
     }
     if (o.only_config) {
         int found = 0;
         for (int k = 0; k < lm_claim_nconfigs(c); k++) found |= !strcmp(lm_claim_config(c, k), o.only_config);
-        if (!found) return die_usage("no configuration '%s' (see: lemmata params ID)", o.only_config);
+        if (!found) {
+            fprintf(stderr, "lemmata: %s has no configuration '%s' (see: lemmata params %s)\n", c->id, o.only_config,
+                    c->id);
+            return LM_EXIT_USAGE;
+        }
     }
-    fprintf(stderr, "lemmata: tightening %s %s (budget %d, seed %llu) ...\n", c->id, pos[1], o.budget,
-            (unsigned long long)o.seed);
+    fprintf(stderr, "lemmata: tightening %s %s (budget %d, seed %llu, at most %ld runs) ...\n", c->id, pos[1],
+            o.budget, (unsigned long long)o.seed, max_runs);
     lm_tighten_result t;
     int rc = lm_tighten(&t, c, param, &o, rtol, (int)max_runs);
     if (json) {
@@ -84,5 +126,5 @@ int lm_cmd_tighten(int argc, char **argv)
                (unsigned long long)o.seed, o.budget);
     } else
         printf("%s: %s\n", c->id, t.msg);
-    return 0;
+    return LM_EXIT_OK;
 }

@@ -2,16 +2,20 @@
 #include "cli.h"
 
 /* the options every run of `lemmata train` takes (--steps --prec --seed --set --drift --out),
- * and the file its CSV goes to */
+ * and where its CSV goes (stdout, or the temporary file of --out) */
 typedef struct {
     uint64_t seed;
     mpfr_prec_t prec;
     const char *out;
     long drift;
+    int steps_given;
     char err[256];
     FILE *f;
-    char tmp[4096];
+    lm_outfile file;
 } train_opts;
+
+/* what a kind of run refuses (train_begin) */
+enum { TR_DOUBLE_ONLY = 1, TR_FIXED_LENGTH = 2 };
 
 /* lm_run_set, lm_ibrun_set or lm_mdr_set on the run being set up */
 typedef int (*train_set_fn)(void *run, const char *kv, char *err, int errlen);
@@ -36,46 +40,58 @@ static int set_pr_run(void *r, const char *kv, char *err, int errlen)
     return lm_prr_set(r, kv, err, errlen);
 }
 
-/* parses argv[1..] into o (--steps into *steps, --set through set on run) and opens the output:
- * -1 when the run may go ahead, else the exit status */
-static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, int argc, char **argv)
+static int train_usage(const char *opt, const char *what, const char *v)
 {
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+/* parses argv[1..] into o (--steps into *steps, --set through set on run), refuses what the
+ * run cannot take (refuse: TR_* flags) and opens the output: -1 when the run may go ahead,
+ * else the exit status */
+static int train_begin(train_opts *o, int *steps, train_set_fn set, void *run, unsigned refuse, int argc,
+                       char **argv)
+{
+    memset(o, 0, sizeof *o);
     o->seed = 20241122;
-    o->prec = 0;
-    o->out = NULL;
-    o->drift = 0;
-    o->err[0] = 0;
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (lm_cli_is_help(a)) return lm_cli_help("train");
         if (!strcmp(a, "--steps")) {
             long s;
-            if (!v || lm_parse_long(v, 0, 10000000, &s)) return die_usage("--steps needs an integer in [0, 1e7], got '%s'", v ? v : "");
+            if (parse_long(v, 0, 10000000, &s)) return train_usage(a, "an integer in [0, 1e7]", v);
             *steps = (int)s;
+            o->steps_given = 1;
             k++;
         } else if (!strcmp(a, "--prec")) {
-            if (!v || parse_prec(v, &o->prec)) return die_usage("--prec needs an integer number of bits in [53, 8192], got '%s'", v ? v : "");
+            if (parse_prec(v, &o->prec)) return train_usage(a, "an integer number of bits in [53, 8192]", v);
             k++;
         } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &o->seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            if (parse_u64(v, &o->seed)) return train_usage(a, "a non-negative integer (digits only, below 2^64)", v);
             k++;
         } else if (!strcmp(a, "--set")) {
-            if (!v) return die_usage("%s", "--set needs name=value");
-            if (set(run, v, o->err, sizeof o->err)) { fprintf(stderr, "lemmata: %s\n", o->err); return 2; }
+            if (!v) return train_usage(a, "name=value", v);
+            if (set(run, v, o->err, sizeof o->err)) { fprintf(stderr, "lemmata: %s\n", o->err); return LM_EXIT_USAGE; }
             k++;
         } else if (!strcmp(a, "--drift")) {
-            if (!v || lm_parse_long(v, 64, LM_PREC_MAX, &o->drift)) return die_usage("--drift needs MPFR bits in [64, 8192], got '%s'", v ? v : "");
+            if (parse_long(v, 64, LM_PREC_MAX, &o->drift)) return train_usage(a, "MPFR bits in [64, 8192]", v);
             k++;
         } else if (!strcmp(a, "--out")) {
-            if (!v) return die_usage("%s", "--out needs a file name");
+            if (!lm_cli_name_value(v)) return train_usage(a, "a file name", v);
             o->out = v;
             k++;
-        } else return die_usage("train: unknown option '%s'", a);
+        } else return die_usage("train: unknown option '%s' (see: lemmata train --help)", a);
     }
+    if ((refuse & TR_DOUBLE_ONLY) && (o->prec || o->drift))
+        return die_usage("%s: this run is computed in double only (no --prec, --drift)", argv[0]);
+    if ((refuse & TR_FIXED_LENGTH) && o->steps_given)
+        return die_usage("%s: this run has a fixed length (no --steps)", argv[0]);
     o->f = stdout;
     if (o->out) {
-        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->out);
-        o->f = fopen(o->tmp, "w");
-        if (!o->f) return die_usage("cannot write '%s'", o->tmp);
+        int rc = lm_outfile_open(&o->file, o->out);
+        if (rc) return rc;
+        o->f = o->file.f;
     }
     return -1;
 }
@@ -90,16 +106,18 @@ static void train_drift_note(const train_opts *o, const char *name)
     fprintf(stderr, "lemmata: %s in double and wholly in MPFR-%ld ...\n", name, o->drift);
 }
 
-/* closes the output (renamed into place on success, removed on failure): the exit status */
+/* closes the output (renamed into place on success, removed on failure): the exit status,
+ * 3 when the run failed (diverged, an inner solver failed, out of memory) or its CSV could not
+ * be written */
 static int train_end(train_opts *o, int rc, const char *name)
 {
-    if (o->out) {
-        fclose(o->f);
-        if (rc) unlink(o->tmp);
-        else if (rename(o->tmp, o->out)) { unlink(o->tmp); return die_usage("cannot write '%s'", o->out); }
+    if (rc) {
+        if (o->out) lm_outfile_abort(&o->file);
+        fprintf(stderr, "lemmata: train %s: %s\n", name, o->err[0] ? o->err : "the run failed");
+        return LM_EXIT_FAILED;
     }
-    if (rc) { fprintf(stderr, "lemmata: train %s: %s\n", name, o->err); return 1; }
-    return 0;
+    if (o->out) return lm_outfile_commit(&o->file);
+    return LM_EXIT_OK;
 }
 
 /* an implicit-bias run (lm_ibruns.h): same options as the dynamics runs */
@@ -107,7 +125,7 @@ static int cmd_train_ib(const lm_ibrun_def *base, int argc, char **argv)
 {
     lm_ibrun_def r = *base;
     train_opts o;
-    int st = train_begin(&o, &r.steps, set_ib_run, &r, argc, argv);
+    int st = train_begin(&o, &r.steps, set_ib_run, &r, 0, argc, argv);
     if (st >= 0) return st;
     lm_ctx ctx = train_ctx(&o);
     FILE *f = o.f;
@@ -145,7 +163,7 @@ static int cmd_train_md(const lm_mdr_def *base, int argc, char **argv)
 {
     lm_mdr_def r = *base;
     train_opts o;
-    int st = train_begin(&o, &r.steps, set_md_run, &r, argc, argv);
+    int st = train_begin(&o, &r.steps, set_md_run, &r, 0, argc, argv);
     if (st >= 0) return st;
     lm_ctx ctx = train_ctx(&o);
     FILE *f = o.f;
@@ -203,14 +221,9 @@ static int cmd_train_pr(const lm_prr_def *base, int argc, char **argv)
 {
     lm_prr_def r = *base;
     train_opts o;
-    int st = train_begin(&o, &r.steps, set_pr_run, &r, argc, argv);
+    int st = train_begin(&o, &r.steps, set_pr_run, &r, TR_DOUBLE_ONLY, argc, argv);
     if (st >= 0) return st;
-    int rc;
-    if (o.prec || o.drift) {
-        snprintf(o.err, sizeof o.err, "the attention-pruning runs are double only (no --prec, --drift)");
-        rc = -1;
-    } else
-        rc = lm_prr_run(o.f, &r, o.seed, o.err, sizeof o.err);
+    int rc = lm_prr_run(o.f, &r, o.seed, o.err, sizeof o.err);
     return train_end(&o, rc, r.name);
 }
 
@@ -226,19 +239,15 @@ static int cmd_train_pc(int k, int argc, char **argv)
 {
     int steps = 0;
     train_opts o;
-    int st = train_begin(&o, &steps, set_pc_run, NULL, argc, argv);
+    int st = train_begin(&o, &steps, set_pc_run, NULL, TR_DOUBLE_ONLY | TR_FIXED_LENGTH, argc, argv);
     if (st >= 0) return st;
-    int rc;
-    if (o.prec || o.drift || steps) {
-        snprintf(o.err, sizeof o.err, "the preconditioning runs are double only, fixed length (no --prec, --drift, --steps)");
-        rc = -1;
-    } else
-        rc = lm_pcr_run(o.f, k, o.seed, o.err, sizeof o.err);
+    int rc = lm_pcr_run(o.f, k, o.seed, o.err, sizeof o.err);
     return train_end(&o, rc, lm_pclive_names[k]);
 }
 
 int lm_cmd_train(int argc, char **argv)
 {
+    if (argc > 0 && lm_cli_is_help(argv[0])) return lm_cli_help("train");
     if (argc == 0) {
         printf("runs (lemmata train RUN):\n");
         for (int k = 0; lm_runs[k].name; k++) printf("  %-18s %s\n", lm_runs[k].name, lm_runs[k].doc);
@@ -266,7 +275,7 @@ int lm_cmd_train(int argc, char **argv)
     }
     lm_run_def r = *base;
     train_opts o;
-    int st = train_begin(&o, &r.steps, set_dyn_run, &r, argc, argv);
+    int st = train_begin(&o, &r.steps, set_dyn_run, &r, 0, argc, argv);
     if (st >= 0) return st;
     lm_ctx ctx = train_ctx(&o);
     FILE *f = o.f;

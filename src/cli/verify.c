@@ -5,15 +5,40 @@
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int s) { (void)s; interrupted = 1; }
 
-static int build_report(const char *db)
+/* 0 when pdflatex and gnuplot are on the PATH, else 2 with the apt-get line */
+static int tools_missing(void)
 {
-    char err[512] = "";
-    fprintf(stderr, "lemmata: weaving report/lemmata.pdf ...\n");
-    if (lm_report_build(db, -1, ".", err, sizeof err)) {
+    if (system("command -v pdflatex >/dev/null 2>&1") != 0)
+        return die_usage("%s", "pdflatex not found (apt-get install texlive-latex-base)");
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return die_usage("%s", "gnuplot not found (apt-get install gnuplot-nox)");
+    return 0;
+}
+
+/* report/ and figures/ under root: created (or refused, exit 2) before any work */
+static int prepare_root(const char *root)
+{
+    char p[4200];
+    int rc = lm_cli_mkdirs(root);
+    snprintf(p, sizeof p, "%s/report", root);
+    if (!rc) rc = lm_cli_mkdirs(p);
+    snprintf(p, sizeof p, "%s/figures", root);
+    if (!rc) rc = lm_cli_mkdirs(p);
+    return rc;
+}
+
+/* the weave: 0, or 3 (the PDF could not be produced) */
+static int build_report(const char *db, const char *root)
+{
+    char err[512] = "", pdf[4200];
+    snprintf(pdf, sizeof pdf, "%s%sreport/lemmata.pdf", strcmp(root, ".") ? root : "",
+             strcmp(root, ".") ? (root[strlen(root) - 1] == '/' ? "" : "/") : "");
+    fprintf(stderr, "lemmata: weaving %s ...\n", pdf);
+    if (lm_report_build(db, -1, root, err, sizeof err)) {
         fprintf(stderr, "lemmata: report: %s\n", err);
-        return 2;
+        return LM_EXIT_FAILED;
     }
-    fprintf(stderr, "lemmata: wrote report/lemmata.pdf\n");
+    fprintf(stderr, "lemmata: wrote %s\n", pdf);
     return 0;
 }
 
@@ -25,13 +50,18 @@ static double since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
 }
 
-/* stores a finished live entry (sec seconds) and reports it on stdout */
-static void save_live(lm_store *st, long long run, const char *name, const char *doc, int steps,
-                      int prec, const char *series, const char *summary, double sec)
+/* stores a finished live entry (sec seconds) and reports it on stdout: 0, or -1 when it could
+ * not be saved */
+static int save_live(lm_store *st, long long run, const char *name, const char *doc, int steps,
+                     int prec, const char *series, const char *summary, double sec)
 {
-    lm_store_save_live(st, run, name, doc, steps, prec, series, summary, sec);
+    if (lm_store_save_live(st, run, name, doc, steps, prec, series, summary, sec)) {
+        fprintf(stderr, "lemmata: live run %s: could not save it to the database\n", name);
+        return -1;
+    }
     fprintf(stdout, "[live] %-18s %s (%.1f s)\n", name, summary, sec);
     fflush(stdout);
+    return 0;
 }
 
 /* ---- verify: claims and live runs as work items, on N worker processes ---- */
@@ -45,25 +75,36 @@ typedef struct {
     const char *name; /* claim id or live-run name */
 } work_item;
 
+/* what an item came to (shared_state.status) */
+enum { ST_PENDING = 0, ST_RUNNING, ST_DONE, ST_FAILED };
+
 /* counters shared by the workers (an anonymous shared mapping) */
 typedef struct {
     int next;                /* next item to take */
     int ran, reused, resumed, failed;
+    int dbfail;              /* a worker could not read or write the database */
+    unsigned char status[];  /* per item: ST_*; ST_RUNNING at the end: its worker died */
 } shared_state;
 
-/* only: NULL for everything, else the claims whose id starts with it (and no live runs) */
-static int n_items(work_item *it, int cap, const char *only)
+/* only: NULL for everything, else the claims whose id starts with it (and no live runs);
+ * it == NULL: just count them */
+static int n_items(work_item *it, const char *only)
 {
     int n = 0;
-    for (int k = 0; k < lm_registry_count && n < cap; k++)
-        if (!only || !strncmp(lm_registry[k]->id, only, strlen(only)))
-            it[n++] = (work_item){IT_CLAIM, k, lm_registry[k]->id};
+#define ADD(KIND, K, NAME)                          \
+    do {                                            \
+        if (it) it[n] = (work_item){KIND, K, NAME}; \
+        n++;                                        \
+    } while (0)
+    for (int k = 0; k < lm_registry_count; k++)
+        if (!only || !strncmp(lm_registry[k]->id, only, strlen(only))) ADD(IT_CLAIM, k, lm_registry[k]->id);
     if (only) return n;
-    for (int k = 0; lm_runs[k].name && n < cap; k++) it[n++] = (work_item){IT_DRIFT, k, lm_runs[k].name};
-    for (int k = 0; lm_iblive_names[k] && n < cap; k++) it[n++] = (work_item){IT_IB, k, lm_iblive_names[k]};
-    for (int k = 0; lm_mdlive_names[k] && n < cap; k++) it[n++] = (work_item){IT_MD, k, lm_mdlive_names[k]};
-    for (int k = 0; lm_prlive_names[k] && n < cap; k++) it[n++] = (work_item){IT_PR, k, lm_prlive_names[k]};
-    for (int k = 0; lm_pclive_names[k] && n < cap; k++) it[n++] = (work_item){IT_PC, k, lm_pclive_names[k]};
+    for (int k = 0; lm_runs[k].name; k++) ADD(IT_DRIFT, k, lm_runs[k].name);
+    for (int k = 0; lm_iblive_names[k]; k++) ADD(IT_IB, k, lm_iblive_names[k]);
+    for (int k = 0; lm_mdlive_names[k]; k++) ADD(IT_MD, k, lm_mdlive_names[k]);
+    for (int k = 0; lm_prlive_names[k]; k++) ADD(IT_PR, k, lm_prlive_names[k]);
+    for (int k = 0; lm_pclive_names[k]; k++) ADD(IT_PC, k, lm_pclive_names[k]);
+#undef ADD
     return n;
 }
 
@@ -121,12 +162,12 @@ static int run_live_item(lm_store *st, long long run, const work_item *it, const
         char summ[200];
         snprintf(summ, sizeof summ, "Loss %.3g -> %.3g; largest relative parameter drift %.2g; final relative loss difference %.2g.",
                  fl[0], fl[r.steps], maxd, ld[r.steps]);
-        save_live(st, run, r.name, r.doc, r.steps, 256, ser ? ser : "", summ, sec);
+        int rc = save_live(st, run, r.name, r.doc, r.steps, 256, ser ? ser : "", summ, sec);
         free(ser);
         free(pd);
         free(ld);
         free(fl);
-        return 0;
+        return rc;
     }
 #define LIVE_CASE(KIND, TYPE, RUN, CLEAR)                                                              \
     case KIND: {                                                                                       \
@@ -135,10 +176,10 @@ static int run_live_item(lm_store *st, long long run, const work_item *it, const
             fprintf(stderr, "lemmata: live run %s: %s\n", it->name, err);                            \
             return -1;                                                                                 \
         }                                                                                              \
-        save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",                 \
-                  L.summary ? L.summary : "", since(&a));                                              \
+        int rc = save_live(st, run, L.name, L.doc, L.steps, L.prec, L.series ? L.series : "",        \
+                           L.summary ? L.summary : "", since(&a));                                     \
         CLEAR(&L);                                                                                     \
-        return 0;                                                                                      \
+        return rc;                                                                                     \
     }
     switch (it->kind) {
         /* the implicit-bias paper (NGD in double and wholly in MPFR-256, GD vs NGD vs Polyak,
@@ -156,22 +197,38 @@ static int run_live_item(lm_store *st, long long run, const work_item *it, const
 
 /* One worker: takes items off the shared counter until none is left.  Each worker has its
  * own database connection (SQLite connections do not survive fork); a claim's rows are
- * written in one transaction, so workers never see each other's half-saved results. */
+ * written in one transaction, so workers never see each other's half-saved results.
+ * An item that cannot be run (a live run that diverged, a claim the runner could not run) is
+ * reported on stderr, marked ST_FAILED, and the worker goes on.  Returns 0, or 3 when the
+ * database cannot be written (the worker stops). */
 static int verify_worker(const char *db, long long run, const work_item *items, int nitems,
                          shared_state *sh, const lm_run_opts *o, int force)
 {
     char err[512];
     lm_store *st = lm_store_open(db, err, sizeof err);
-    if (!st) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+    if (!st) {
+        fprintf(stderr, "lemmata: %s\n", err);
+        sh->dbfail = 1;
+        return LM_EXIT_FAILED;
+    }
     int rc = 0;
     for (;;) {
         if (interrupted) break;
         int k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST);
         if (k >= nitems) break;
+        sh->status[k] = ST_RUNNING;
         const work_item *it = &items[k];
         int live = it->kind != IT_CLAIM;
-        if (live ? lm_store_has_live(st, run, it->name) : lm_store_has_claim(st, run, it->name)) {
+        int have = live ? lm_store_has_live(st, run, it->name) : lm_store_has_claim(st, run, it->name);
+        if (have < 0) {
+            fprintf(stderr, "lemmata: cannot read %s from %s\n", it->name, db);
+            sh->status[k] = ST_FAILED;
+            rc = LM_EXIT_FAILED;
+            break;
+        }
+        if (have) {
             __atomic_fetch_add(&sh->resumed, 1, __ATOMIC_SEQ_CST);
+            sh->status[k] = ST_DONE;
             continue;
         }
         char fp[40];
@@ -179,35 +236,78 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         long long from = force ? -1 : lm_store_find_fingerprint(st, run, live, it->name, fp);
         if (from >= 0 && lm_store_copy(st, from, run, live, it->name) == 0) {
             __atomic_fetch_add(&sh->reused, 1, __ATOMIC_SEQ_CST);
+            sh->status[k] = ST_DONE;
             printf("[%3d/%d] %-44s unchanged since run %lld: result reused\n", k + 1, nitems, it->name, from);
             fflush(stdout);
             continue;
         }
         if (live) {
-            if (run_live_item(st, run, it, o) == 0) lm_store_set_fingerprint(st, run, 1, it->name, fp);
-            else __atomic_fetch_add(&sh->failed, 1, __ATOMIC_SEQ_CST);
+            if (run_live_item(st, run, it, o) == 0) {
+                lm_store_set_fingerprint(st, run, 1, it->name, fp);
+                sh->status[k] = ST_DONE;
+            } else {
+                __atomic_fetch_add(&sh->failed, 1, __ATOMIC_SEQ_CST);
+                sh->status[k] = ST_FAILED;
+            }
             __atomic_fetch_add(&sh->ran, 1, __ATOMIC_SEQ_CST);
             fflush(stdout);
             continue;
         }
         const lm_claim *c = lm_registry[it->k];
         lm_claim_result r;
-        if (lm_run_claim(&r, c, o)) continue;
-        if (interrupted) { lm_claim_result_clear(&r); break; }
-        if (lm_store_save_claim(st, run, &r)) {
-            fprintf(stderr, "lemmata: could not save %s to %s\n", c->id, db);
+        int rr = lm_run_claim(&r, c, o);
+        if (rr) {
+            fprintf(stderr, "lemmata: %s could not be run (%s)\n", c->id, r.error[0] ? r.error : "no configuration ran");
             lm_claim_result_clear(&r);
-            rc = 2;
+            __atomic_fetch_add(&sh->failed, 1, __ATOMIC_SEQ_CST);
+            __atomic_fetch_add(&sh->ran, 1, __ATOMIC_SEQ_CST);
+            sh->status[k] = ST_FAILED;
+            continue;
+        }
+        if (interrupted) {
+            lm_claim_result_clear(&r);
+            sh->status[k] = ST_PENDING;
+            break;
+        }
+        if (lm_store_save_claim(st, run, &r)) {
+            fprintf(stderr, "lemmata: cannot write '%s': could not save %s\n", db, c->id);
+            lm_claim_result_clear(&r);
+            sh->status[k] = ST_FAILED;
+            rc = LM_EXIT_FAILED;
             break;
         }
         lm_store_set_fingerprint(st, run, 0, c->id, fp);
         __atomic_fetch_add(&sh->ran, 1, __ATOMIC_SEQ_CST);
+        sh->status[k] = ST_DONE;
         print_line(&r, k + 1, nitems);
         fflush(stdout);
         lm_claim_result_clear(&r);
     }
     lm_store_close(st);
+    if (rc) sh->dbfail = 1;
     return rc;
+}
+
+static int verify_usage(const char *opt, const char *what, const char *v)
+{
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+/* the items that ended ST_FAILED or ST_RUNNING (their worker died), on one line of stderr;
+ * returns how many */
+static int report_failed(const shared_state *sh, const work_item *items, int nitems)
+{
+    int n = 0;
+    for (int k = 0; k < nitems; k++) n += sh->status[k] == ST_FAILED || sh->status[k] == ST_RUNNING;
+    if (!n) return 0;
+    fprintf(stderr, "lemmata: %d item%s could not be run:", n, n == 1 ? "" : "s");
+    for (int k = 0; k < nitems; k++)
+        if (sh->status[k] == ST_FAILED || sh->status[k] == ST_RUNNING)
+            fprintf(stderr, " %s%s", items[k].name, sh->status[k] == ST_RUNNING ? " (its worker died)" : "");
+    fprintf(stderr, "\n");
+    return n;
 }
 
 int lm_cmd_verify(int argc, char **argv)
@@ -215,54 +315,73 @@ int lm_cmd_verify(int argc, char **argv)
     lm_run_opts o;
     lm_run_opts_default(&o);
     o.progress = 1;
-    const char *db = "results/lemmata.db";
-    int strict = 0, noreport = 0, force = 0;
+    const char *db_opt = NULL, *dir_opt = NULL;
+    int strict = 0, noreport = 0, force = 0, quick = 0, budget_set = 0, nowait = 0;
     const char *only = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? (ncpu > 64 ? 64 : ncpu) : 1;
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--quick")) { o.quick = 1; o.budget = 8; }
+        if (lm_cli_is_help(a)) return lm_cli_help("verify");
+        else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--no-report")) noreport = 1;
+        else if (!strcmp(a, "--no-wait")) nowait = 1;
         else if (!strcmp(a, "--force")) force = 1;
         else if (!strcmp(a, "--only")) {
-            if (!v || !*v) return die_usage("%s", "--only needs a claim id or id prefix (e.g. mirror/ or mirror/lemma1)");
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a claim id or id prefix (e.g. mirror/ or mirror/lemma1)", v);
             only = v;
             k++;
-        }
-        else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!v || lm_parse_long(v, 1, 64, &jobs)) return die_usage("-j needs a number of worker processes in [1, 64], got '%s'", v ? v : "");
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (parse_long(v, 1, 64, &jobs)) return verify_usage(a, "a number of worker processes in [1, 64]", v);
             k++;
         } else if (!strcmp(a, "--seed")) {
-            if (!v || parse_u64(v, &o.seed)) return die_usage("--seed needs a non-negative integer, got '%s'", v ? v : "");
+            if (parse_u64(v, &o.seed)) return verify_usage(a, "a non-negative integer (digits only, below 2^64)", v);
             k++;
         } else if (!strcmp(a, "--budget")) {
             long b;
-            if (!v || lm_parse_long(v, 1, 100000, &b)) return die_usage("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
+            if (parse_long(v, 1, 100000, &b)) return verify_usage(a, "an integer in [1, 100000]", v);
             o.budget = (int)b;
+            budget_set = 1;
             k++;
         } else if (!strcmp(a, "--db")) {
-            if (!v) return die_usage("%s", "--db needs a file name");
-            db = v;
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a file name", v);
+            db_opt = v;
             k++;
-        } else return die_usage("verify: unknown option '%s'", a);
+        } else if (!strcmp(a, "--out-dir")) {
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a directory", v);
+            dir_opt = v;
+            k++;
+        } else return die_usage("verify: unknown option '%s' (see: lemmata verify --help)", a);
     }
-    if (!noreport) {
-        /* fail before hours of work when the report cannot be built */
-        if (system("command -v pdflatex >/dev/null 2>&1") != 0)
-            return die_usage("%s", "pdflatex not found (apt-get install texlive-latex-base)");
-        if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-            return die_usage("%s", "gnuplot not found (apt-get install gnuplot-nox)");
+    if (quick) {
+        o.quick = 1;
+        if (!budget_set) o.budget = 8;
     }
-    static work_item items[1024];
-    int nitems = n_items(items, 1024, only);
+    /* fail before hours of work when the report cannot be built */
+    if (!noreport && tools_missing()) return LM_EXIT_USAGE;
+    int nitems = n_items(NULL, only);
     if (nitems == 0) return die_usage("no claim id starts with '%s' (see: lemmata list)", only);
+    work_item *items = calloc((size_t)nitems, sizeof *items);
+    if (!items) { fprintf(stderr, "lemmata: out of memory\n"); return LM_EXIT_FAILED; }
+    n_items(items, only);
     int nclaims = 0;
     for (int k = 0; k < nitems; k++) nclaims += items[k].kind == IT_CLAIM;
-    mkdir("results", 0777);
+    /* where: the database, its directory, report/ and figures/; then one verify at a time */
+    lm_cli_paths P;
+    int prc = lm_cli_paths_resolve(&P, db_opt, dir_opt);
+    char dbdir[4200];
+    snprintf(dbdir, sizeof dbdir, "%s", P.db);
+    char *slash = strrchr(dbdir, '/');
+    if (slash) slash == dbdir ? (void)(dbdir[1] = 0) : (void)(*slash = 0);
+    if (!prc && slash) prc = lm_cli_mkdirs(dbdir);
+    if (!prc) prc = lm_cli_check_regular(P.db, "database");
+    if (!prc && !noreport) prc = prepare_root(P.root);
+    if (prc) { free(items); return prc; }
+    const char *db = P.db;
+    if (lm_cli_lock(db, "verify", nowait) < 0) { free(items); return LM_EXIT_USAGE; }
     char err[512];
     lm_store *st = lm_store_open(db, err, sizeof err);
-    if (!st) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
+    if (!st) { fprintf(stderr, "lemmata: %s\n", err); free(items); return LM_EXIT_USAGE; }
     lm_run_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.commit, sizeof meta.commit, "%s", LM_COMMIT);
@@ -276,7 +395,7 @@ int lm_cmd_verify(int argc, char **argv)
     int resumed = 0;
     long long run = lm_store_begin_run(st, &meta, &resumed);
     lm_store_close(st); /* the workers open their own connections */
-    if (run < 0) { fprintf(stderr, "lemmata: cannot start a run in %s\n", db); return 2; }
+    if (run < 0) { fprintf(stderr, "lemmata: cannot start a run in %s\n", db); free(items); return LM_EXIT_FAILED; }
     if (jobs > nitems) jobs = nitems;
     fprintf(stderr, "lemmata %s (commit %s): %s run %lld, seed %llu, budget %d%s, %d claims + %d live runs, "
                     "%ld worker%s%s\n",
@@ -285,9 +404,14 @@ int lm_cmd_verify(int argc, char **argv)
             force ? ", re-running everything" : "");
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
-    shared_state *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (sh == MAP_FAILED) { fprintf(stderr, "lemmata: cannot map shared memory for the workers\n"); return 2; }
-    memset(sh, 0, sizeof *sh);
+    size_t shsize = sizeof(shared_state) + (size_t)nitems;
+    shared_state *sh = mmap(NULL, shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) {
+        fprintf(stderr, "lemmata: cannot map shared memory for the workers\n");
+        free(items);
+        return LM_EXIT_FAILED;
+    }
+    memset(sh, 0, shsize);
     if (jobs > 1) o.progress = 0; /* one \r progress line per process would interleave */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -311,25 +435,33 @@ int lm_cmd_verify(int argc, char **argv)
         for (int w = 0; w < started; w++) {
             int stw = 0;
             while (waitpid(pids[w], &stw, 0) < 0 && errno == EINTR) {}
-            if (!WIFEXITED(stw)) {
+            if (!WIFEXITED(stw)) { /* its item is left ST_RUNNING: listed as failed below */
                 fprintf(stderr, "lemmata: verify worker %d died (signal %d)\n", w,
                         WIFSIGNALED(stw) ? WTERMSIG(stw) : 0);
-                wrc = 2;
+                wrc = LM_EXIT_FAILED;
             } else if (WEXITSTATUS(stw)) wrc = WEXITSTATUS(stw);
         }
     }
-    shared_state tot = *sh;
-    munmap(sh, sizeof *sh);
     if (interrupted) {
+        munmap(sh, shsize);
+        free(items);
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");
-        return 130;
+        return LM_EXIT_INTERRUPTED;
     }
-    if (wrc) return wrc;
+    int nfailed = report_failed(sh, items, nitems);
+    shared_state tot = *sh;
+    munmap(sh, shsize);
+    free(items);
+    if (tot.dbfail) return LM_EXIT_FAILED; /* finished claims are saved; the run stays open */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     st = lm_store_open(db, err, sizeof err);
-    if (!st) { fprintf(stderr, "lemmata: %s\n", err); return 2; }
-    lm_store_finish_run(st, run, secs);
+    if (!st) { fprintf(stderr, "lemmata: %s\n", err); return LM_EXIT_FAILED; }
+    if (lm_store_finish_run(st, run, secs)) {
+        fprintf(stderr, "lemmata: cannot write '%s': could not finish run %lld\n", db, run);
+        lm_store_close(st);
+        return LM_EXIT_FAILED;
+    }
     long counts[LM_V_COUNT] = {0};
     lm_store_verdict_counts(st, run, counts);
     lm_store_close(st);
@@ -338,22 +470,48 @@ int lm_cmd_verify(int argc, char **argv)
         if (counts[v]) fprintf(stdout, " %ld %s", counts[v], lm_verdict_name((lm_verdict)v));
     fprintf(stdout, "  (%d claims; %d items run, %d unchanged and reused, %d resumed; %.1f s on %ld worker%s)\n",
             nclaims, tot.ran, tot.reused, tot.resumed, secs, jobs, jobs > 1 ? "s" : "");
-    if (tot.failed) fprintf(stderr, "lemmata: %d live run(s) failed (see above)\n", tot.failed);
+    fflush(stdout);
     int any_bad = counts[LM_V_VIOLATED] + counts[LM_V_INCONSISTENT] > 0;
+    int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;
     if (!noreport) {
-        int rc = build_report(db);
-        if (rc) return rc;
+        int rr = build_report(db, P.root);
+        if (rr) return rr;
     }
-    return strict && any_bad ? 1 : 0;
+    if (nfailed) fprintf(stderr, "lemmata: %d item%s could not be run (listed above): exit status 3\n", nfailed,
+                         nfailed == 1 ? "" : "s");
+    return rc;
 }
 
 int lm_cmd_report(int argc, char **argv)
 {
-    const char *db = "results/lemmata.db";
+    const char *db_opt = NULL, *dir_opt = NULL;
+    int nowait = 0;
     for (int k = 0; k < argc; k++) {
-        if (!strcmp(argv[k], "--db") && k + 1 < argc) db = argv[++k];
-        else return die_usage("report: unknown option '%s'", argv[k]);
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (lm_cli_is_help(a)) return lm_cli_help("report");
+        if (!strcmp(a, "--no-wait")) nowait = 1;
+        else if (!strcmp(a, "--db")) {
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a file name", v);
+            db_opt = v;
+            k++;
+        } else if (!strcmp(a, "--out-dir")) {
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a directory", v);
+            dir_opt = v;
+            k++;
+        } else return die_usage("report: unknown option '%s' (see: lemmata report --help)", a);
     }
-    if (access(db, R_OK)) return die_usage("no results database '%s' (run: make verify)", db);
-    return build_report(db);
+    lm_cli_paths P;
+    int rc = lm_cli_paths_resolve(&P, db_opt, dir_opt);
+    if (rc) return rc;
+    if (access(P.db, F_OK)) return die_usage("no results database '%s' (run: lemmata verify)", P.db);
+    if ((rc = lm_cli_check_regular(P.db, "database"))) return rc;
+    char err[512];
+    if (lm_store_check(P.db, err, sizeof err)) {
+        fprintf(stderr, "lemmata: %s\n", err);
+        return LM_EXIT_USAGE;
+    }
+    if (tools_missing()) return LM_EXIT_USAGE;
+    if ((rc = prepare_root(P.root))) return rc;
+    if (lm_cli_lock(P.db, "report", nowait) < 0) return LM_EXIT_USAGE;
+    return build_report(P.db, P.root);
 }

@@ -5,16 +5,6 @@
 
 #define RND MPFR_RNDN
 
-void *lm_xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "lemmata: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 void lm_acc_init(lm_acc *a, size_t cap, mpfr_prec_t prec)
 {
     a->n = 0;

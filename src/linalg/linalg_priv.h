@@ -6,7 +6,6 @@
 #include <stddef.h>
 
 /* calloc that never returns NULL (aborts with a message on exhaustion) */
-void *lm_xcalloc(size_t n, size_t sz);
 
 /* A list of exactly formed terms, summed with a single rounding (mpfr_sum):
  * a product x*y is exact when the term precision is >= prec(x) + prec(y). */

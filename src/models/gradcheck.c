@@ -213,7 +213,7 @@ void lm_gc_grad_s3(lm_mat *gQ, lm_mat *gK, lm_mha *m)
 {
     const int H = m->H, D = m->D, d = m->d;
     size_t Hs = (size_t)(H > 0 ? H : 1);
-    lm_mat **sQ = calloc(Hs, sizeof *sQ), **sK = calloc(Hs, sizeof *sK);
+    lm_mat **sQ = lm_xcalloc(Hs, sizeof *sQ), **sK = lm_xcalloc(Hs, sizeof *sK);
     for (int h = 0; h < H; h++) {
         sQ[h] = lm_mat_new(D, d, &m->ctx);
         if (gK) sK[h] = lm_mat_new(D, d, &m->ctx);

@@ -12,7 +12,7 @@
 
 lm_ib_fwd *lm_ib_fwd_new_dims(int n, int T, int d, const lm_ctx *c)
 {
-    lm_ib_fwd *F = calloc(1, sizeof *F);
+    lm_ib_fwd *F = lm_xcalloc(1, sizeof *F);
     F->n = n;
     F->T = T;
     F->gam = lm_mat_new(n, T, c);
@@ -23,7 +23,7 @@ lm_ib_fwd *lm_ib_fwd_new_dims(int n, int T, int d, const lm_ctx *c)
     F->marg = lm_mat_new(n, 1, c);
     F->logl = lm_mat_new(n, 1, c);
     F->logdl = lm_mat_new(n, 1, c);
-    F->opt = calloc((size_t)n, sizeof *F->opt);
+    F->opt = lm_xcalloc((size_t)n, sizeof *F->opt);
     lm_num_init(&F->logL, c);
     F->q = lm_mat_new(d, 1, c);
     F->av = lm_mat_new(T, 1, c);
@@ -346,7 +346,7 @@ void lm_ib_grad_coef(lm_mat *C, lm_num *logscale, const lm_ib_fwd *F)
     lm_ctx c = lm_mat_ctx(F->gam);
     int n = F->n, T = F->T;
     lm_mat *LM = lm_mat_new(n, T, &c);
-    int *sg = calloc((size_t)(n * T), sizeof *sg);
+    int *sg = lm_xcalloc((size_t)(n * T), sizeof *sg);
     lm_num M, S, v, g, g2, base;
     lm_num_inits(&c, &M, &S, &v, &g, &g2, &base, (lm_num *)NULL);
     for (int i = 0; i < n; i++) {
@@ -402,7 +402,7 @@ void lm_ib_grad_coef_a2(lm_mat *C, lm_num *logscale, const lm_ib_fwd *F)
     lm_ctx c = lm_mat_ctx(F->gam);
     int n = F->n, T = F->T;
     lm_mat *LM = lm_mat_new(n, T, &c);
-    int *sg = calloc((size_t)(n * T), sizeof *sg);
+    int *sg = lm_xcalloc((size_t)(n * T), sizeof *sg);
     lm_num v, g, base, lso;
     lm_num_inits(&c, &v, &g, &base, &lso, (lm_num *)NULL);
     for (int i = 0; i < n && T > 1; i++) {
@@ -444,7 +444,7 @@ void lm_ib_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_i
      * sum rounded as the rank-one products and matrix additions below round
      * them, but in one pass over G instead of 2n passes over d x d matrices */
     const int dbl = c->backend == LM_DOUBLE && !G->mp && !G->ab;
-    double *V = dbl ? malloc((size_t)D->n * (size_t)D->d * 2 * sizeof *V) : NULL;
+    double *V = dbl ? lm_xmalloc((size_t)D->n * (size_t)D->d * 2 * sizeof *V) : NULL;
     if (!V) O = lm_mat_new(D->d, D->d, c);
     for (int i = 0; i < D->n; i++) {
         for (int t = 0; t < D->T; t++) {
@@ -582,7 +582,7 @@ lm_ib_lowdim *lm_ib_lowdim_new(const lm_ibdata *D, const lm_mat *W0)
 {
     const lm_ctx *c = &D->ctx;
     int n = D->n, T = D->T, N = n * T;
-    lm_ib_lowdim *R = calloc(1, sizeof *R);
+    lm_ib_lowdim *R = lm_xcalloc(1, sizeof *R);
     R->n = n;
     R->T = T;
     R->K = lm_mat_new(N, N, c);
@@ -755,7 +755,7 @@ int lm_ib_sep_direction(lm_mat *C, const lm_ibdata *D, const int *opt)
     lm_mat *Df = lm_mat_new(m, D->d, c), *X1 = lm_mat_new(m, D->d, c);
     lm_mat *Q = lm_mat_new(m, m, c), *Q1 = lm_mat_new(m, m, c);
     lm_mat *one = lm_mat_new(m, 1, c), *al = lm_mat_new(m, 1, c);
-    int *ci = calloc((size_t)m, sizeof *ci), *ct = calloc((size_t)m, sizeof *ct);
+    int *ci = lm_xcalloc((size_t)m, sizeof *ci), *ct = lm_xcalloc((size_t)m, sizeof *ct);
     lm_num v, w;
     lm_num_inits(c, &v, &w, (lm_num *)NULL);
     int a = 0, rc = 0;

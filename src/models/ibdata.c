@@ -4,14 +4,14 @@
 
 lm_ibdata *lm_ibdata_new(int n, int T, int d, const lm_ctx *ctx)
 {
-    lm_ibdata *D = calloc(1, sizeof *D);
+    lm_ibdata *D = lm_xcalloc(1, sizeof *D);
     D->n = n;
     D->T = T;
     D->d = d;
     D->ctx = *ctx;
-    D->X = calloc((size_t)n, sizeof *D->X);
-    D->y = calloc((size_t)n, sizeof *D->y);
-    D->opt = calloc((size_t)n, sizeof *D->opt);
+    D->X = lm_xcalloc((size_t)n, sizeof *D->X);
+    D->y = lm_xcalloc((size_t)n, sizeof *D->y);
+    D->opt = lm_xcalloc((size_t)n, sizeof *D->opt);
     for (int i = 0; i < n; i++) {
         D->X[i] = lm_mat_new(T, d, ctx);
         D->y[i] = 1;

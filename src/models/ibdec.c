@@ -138,8 +138,8 @@ int lm_ibdec_run(lm_eval *ev, const lm_ibdec_setup *s)
     /* the log grid of t (multiplicative step 1.02) for e^u, the proxies and the series */
     int gcap = 16;
     for (long t = 1; t <= Tfull; t = t + 1 > (long)ceil(1.02 * t) ? t + 1 : (long)ceil(1.02 * t)) gcap++;
-    double *gt = malloc(sizeof(double) * (size_t)gcap), *ge = malloc(sizeof(double) * (size_t)gcap);
-    double *grho = malloc(sizeof(double) * (size_t)gcap);
+    double *gt = lm_xmalloc(sizeof(double) * (size_t)gcap), *ge = lm_xmalloc(sizeof(double) * (size_t)gcap);
+    double *grho = lm_xmalloc(sizeof(double) * (size_t)gcap);
     int ng = 0, rc = 0;
     long nobs = 0;
 
@@ -308,7 +308,7 @@ int lm_ibdec_run(lm_eval *ev, const lm_ibdec_setup *s)
     /* (c) proxy: fitted slope of log(1 - cos) against log t on [T/10, T] (full runs only) */
     double slope = NAN;
     if (Trun == Tfull) {
-        double *lx = malloc(sizeof(double) * (size_t)ng), *ly = malloc(sizeof(double) * (size_t)ng);
+        double *lx = lm_xmalloc(sizeof(double) * (size_t)ng), *ly = lm_xmalloc(sizeof(double) * (size_t)ng);
         int k = 0;
         for (int j = 0; j < ng; j++)
             if (gt[j] >= fit_from && ge[j] > 0) {

@@ -19,7 +19,7 @@ lm_ibdata *lm_ibgen_ex1(const lm_ibgen_ex1_opts *o, lm_rng *g, const lm_ctx *ctx
     const int n = o->n, T = o->T, d = o->d;
     const double sigma = o->sigma > 0 ? o->sigma : 1.0 / sqrt((double)d);
     lm_ibdata *D = lm_ibdata_new(n, T, d, ctx);
-    double *row = malloc((size_t)d * sizeof *row);
+    double *row = lm_xmalloc((size_t)d * sizeof *row);
     lm_mat_set_d(D->u, 0, 0, o->beta);
     for (int i = 0; i < n; i++) {
         const int y = lm_rng_uniform(g) < 0.5 ? -1 : 1;

@@ -20,7 +20,7 @@ lm_ibj *lm_ibj_new(const lm_ibdata *D, const lm_mat *W0, int train_u, lm_ib_loss
 {
     const lm_ctx *c = &D->ctx;
     int n = D->n, T = D->T, N = n * T;
-    lm_ibj *J = calloc(1, sizeof *J);
+    lm_ibj *J = lm_xcalloc(1, sizeof *J);
     J->D = D;
     J->ctx = *c;
     J->n = n;

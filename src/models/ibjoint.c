@@ -132,7 +132,7 @@ int lm_ibjoint_loss_check(lm_eval *ev, int contraction)
     lm_mat *gC = lm_mat_new(n, T, c), *gU = lm_mat_new(n, T, c);
     lm_num logL, ls, a, b, tmp, gw2, gu2;
     lm_num_inits(c, &logL, &ls, &a, &b, &tmp, &gw2, &gu2, (lm_num *)NULL);
-    double *mlogL = malloc((size_t)(steps + 1) * sizeof *mlogL);
+    double *mlogL = lm_xmalloc((size_t)(steps + 1) * sizeof *mlogL);
     double kappa = INFINITY, worst_sanity = 0.0, worst_desc = 0.0, worst_contr = 0.0;
     const int stride = steps / 200 > 0 ? steps / 200 : 1;
     lm_series_axes(ev, "iteration t", "training loss (log scale)", 1);
@@ -191,7 +191,7 @@ int lm_ibjoint_loss_check(lm_eval *ev, int contraction)
         /* the proxy (i) needs the whole run: it is skipped in a replay truncated at a timed break */
         mlogL[steps] = lm_num_get_d(&J->F->logL);
         int m = 0;
-        double *x = calloc((size_t)(steps + 1), sizeof *x), *y = calloc((size_t)(steps + 1), sizeof *y);
+        double *x = lm_xcalloc((size_t)(steps + 1), sizeof *x), *y = lm_xcalloc((size_t)(steps + 1), sizeof *y);
         for (int t = steps / 10 > 1 ? steps / 10 : 1; t <= steps; t++) {
             if (!(mlogL[t] < 0)) continue;
             x[m] = log((double)t);
@@ -368,7 +368,7 @@ int lm_ibjoint_ib_check(lm_eval *ev, int what)
     }
     lm_ibj *J = r.J;
     const int last = r.last;
-    double *nw = malloc((size_t)(steps + 1) * sizeof *nw), *e = malloc((size_t)(steps + 1) * sizeof *e);
+    double *nw = lm_xmalloc((size_t)(steps + 1) * sizeof *nw), *e = lm_xmalloc((size_t)(steps + 1) * sizeof *e);
     for (int t = 0; t <= steps; t++) nw[t] = e[t] = NAN;
     lm_num v;
     lm_num_init(&v, c);
@@ -429,7 +429,7 @@ int lm_ibjoint_ib_check(lm_eval *ev, int what)
     if (!rc && proxies && last == steps) {
         /* the proxies need the whole run: they are skipped in a replay truncated at a timed break */
         int m = 0;
-        double *x = calloc((size_t)(steps + 1), sizeof *x), *y = calloc((size_t)(steps + 1), sizeof *y);
+        double *x = lm_xcalloc((size_t)(steps + 1), sizeof *x), *y = lm_xcalloc((size_t)(steps + 1), sizeof *y);
         for (int t = t0; t <= steps; t++)
             if (isfinite(nw[t])) {
                 x[m] = log((double)t);

@@ -131,7 +131,7 @@ out:
 lm_ibland_hess *lm_ibland_hess_new(const lm_ibdata *D, int train_u, lm_ib_loss loss,
                                    mpfr_prec_t prec, double h, int iters)
 {
-    lm_ibland_hess *H = calloc(1, sizeof *H);
+    lm_ibland_hess *H = lm_xcalloc(1, sizeof *H);
     H->ctx = lm_ctx_mpfr(prec);
     H->D = lm_ibdata_convert(D, &H->ctx);
     H->J = lm_ibj_new(H->D, NULL, train_u, loss);
@@ -328,7 +328,7 @@ void lm_ibland_opts_default(lm_ibland_opts *o)
 
 lm_ibland_run *lm_ibland_run_new(lm_eval *ev, const lm_ibland_opts *o)
 {
-    lm_ibland_run *R = calloc(1, sizeof *R);
+    lm_ibland_run *R = lm_xcalloc(1, sizeof *R);
     R->o = *o;
     R->ctx = ev->ctx;
     lm_ibgen_dm_opts g;

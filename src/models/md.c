@@ -10,16 +10,16 @@
 
 lm_mddata *lm_md_data_new(int n, int T, int d, const lm_ctx *ctx)
 {
-    lm_mddata *D = calloc(1, sizeof *D);
+    lm_mddata *D = lm_xcalloc(1, sizeof *D);
     D->n = n;
     D->T = T;
     D->d = d;
     D->ctx = *ctx;
-    D->X = calloc((size_t)n, sizeof *D->X);
+    D->X = lm_xcalloc((size_t)n, sizeof *D->X);
     for (int i = 0; i < n; i++) D->X[i] = lm_mat_new(T, d, ctx);
     D->Z = lm_mat_new(n, d, ctx);
-    D->y = malloc((size_t)n * sizeof *D->y);
-    D->alpha = malloc((size_t)n * sizeof *D->alpha);
+    D->y = lm_xmalloc((size_t)n * sizeof *D->y);
+    D->alpha = lm_xmalloc((size_t)n * sizeof *D->alpha);
     for (int i = 0; i < n; i++) {
         D->y[i] = 1;
         D->alpha[i] = -1;
@@ -85,7 +85,7 @@ int lm_md_set_alpha_opt(lm_mddata *D)
 lm_mddata *lm_md_gen_paper(lm_rng *g, int n, int T, int d, const lm_ctx *ctx)
 {
     lm_mddata *D = lm_md_data_new(n, T, d, ctx);
-    double *x = malloc((size_t)d * sizeof *x);
+    double *x = lm_xmalloc((size_t)d * sizeof *x);
     unit_gauss(x, d, g);
     for (int k = 0; k < d; k++) lm_mat_set_d(D->v, k, 0, x[k]);
     for (int i = 0; i < n; i++) {
@@ -490,7 +490,7 @@ void lm_md_svm_clear(lm_md_svm *s)
 static lm_mat **constraint_mats(const lm_mddata *D, int m, const int *ci, const int *ct)
 {
     const lm_ctx *c = &D->ctx;
-    lm_mat **A = calloc((size_t)m, sizeof *A);
+    lm_mat **A = lm_xcalloc((size_t)m, sizeof *A);
     lm_mat *dx = lm_mat_new(D->d, 1, c), *z = lm_mat_new(D->d, 1, c);
     lm_num a, b;
     lm_num_inits(c, &a, &b, (lm_num *)NULL);
@@ -516,7 +516,7 @@ static lm_mat **constraint_mats(const lm_mddata *D, int m, const int *ci, const 
 static int svm_double(double *lam, const double *A, int m, int dd, double p, int max_sweeps, int *sweeps)
 {
     const double inv = 1.0 / (p - 1.0);
-    double *M = calloc((size_t)dd, sizeof *M);
+    double *M = lm_xcalloc((size_t)dd, sizeof *M);
     for (int k = 0; k < m; k++)
         for (int e = 0; e < dd; e++) M[e] += lam[k] * A[(size_t)k * dd + e];
     int s;
@@ -618,8 +618,8 @@ int lm_md_svm_solve(lm_md_svm *s, const lm_mddata *D, double p, int max_sweeps)
     if (m == 0) return LM_MDSVM_BADINPUT;
     if (max_sweeps <= 0) max_sweeps = 20000;
     s->m = m;
-    s->ci = malloc((size_t)m * sizeof *s->ci);
-    s->ct = malloc((size_t)m * sizeof *s->ct);
+    s->ci = lm_xmalloc((size_t)m * sizeof *s->ci);
+    s->ct = lm_xmalloc((size_t)m * sizeof *s->ct);
     for (int i = 0, k = 0; i < D->n; i++)
         for (int t = 0; t < D->T; t++)
             if (t != D->alpha[i]) {
@@ -628,7 +628,7 @@ int lm_md_svm_solve(lm_md_svm *s, const lm_mddata *D, double p, int max_sweeps)
             }
     int dd = D->d * D->d;
     lm_mat **A = constraint_mats(D, m, s->ci, s->ct);
-    double *Ad = malloc((size_t)m * (size_t)dd * sizeof *Ad), *lam = calloc((size_t)m, sizeof *lam);
+    double *Ad = lm_xmalloc((size_t)m * (size_t)dd * sizeof *Ad), *lam = lm_xcalloc((size_t)m, sizeof *lam);
     for (int k = 0; k < m; k++) lm_mat_get_array(Ad + (size_t)k * dd, A[k]);
     int rc = svm_double(lam, Ad, m, dd, p, max_sweeps, &s->sweeps);
     s->lambda = lm_mat_new(m, 1, c);
@@ -647,7 +647,7 @@ int lm_md_svm_solve(lm_md_svm *s, const lm_mddata *D, double p, int max_sweeps)
         lm_num ex;
         lm_num_init(&ex, c);
         lm_num_add_d(&ex, &e.inv, -1.0);
-        int *S = malloc((size_t)m * sizeof *S);
+        int *S = lm_xmalloc((size_t)m * sizeof *S);
         for (int it = 0; it < 60; it++) {
             primal(M, s->W, r, A, s->lambda, m, p);
             int ns = 0;
@@ -786,7 +786,7 @@ void lm_md_consts_compute(lm_md_consts *k, const lm_md_svm *s, const lm_mddata *
     const lm_ctx *c = &D->ctx;
     memset(k, 0, sizeof *k);
     k->m = s->m;
-    k->support = calloc((size_t)s->m, sizeof *k->support);
+    k->support = lm_xcalloc((size_t)s->m, sizeof *k->support);
     lm_mat *r = lm_mat_new(s->m, 1, c);
     lm_md_margins(r, s->W, D);
     lm_num v;

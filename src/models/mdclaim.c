@@ -208,7 +208,7 @@ int lm_mdgd_half(const lm_mdgd_trace *tr)
 int lm_mdgd_phi_fit(double *s, double *se, const lm_mdgd_trace *tr, double p, int bylogk)
 {
     int n = 0;
-    double *x = malloc(sizeof(double) * (size_t)tr->n), *y = malloc(sizeof(double) * (size_t)tr->n);
+    double *x = lm_xmalloc(sizeof(double) * (size_t)tr->n), *y = lm_xmalloc(sizeof(double) * (size_t)tr->n);
     for (int j = lm_mdgd_half(tr); j < tr->n; j++) {
         if (!(tr->D[j] > 0)) continue;
         if (bylogk) {

@@ -505,10 +505,10 @@ static void trace_push(lm_mdgd_trace *t, double k, double r, double D, double lo
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 256;
-        t->k = realloc(t->k, (size_t)t->cap * sizeof *t->k);
-        t->r = realloc(t->r, (size_t)t->cap * sizeof *t->r);
-        t->D = realloc(t->D, (size_t)t->cap * sizeof *t->D);
-        t->logdr = realloc(t->logdr, (size_t)t->cap * sizeof *t->logdr);
+        t->k = lm_xrealloc(t->k, (size_t)t->cap * sizeof *t->k);
+        t->r = lm_xrealloc(t->r, (size_t)t->cap * sizeof *t->r);
+        t->D = lm_xrealloc(t->D, (size_t)t->cap * sizeof *t->D);
+        t->logdr = lm_xrealloc(t->logdr, (size_t)t->cap * sizeof *t->logdr);
     }
     t->k[t->n] = k;
     t->r[t->n] = r;
@@ -557,7 +557,7 @@ void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w, 
     if (n < 2) return;
     double K = tr->k[n - 1];
     q->growth = (tr->r[n - 1] - tr->r[0]) / w;
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    double *x = lm_xmalloc((size_t)n * sizeof *x), *y = lm_xmalloc((size_t)n * sizeof *y);
     int h = 0; /* first checkpoint of the second half */
     while (h < n - 1 && tr->k[h] < 0.5 * K) h++;
     q->Dmax = -1;

@@ -45,7 +45,7 @@ int lm_md_corr_eval(lm_md_corr *o, const lm_mddata *D, const lm_mat *W, const lm
     lm_mat *Wc = lm_mat_new(d, d, c), *Mc = lm_mat_new(d, d, c);
     lm_mat_copy(Wc, W);
     lm_mat_copy(Mc, M);
-    double *Wa = malloc((size_t)(d * d) * sizeof *Wa), *Ma = malloc((size_t)(d * d) * sizeof *Ma);
+    double *Wa = lm_xmalloc((size_t)(d * d) * sizeof *Wa), *Ma = lm_xmalloc((size_t)(d * d) * sizeof *Ma);
     lm_mat_get_array(Wa, Wc);
     lm_mat_get_array(Ma, Mc);
     for (int k = 0; k < d * d; k++) {
@@ -60,9 +60,9 @@ int lm_md_corr_eval(lm_md_corr *o, const lm_mddata *D, const lm_mat *W, const lm
             for (int j = 0; j < d; j++) Ma[i * d + j] += fabs(lm_mat_get_d(S, i, j));
         lm_mat_free(S);
     }
-    double *za = malloc((size_t)d * sizeof *za), *wza = malloc((size_t)d * sizeof *wza);
-    double *mza = malloc((size_t)d * sizeof *mza), *va = malloc((size_t)d * sizeof *va);
-    double *ahat = malloc((size_t)T * sizeof *ahat), *bhat = malloc((size_t)T * sizeof *bhat);
+    double *za = lm_xmalloc((size_t)d * sizeof *za), *wza = lm_xmalloc((size_t)d * sizeof *wza);
+    double *mza = lm_xmalloc((size_t)d * sizeof *mza), *va = lm_xmalloc((size_t)d * sizeof *va);
+    double *ahat = lm_xmalloc((size_t)T * sizeof *ahat), *bhat = lm_xmalloc((size_t)T * sizeof *bhat);
     for (int k = 0; k < d; k++) va[k] = fabs(lm_mat_get_d(D->v, k, 0));
     lm_mat *z = lm_mat_new(d, 1, c), *wz = lm_mat_new(d, 1, c), *mz = lm_mat_new(d, 1, c);
     lm_num *g = lm_nums_new(T, c), *a = lm_nums_new(T, c), *b = lm_nums_new(T, c);
@@ -307,9 +307,9 @@ int lm_md_sign_decide(lm_md_sign *r, const lm_mddata *D, const lm_mat *W, const 
 double lm_md_corr_naive_d(const lm_mddata *D, const lm_mat *W, const lm_mat *M)
 {
     const int n = D->n, T = D->T, d = D->d;
-    double *h = malloc((size_t)T * sizeof *h), *s = malloc((size_t)T * sizeof *s);
-    double *gm = malloc((size_t)T * sizeof *gm), *u = malloc((size_t)d * sizeof *u);
-    double *G = calloc((size_t)(d * d), sizeof *G);
+    double *h = lm_xmalloc((size_t)T * sizeof *h), *s = lm_xmalloc((size_t)T * sizeof *s);
+    double *gm = lm_xmalloc((size_t)T * sizeof *gm), *u = lm_xmalloc((size_t)d * sizeof *u);
+    double *G = lm_xcalloc((size_t)(d * d), sizeof *G);
     for (int i = 0; i < n; i++) {
         double mx = -INFINITY;
         for (int t = 0; t < T; t++) {
@@ -594,8 +594,8 @@ int lm_mdcone_setup(lm_mdcone *C, lm_rng *g, const lm_ctx *c, int n, int T, int 
     C->m = C->svm.m;
     C->Wbar = lm_mat_dup(C->svm.W);
     lm_md_normalize(C->Wbar, p);
-    C->marg = malloc((size_t)C->m * sizeof *C->marg);
-    C->bgap = malloc((size_t)C->m * sizeof *C->bgap);
+    C->marg = lm_xmalloc((size_t)C->m * sizeof *C->marg);
+    C->bgap = lm_xmalloc((size_t)C->m * sizeof *C->bgap);
     lm_mat *r = lm_mat_new(C->m, 1, c);
     lm_md_margins(r, C->svm.W, D);
     for (int k = 0; k < C->m; k++) {

@@ -813,9 +813,9 @@ static void run_sizes(int nTd[3], lm_eval *ev, const lm_mdrun_spec *s)
         double mu, R0;
         lm_mdrun_r1_size(ev->index, &n, &T, &d, &mu, &R0);
     }
-    nTd[0] = lm_size(ev, "n", n, 1);
-    nTd[1] = lm_size(ev, "T", T, 1);
-    nTd[2] = lm_size(ev, "d", d, 1);
+    nTd[0] = lm_size(ev, "n", n, 1, 64);
+    nTd[1] = lm_size(ev, "T", T, 1, 64);
+    nTd[2] = lm_size(ev, "d", d, 1, 64);
 }
 
 static int shrunk_run(lm_mdcheck_out *o, lm_eval *ev, const lm_mdrun_spec *s, const lm_rng *g0,

@@ -26,7 +26,7 @@ typedef struct {
 
 static void ws_alloc(lm_mha *m)
 {
-    ws_t *w = calloc(1, sizeof *w);
+    ws_t *w = lm_xcalloc(1, sizeof *w);
     const lm_ctx *c = &m->ctx;
     w->Q = lm_mat_new(m->n, m->d, c);
     w->K = lm_mat_new(m->n, m->d, c);
@@ -42,8 +42,8 @@ static void ws_alloc(lm_mha *m)
     w->Bt = lm_mat_new(m->N * m->n, m->H * m->D, c);
     w->T = lm_mat_new(m->n, m->D, c);
     w->Btr = lm_mat_new(m->H * m->D, 1, c);
-    w->gq = calloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gq);
-    w->gk = calloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gk);
+    w->gq = lm_xcalloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gq);
+    w->gk = lm_xcalloc((size_t)(m->H > 0 ? m->H : 1), sizeof *w->gk);
     for (int h = 0; h < m->H; h++) {
         w->gq[h] = lm_mat_new(m->D, m->d, c);
         w->gk[h] = lm_mat_new(m->D, m->d, c);
@@ -58,22 +58,22 @@ static void ws_alloc(lm_mha *m)
 lm_mha *lm_mha_new(int N, int n, int D, int d, int H, lm_kernel k, lm_wvmode wv,
                    const lm_ctx *ctx)
 {
-    lm_mha *m = calloc(1, sizeof *m);
+    lm_mha *m = lm_xcalloc(1, sizeof *m);
     m->N = N; m->n = n; m->D = D; m->d = d; m->H = H;
     m->kernel = k; m->cG = 2.0; m->wv = wv; m->ctx = *ctx;
-    m->X = calloc((size_t)N, sizeof *m->X);
+    m->X = lm_xcalloc((size_t)N, sizeof *m->X);
     for (int i = 0; i < N; i++) m->X[i] = lm_mat_new(n, D, ctx);
     m->y = lm_mat_new(N * n, 1, ctx);
-    m->Wq = calloc((size_t)H, sizeof *m->Wq);
-    m->Wk = calloc((size_t)H, sizeof *m->Wk);
+    m->Wq = lm_xcalloc((size_t)H, sizeof *m->Wq);
+    m->Wk = lm_xcalloc((size_t)H, sizeof *m->Wk);
     for (int h = 0; h < H; h++) {
         m->Wq[h] = lm_mat_new(D, d, ctx);
         m->Wk[h] = lm_mat_new(D, d, ctx);
     }
     m->Wv = lm_mat_new(H * D, H * d, ctx);
     m->Wo = lm_mat_new(H * d, 1, ctx);
-    m->C = calloc((size_t)(N * H), sizeof *m->C);
-    m->S = calloc((size_t)(N * H), sizeof *m->S);
+    m->C = lm_xcalloc((size_t)(N * H), sizeof *m->C);
+    m->S = lm_xcalloc((size_t)(N * H), sizeof *m->S);
     for (int q = 0; q < N * H; q++) {
         m->C[q] = lm_mat_new(n, n, ctx);
         m->S[q] = lm_mat_new(n, n, ctx);
@@ -464,7 +464,7 @@ void lm_mha_set_params(lm_mha *m, int mask, const lm_mat *v)
 
 void lm_mha_flat_grad(lm_mat *g, lm_mha *m, int mask)
 {
-    lm_mat **gQ = calloc((size_t)m->H, sizeof *gQ), **gK = calloc((size_t)m->H, sizeof *gK);
+    lm_mat **gQ = lm_xcalloc((size_t)m->H, sizeof *gQ), **gK = lm_xcalloc((size_t)m->H, sizeof *gK);
     for (int h = 0; h < m->H; h++) {
         gQ[h] = lm_mat_new(m->D, m->d, &m->ctx);
         gK[h] = lm_mat_new(m->D, m->d, &m->ctx);

@@ -87,7 +87,7 @@ static int chol_d(double *L, const double *A, int n)
 
 static lm_pcdata *alloc_data(int d, int k, const lm_ctx *c)
 {
-    lm_pcdata *P = calloc(1, sizeof *P);
+    lm_pcdata *P = lm_xcalloc(1, sizeof *P);
     P->d = d;
     P->k = k;
     P->ctx = *c;
@@ -125,7 +125,7 @@ int lm_pc_prepare(lm_pcdata *P)
     lm_mat_mul(P->Ms, P->Ws, 0, P->Sh, 0);
     rc |= lm_mat_svd(P->s, P->U, P->V, P->Ms);
     /* Cholesky of Sigma (rounded to double) for sampling */
-    double *A = malloc(sizeof(double) * (size_t)(d * d)), *L = malloc(sizeof(double) * (size_t)(d * d));
+    double *A = lm_xmalloc(sizeof(double) * (size_t)(d * d)), *L = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     lm_mat_get_array(A, P->Sig);
     rc |= chol_d(L, A, d);
     lm_mat_set_array(P->Lc, L);
@@ -561,8 +561,8 @@ lm_pcbatch lm_pc_batch(const lm_pcdata *P, int N, lm_rng *g)
 {
     int d = P->d, k = P->k;
     lm_pcbatch b = {N, mnew(N, d, &P->ctx), mnew(N, k, &P->ctx)};
-    double *L = malloc(sizeof(double) * (size_t)(d * d)), *W = malloc(sizeof(double) * (size_t)(k * d));
-    double *xi = malloc(sizeof(double) * (size_t)d), *x = malloc(sizeof(double) * (size_t)d);
+    double *L = lm_xmalloc(sizeof(double) * (size_t)(d * d)), *W = lm_xmalloc(sizeof(double) * (size_t)(k * d));
+    double *xi = lm_xmalloc(sizeof(double) * (size_t)d), *x = lm_xmalloc(sizeof(double) * (size_t)d);
     lm_mat_get_array(L, P->Lc);
     lm_mat_get_array(W, P->Ws);
     for (int n = 0; n < N; n++) {
@@ -603,7 +603,7 @@ void lm_pc_emp(lm_num *Lhat, lm_pcth *G, const lm_pcdata *P, const lm_pcth *t, c
     int N = b->N, d = P->d, k = P->k;
     lm_mat *XW = mnew(N, d, c), *Lg = mnew(N, N, c), *Pm = mnew(N, N, c), *Z = mnew(N, d, c);
     lm_mat *Rr = mnew(N, k, c), *Vr = mnew(N, d, c), *CV = mnew(N, d, c);
-    unsigned char *sup = malloc((size_t)N * (size_t)N);
+    unsigned char *sup = lm_xmalloc((size_t)N * (size_t)N);
     lm_mat_mul(XW, b->X, 0, t->KQ, 0); /* row i: x_i^T W_KQ */
     /* column j of the logits = query j; stored transposed: Lg[j][i] = x_i^T W_KQ x_j */
     lm_mat_mul(Lg, b->X, 0, XW, 1);    /* Lg[j][i] = x_j^T (x_i^T W_KQ)^T = x_i^T W_KQ x_j */

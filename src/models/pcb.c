@@ -229,13 +229,13 @@ void lm_pcb_lbias_mc(double *bias, double *var, const lm_pcdata *P, const lm_pct
                      uint64_t key, double noise)
 {
     int d = P->d, k = P->k, nv = k * d + d * d;
-    double *Sig = malloc(sizeof(double) * (size_t)(d * d)), *Lc = malloc(sizeof(double) * (size_t)(d * d));
-    double *Ws = malloc(sizeof(double) * (size_t)(k * d)), *WV = malloc(sizeof(double) * (size_t)(k * d));
-    double *K = malloc(sizeof(double) * (size_t)(d * d));
-    double *X = malloc(sizeof(double) * (size_t)(N * d)), *Y = malloc(sizeof(double) * (size_t)(N * k));
-    double *g = malloc(sizeof(double) * (size_t)nv), *mean = calloc((size_t)nv, sizeof(double));
-    double *m2 = calloc((size_t)nv, sizeof(double)), *p = malloc(sizeof(double) * (size_t)N);
-    double *SWt = malloc(sizeof(double) * (size_t)(d * k)); /* Sigma W_V^T */
+    double *Sig = lm_xmalloc(sizeof(double) * (size_t)(d * d)), *Lc = lm_xmalloc(sizeof(double) * (size_t)(d * d));
+    double *Ws = lm_xmalloc(sizeof(double) * (size_t)(k * d)), *WV = lm_xmalloc(sizeof(double) * (size_t)(k * d));
+    double *K = lm_xmalloc(sizeof(double) * (size_t)(d * d));
+    double *X = lm_xmalloc(sizeof(double) * (size_t)(N * d)), *Y = lm_xmalloc(sizeof(double) * (size_t)(N * k));
+    double *g = lm_xmalloc(sizeof(double) * (size_t)nv), *mean = lm_xcalloc((size_t)nv, sizeof(double));
+    double *m2 = lm_xcalloc((size_t)nv, sizeof(double)), *p = lm_xmalloc(sizeof(double) * (size_t)N);
+    double *SWt = lm_xmalloc(sizeof(double) * (size_t)(d * k)); /* Sigma W_V^T */
     lm_mat_get_array(Sig, P->Sig);
     lm_mat_get_array(Lc, P->Lc);
     lm_mat_get_array(Ws, P->Ws);

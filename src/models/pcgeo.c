@@ -73,7 +73,7 @@ static void normalise(double *v, int n)
 
 lm_pcgeo *lm_pcgeo_new(int d, int k, double csig, double kappa, double tau, double lambda, uint64_t seed)
 {
-    lm_pcgeo *G = calloc(1, sizeof *G);
+    lm_pcgeo *G = lm_xcalloc(1, sizeof *G);
     G->d = d;
     G->k = k;
     G->n = (k + d) * d;
@@ -97,7 +97,7 @@ lm_pcgeo *lm_pcgeo_new(int d, int k, double csig, double kappa, double tau, doub
     lm_mat_mul(A, US, 0, G->Rd, 0);
     lm_mat_mul(B, G->Rd, 1, SV, 0);
     lm_mat *H = lm_mat_new(n, n, &c), *Ev = lm_mat_new(n, n, &c);
-    double *e = calloc((size_t)n, sizeof *e), *col = calloc((size_t)n, sizeof *col);
+    double *e = lm_xcalloc((size_t)n, sizeof *e), *col = lm_xcalloc((size_t)n, sizeof *col);
     for (int j = 0; j < n; j++) {
         memset(e, 0, (size_t)n * sizeof *e);
         e[j] = 1.0;
@@ -360,7 +360,7 @@ double lm_pcgeo_search(double *dir, lm_pcgeo *G, int which, double r, int restar
     static const int st_min[] = {0, 2, 1, 3, 4, 5, 6, 7}, st_max[] = {1, 2, 0, 3, 4, 5, 6, 7};
     const int *starts = which == 0 ? st_min : st_max;
     double best = HUGE_VAL, cf[LM_PCGEO_NB], bcf[LM_PCGEO_NB];
-    double *tmp = calloc((size_t)G->n, sizeof *tmp);
+    double *tmp = lm_xcalloc((size_t)G->n, sizeof *tmp);
     memset(bcf, 0, sizeof bcf);
     bcf[0] = 1.0;
     for (int s = 0; s < restarts && s < LM_PCGEO_NB; s++) {

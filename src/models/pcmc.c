@@ -6,13 +6,13 @@
 
 static double *dalloc(int n)
 {
-    return calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    return lm_xcalloc((size_t)(n > 0 ? n : 1), sizeof(double));
 }
 
 lm_pcmc *lm_pcmc_new(const lm_pcdata *P, int N, const double *xj, const double *WKQ)
 {
     int d = P->d;
-    lm_pcmc *m = calloc(1, sizeof *m);
+    lm_pcmc *m = lm_xcalloc(1, sizeof *m);
     m->N = N;
     m->d = d;
     m->Sig = dalloc(d * d);

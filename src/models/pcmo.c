@@ -11,7 +11,7 @@
 
 static double *dz(int n)
 {
-    return calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    return lm_xcalloc((size_t)(n > 0 ? n : 1), sizeof(double));
 }
 
 double lm_pcmo_grad_term(const lm_pcmc *m, lm_pcmo_qty qty)

@@ -109,9 +109,9 @@ int lm_pctr_suffstat(lm_mat *Shat, lm_mat *What, const lm_pcdata *P, double N, l
 {
     int d = P->d, k = P->k;
     if (N < d + 1) return 1;
-    double *L = calloc((size_t)(d * d), sizeof(double)), *A = calloc((size_t)(d * d), sizeof(double));
-    double *C = calloc((size_t)(d * d), sizeof(double)), *S = calloc((size_t)(d * d), sizeof(double));
-    double *W = calloc((size_t)(k * d), sizeof(double)), *Z = calloc((size_t)(k * d), sizeof(double));
+    double *L = lm_xcalloc((size_t)(d * d), sizeof(double)), *A = lm_xcalloc((size_t)(d * d), sizeof(double));
+    double *C = lm_xcalloc((size_t)(d * d), sizeof(double)), *S = lm_xcalloc((size_t)(d * d), sizeof(double));
+    double *W = lm_xcalloc((size_t)(k * d), sizeof(double)), *Z = lm_xcalloc((size_t)(k * d), sizeof(double));
     lm_mat_get_array(L, P->Lc);
     lm_mat_get_array(W, P->Ws);
     for (int i = 0; i < d; i++) {
@@ -190,7 +190,8 @@ int lm_pctr_spectral(lm_pcth *t0, lm_mat *Shat_inv, const lm_pcdata *P, const lm
 
 lm_pcbatch *lm_pctr_pool_new(const lm_pcdata *P, int N, int M, uint64_t key)
 {
-    lm_pcbatch *pool = malloc(sizeof(lm_pcbatch) * (size_t)M);
+    if (M < 0) M = 0;
+    lm_pcbatch *pool = lm_xcalloc((size_t)M, sizeof(lm_pcbatch));
     for (int m = 0; m < M; m++) {
         lm_rng g;
         lm_rng_init(&g, lm_hash_u64(key, (uint64_t)m));
@@ -329,24 +330,44 @@ static double emp_reg_d(double *gV, double *gK, const double *X, const double *Y
     return ss;
 }
 
-void lm_pctr_oracle_pool(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t,
-                         const lm_pcbatch *pool, int M)
+/* batch m of the oracle: pool[m], or (pool NULL) drawn now exactly as lm_pctr_pool_new draws it */
+static const lm_pcbatch *oracle_batch(lm_pcbatch *tmp, const lm_pcdata *P, const lm_pcbatch *pool, int m, int N,
+                                      uint64_t key)
+{
+    if (pool) return &pool[m];
+    lm_rng g;
+    lm_rng_init(&g, lm_hash_u64(key, (uint64_t)m));
+    *tmp = lm_pc_batch(P, N, &g);
+    return tmp;
+}
+
+static void oracle(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t, const lm_pcbatch *pool, int M,
+                   int Nb, uint64_t key)
 {
     const lm_ctx *c = &P->ctx;
     int d = P->d, k = P->k;
     double ss = 0.0;
+    if (M < 1) { /* no batch: no estimate (zero gradient, infinite standard error) */
+        lm_mat_zero(G->V);
+        lm_mat_zero(G->KQ);
+        if (se) *se = HUGE_VAL;
+        return;
+    }
     if (c->backend == LM_DOUBLE && P->variant == 0) {
-        int N = pool[0].N;
-        double *V = malloc(sizeof(double) * (size_t)(k * d)), *KQ = malloc(sizeof(double) * (size_t)(d * d));
-        double *gV = calloc((size_t)(k * d), sizeof(double)), *gK = calloc((size_t)(d * d), sizeof(double));
-        double *X = malloc(sizeof(double) * (size_t)(N * d)), *Y = malloc(sizeof(double) * (size_t)(N * k));
-        double *w = malloc(sizeof(double) * (size_t)(N * d + N + 2 * d + k + d + 5 * d * d + k * d + d * d));
+        int N = pool ? pool[0].N : Nb;
+        double *V = lm_xmalloc(sizeof(double) * (size_t)(k * d)), *KQ = lm_xmalloc(sizeof(double) * (size_t)(d * d));
+        double *gV = lm_xcalloc((size_t)(k * d), sizeof(double)), *gK = lm_xcalloc((size_t)(d * d), sizeof(double));
+        double *X = lm_xmalloc(sizeof(double) * (size_t)(N * d)), *Y = lm_xmalloc(sizeof(double) * (size_t)(N * k));
+        double *w = lm_xmalloc(sizeof(double) * (size_t)(N * d + N + 2 * d + k + d + 5 * d * d + k * d + d * d));
         lm_mat_get_array(V, t->V);
         lm_mat_get_array(KQ, t->KQ);
         for (int m = 0; m < M; m++) {
-            lm_mat_get_array(X, pool[m].X);
-            lm_mat_get_array(Y, pool[m].Y);
-            ss += emp_reg_d(gV, gK, X, Y, pool[m].N, d, k, V, KQ, P->lambda, w);
+            lm_pcbatch tmp;
+            const lm_pcbatch *b = oracle_batch(&tmp, P, pool, m, Nb, key);
+            lm_mat_get_array(X, b->X);
+            lm_mat_get_array(Y, b->Y);
+            ss += emp_reg_d(gV, gK, X, Y, b->N, d, k, V, KQ, P->lambda, w);
+            if (!pool) lm_pc_batch_free(&tmp);
         }
         double g2 = 0;
         for (int i = 0; i < k * d; i++) {
@@ -373,8 +394,11 @@ void lm_pctr_oracle_pool(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pc
     lm_mat_zero(G->V);
     lm_mat_zero(G->KQ);
     for (int m = 0; m < M; m++) {
-        lm_pc_emp(NULL, &g1, P, t, &pool[m], 0);
-        lm_pc_sigma_hat(S, &pool[m]);
+        lm_pcbatch tmp;
+        const lm_pcbatch *b = oracle_batch(&tmp, P, pool, m, Nb, key);
+        lm_pc_emp(NULL, &g1, P, t, b, 0);
+        lm_pc_sigma_hat(S, b);
+        if (!pool) lm_pc_batch_free(&tmp);
         lm_pc_reg_S(NULL, &g2, P, t, S);
         lm_mat_add(g1.V, g1.V, g2.V);
         lm_mat_add(g1.KQ, g1.KQ, g2.KQ);
@@ -394,6 +418,18 @@ void lm_pctr_oracle_pool(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pc
     lm_pc_th_free(&g1);
     lm_pc_th_free(&g2);
     lm_mat_free(S);
+}
+
+void lm_pctr_oracle_pool(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t,
+                         const lm_pcbatch *pool, int M)
+{
+    oracle(G, se, P, t, pool, M, M > 0 ? pool[0].N : 0, 0);
+}
+
+void lm_pctr_oracle_stream(lm_pcth *G, double *se, const lm_pcdata *P, const lm_pcth *t, int N, int M,
+                           uint64_t key)
+{
+    oracle(G, se, P, t, NULL, M, N, key);
 }
 
 void lm_pctr_rec_clear(lm_pctr_rec *r)
@@ -432,10 +468,10 @@ int lm_pctr_run(lm_pctr_rec *rec, const lm_pcdata *P, lm_pcth *th, const lm_pctr
     double cap = o->cap > 0 ? o->cap : 1e100;
     memset(rec, 0, sizeof *rec);
     rec->diverged = -1;
-    rec->exc = calloc((size_t)T + 1, sizeof(double));
-    rec->reg = calloc((size_t)T + 1, sizeof(double));
-    rec->phi = calloc((size_t)T + 1, sizeof(double));
-    rec->se = calloc((size_t)T + 1, sizeof(double));
+    rec->exc = lm_xcalloc((size_t)T + 1, sizeof(double));
+    rec->reg = lm_xcalloc((size_t)T + 1, sizeof(double));
+    rec->phi = lm_xcalloc((size_t)T + 1, sizeof(double));
+    rec->se = lm_xcalloc((size_t)T + 1, sizeof(double));
     lm_pcth G = lm_pc_th_new(P), G2 = lm_pc_th_new(P);
     lm_mat *S = mnew(d, d, c);
     lm_num e, r, ph, x;
@@ -446,7 +482,7 @@ int lm_pctr_run(lm_pctr_rec *rec, const lm_pcdata *P, lm_pcth *th, const lm_pctr
         mb.N = o->B;
         mb.X = mnew(o->B, d, c);
         mb.Y = mnew(o->B, P->k, c);
-        idx = malloc(sizeof(int) * (size_t)o->train->N);
+        idx = lm_xmalloc(sizeof(int) * (size_t)o->train->N);
     }
     /* double fast path of the minibatch gradient (variant V0) */
     const int fast = idx && c->backend == LM_DOUBLE && P->variant == 0;
@@ -454,17 +490,17 @@ int lm_pctr_run(lm_pctr_rec *rec, const lm_pcdata *P, lm_pcth *th, const lm_pctr
            *fw = NULL;
     if (fast) {
         const int Nt = o->train->N, B = o->B, k = P->k;
-        tX = malloc(sizeof(double) * (size_t)(Nt * d));
-        tY = malloc(sizeof(double) * (size_t)(Nt * k));
+        tX = lm_xmalloc(sizeof(double) * (size_t)(Nt * d));
+        tY = lm_xmalloc(sizeof(double) * (size_t)(Nt * k));
         lm_mat_get_array(tX, o->train->X);
         lm_mat_get_array(tY, o->train->Y);
-        fX = malloc(sizeof(double) * (size_t)(B * d));
-        fY = malloc(sizeof(double) * (size_t)(B * k));
-        fV = malloc(sizeof(double) * (size_t)(k * d));
-        gV = malloc(sizeof(double) * (size_t)(k * d));
-        fK = malloc(sizeof(double) * (size_t)(d * d));
-        gK = malloc(sizeof(double) * (size_t)(d * d));
-        fw = malloc(sizeof(double) * (size_t)(B * d + B + 2 * d + k + d + 5 * d * d + k * d + d * d));
+        fX = lm_xmalloc(sizeof(double) * (size_t)(B * d));
+        fY = lm_xmalloc(sizeof(double) * (size_t)(B * k));
+        fV = lm_xmalloc(sizeof(double) * (size_t)(k * d));
+        gV = lm_xmalloc(sizeof(double) * (size_t)(k * d));
+        fK = lm_xmalloc(sizeof(double) * (size_t)(d * d));
+        gK = lm_xmalloc(sizeof(double) * (size_t)(d * d));
+        fw = lm_xmalloc(sizeof(double) * (size_t)(B * d + B + 2 * d + k + d + 5 * d * d + k * d + d * d));
     }
     int rc = 0;
     for (int t = 0; t <= T; t++) {

@@ -11,19 +11,23 @@ const char *const lm_pctr_tr_configs[] = {"TR-A pop, tube start, eta=alpha_r/bet
                                           "TR-B mc oracle, N in {16,24,32,48}", NULL};
 
 const lm_param_def lm_pctr_tr_params[] = {
-    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (S8, reconstructed)", NULL},
-    {"beta_scale", 1.0, "beta = beta_scale * beta_r (S8, reconstructed)", NULL},
-    {"T_A", 2000, "TR-A steps (quick: T_A/4)", NULL},
-    {"T_kappa", 150, "steps of the kappa = 1e6 run in MPFR-256", NULL},
-    {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL},
-    {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL},
-    {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL},
-    {"MN_B", 12288, "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; fixed pool)", NULL},
-    {"T_B", 40, "TR-B steps", NULL},
-    {"noise_frac", 1.0, "TR-B: the MC noise excess estimate must be <= noise_frac * e_N", NULL},
-    {"N_A", 20000, "training samples of the spectral initialisation (TR-A)", NULL},
-    {"eta_B", 0.8, "TR-B step eta = eta_B/(4 s1)", NULL},
-    {NULL, 0, NULL, NULL}};
+    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (S8, reconstructed)", NULL, "(0, 1e6]"},
+    {"beta_scale", 1.0, "beta = beta_scale * beta_r (S8, reconstructed)", NULL, "(0, 1e6]"},
+    {"T_A", 2000, "TR-A steps (quick: T_A/4 when that is over 20; at least 2: three iterates for the rate fit; at most 20000: run length bound)", NULL,
+     "int [2, 20000]"},
+    {"T_kappa", 150, "steps of the kappa = 1e6 run in MPFR-256 (at least 2: three iterates for the rate fit; at most 2000: run length bound)", NULL,
+     "int [2, 2000]"},
+    {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL, "[-10, 10]"},
+    {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL, "[-10, 10]"},
+    {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL, "[0, 100]"},
+    {"MN_B", 12288, "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; fixed pool; at most 40000: "
+     "run length bound)", NULL, "int [1, 40000]"},
+    {"T_B", 40, "TR-B steps (quick: 3/4 of them; at most 120: run length bound)", NULL, "int [1, 120]"},
+    {"noise_frac", 1.0, "TR-B: the MC noise excess estimate must be <= noise_frac * e_N", NULL, "[0, 1e6]"},
+    {"N_A", 20000, "training samples of the spectral initialisation (TR-A; drawn exactly; at least d + 1 = 4)",
+     NULL, "[4, 1e15]"},
+    {"eta_B", 0.8, "TR-B step eta = eta_B/(4 s1)", NULL, "(0, 100]"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     lm_eval *ev;
@@ -79,7 +83,7 @@ static int trA_hook(int t, const lm_pcth *th, const lm_num *exc, const lm_num *r
 /* fit log y_t = a + b t over iterates with y above the floor; rho = exp(b) */
 static int fit_rho(double *rho, double *se, const double *y, int n, double floor, int *used)
 {
-    double *xx = malloc(sizeof(double) * (size_t)n), *yy = malloc(sizeof(double) * (size_t)n);
+    double *xx = lm_xmalloc(sizeof(double) * (size_t)n), *yy = lm_xmalloc(sizeof(double) * (size_t)n);
     int m = 0;
     for (int t = 0; t < n; t++)
         if (y[t] > floor && isfinite(log(y[t]))) {
@@ -149,13 +153,13 @@ static int eval_trA(lm_eval *ev, int use_reg)
     const double u = lm_ctx_eps(&P->ctx), scale = 2.0 * 3 * s1;
     trA_t h = {.ev = ev, .use_reg = use_reg, .c = cb, .hb = 0.5 * be, .delta2 = delta * delta,
                .floor = 1e6 * (u * scale) * (u * scale)};
-    h.y = calloc((size_t)T + 1, sizeof(double));
+    h.y = lm_xcalloc((size_t)T + 1, sizeof(double));
     lm_num_inits(&P->ctx, &h.prev, &h.rhs, &h.v, (lm_num *)NULL);
     lm_pctr_opts o = {.mode = LM_PCTR_POP, .eta = eta, .T = T, .Pinv = Pinv, .proj = 1};
     lm_pctr_rec rec;
     double *th0 = NULL; /* the start as doubles, for the double rerun of the kappa run */
     if (cfg == 2) {
-        th0 = malloc(sizeof(double) * (size_t)(P->k * d + d * d));
+        th0 = lm_xmalloc(sizeof(double) * (size_t)(P->k * d + d * d));
         lm_mat_get_array(th0, th.V);
         lm_mat_get_array(th0 + P->k * d, th.KQ);
     }
@@ -278,14 +282,15 @@ static int eval_trB(lm_eval *ev, int use_reg)
                 ok = lm_assume(ev, 0, "step-size condition not met: TR-B run at N=%d diverged at t=%d", N,
                                rec.diverged);
             } else {
-                int w0 = rec.n - rec.n / 5;
-                double *v = malloc(sizeof(double) * (size_t)rec.n);
+                /* the last fifth of the run (at least its last iterate: a short T_B) */
+                int w0 = rec.n - (rec.n / 5 > 0 ? rec.n / 5 : 1);
+                double *v = lm_xmalloc(sizeof(double) * (size_t)rec.n);
                 int m = 0;
                 for (int t = w0; t < rec.n; t++) v[m++] = rec.exc[t] + (use_reg ? rec.reg[t] : 0.0);
                 double e = lm_pctr_median(v, m);
                 double lo = v[0], hi = v[m - 1];
                 free(v);
-                double se = rec.se[rec.n - 2] * dual;
+                double se = (rec.n >= 2 ? rec.se[rec.n - 2] : HUGE_VAL) * dual; /* the last oracle call */
                 double enoise = se * se / (4.0 * sd);
                 char nm[64];
                 snprintf(nm, sizeof nm, "e_%d", N);

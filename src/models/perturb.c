@@ -285,7 +285,7 @@ void lm_pert_label_maps(lm_mat **G, int stacked, lm_mha *m, int which)
 {
     const lm_ctx c = m->ctx;
     const int n = m->n, H = m->H, D = m->D, d = m->d, Dd = D * d;
-    lm_mat **g = calloc((size_t)H, sizeof *g);
+    lm_mat **g = lm_xcalloc((size_t)H, sizeof *g);
     for (int h = 0; h < H; h++) g[h] = lm_mat_new(D, d, &c);
     lm_mat *y0 = lm_mat_dup(m->y);
     lm_num t;
@@ -332,11 +332,11 @@ static void pairs_add(lm_pert_pairs *P, const double *p, const double *q, const 
 {
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 16;
-        P->a = realloc(P->a, (size_t)P->cap * sizeof *P->a);
+        P->a = lm_xrealloc(P->a, (size_t)P->cap * sizeof *P->a);
     }
     lm_pert_pair *e = &P->a[P->n++];
-    e->p = malloc((size_t)P->np * sizeof *e->p);
-    e->q = malloc((size_t)P->np * sizeof *e->q);
+    e->p = lm_xmalloc((size_t)P->np * sizeof *e->p);
+    e->q = lm_xmalloc((size_t)P->np * sizeof *e->q);
     memcpy(e->p, p, (size_t)P->np * sizeof *e->p);
     memcpy(e->q, q, (size_t)P->np * sizeof *e->q);
     snprintf(e->what, sizeof e->what, "%s", what);
@@ -349,7 +349,7 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx dc = lm_ctx_double();
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, sizes[(ev->index + ev->index / 4) % 4], 5, lm_nm5);
+    lm_sizes(ev, z, sizes[(ev->index + ev->index / 4) % 4], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     memset(I, 0, sizeof *I);
     I->rd = rd;
@@ -374,7 +374,7 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     lm_pert_draw(md, g, sc);
     I->mask = mask;
     I->np = lm_mha_nparams(md, I->mask);
-    I->p0 = malloc((size_t)I->np * sizeof *I->p0);
+    I->p0 = lm_xmalloc((size_t)I->np * sizeof *I->p0);
     get_params(I->p0, md, I->mask, I->np);
     lm_mha_data(ev, md);
     I->m = lm_mha_convert(md, ev->ctx);
@@ -419,8 +419,8 @@ static int worst_dir_mh(double *dir, double *lip, lm_pert_lip *I)
     const lm_ctx dc = lm_ctx_double();
     const int np = I->np, R = I->md->r->r;
     lm_mat *J = lm_mat_new(R, np, &dc), *v = lm_mat_new(np, 1, &dc);
-    double *pp = malloc((size_t)np * sizeof *pp), *a = malloc((size_t)R * sizeof *a),
-           *b = malloc((size_t)R * sizeof *b);
+    double *pp = lm_xmalloc((size_t)np * sizeof *pp), *a = lm_xmalloc((size_t)R * sizeof *a),
+           *b = lm_xmalloc((size_t)R * sizeof *b);
     memcpy(pp, I->p0, (size_t)np * sizeof *pp);
     for (int q = 0; q < np; q++) {
         double h = 1e-6 * fmax(1.0, fabs(I->p0[q]));
@@ -451,8 +451,8 @@ static int worst_dir_mh(double *dir, double *lip, lm_pert_lip *I)
 static void worst_dir_grad(double *dir, double *lip, lm_pert_lip *I, lm_rng *g)
 {
     const int np = I->np;
-    double *pp = malloc((size_t)np * sizeof *pp), *ga = malloc((size_t)np * sizeof *ga),
-           *gb = malloc((size_t)np * sizeof *gb);
+    double *pp = lm_xmalloc((size_t)np * sizeof *pp), *ga = lm_xmalloc((size_t)np * sizeof *ga),
+           *gb = lm_xmalloc((size_t)np * sizeof *gb);
     double pn = 0;
     for (int q = 0; q < np; q++) { dir[q] = lm_rng_normal(g); pn = fmax(pn, fabs(I->p0[q])); }
     dnormalize(dir, np);
@@ -513,8 +513,8 @@ static int make_pairs(lm_pert_pairs *P, lm_pert_lip *I, lm_eval *ev, int grad, d
 {
     const int np = I->np;
     lm_rng *g = lm_eval_rng(ev);
-    double *er = malloc((size_t)np * sizeof *er), *ew = malloc((size_t)np * sizeof *ew),
-           *e = malloc((size_t)np * sizeof *e), *q = malloc((size_t)np * sizeof *q);
+    double *er = lm_xmalloc((size_t)np * sizeof *er), *ew = lm_xmalloc((size_t)np * sizeof *ew),
+           *e = lm_xmalloc((size_t)np * sizeof *e), *q = lm_xmalloc((size_t)np * sizeof *q);
     int rc = 0;
     P->np = np;
     for (int i = 0; i < np; i++) er[i] = lm_rng_normal(g);
@@ -564,7 +564,7 @@ static int make_pairs(lm_pert_pairs *P, lm_pert_lip *I, lm_eval *ev, int grad, d
         lm_measure(ev, m0, etas[0]);
         goto out;
     }
-    double *ek = malloc((size_t)np * sizeof *ek);
+    double *ek = lm_xmalloc((size_t)np * sizeof *ek);
     if (grad) worst_dir_grad(ek, &I->lip_grad, I, g);
     else rc |= worst_dir_mh(ek, &I->lip_mh, I);
     const double *dirs[3] = {er, ek, ew};

@@ -8,11 +8,11 @@
 
 lm_prdata *lm_pr_new(int n, int d, const lm_ctx *c)
 {
-    lm_prdata *P = calloc(1, sizeof *P);
+    lm_prdata *P = lm_xcalloc(1, sizeof *P);
     P->n = n;
     P->d = d;
     P->ctx = *c;
-    P->C = malloc((size_t)n * (size_t)n);
+    P->C = lm_xmalloc((size_t)n * (size_t)n);
     P->X = lm_mat_new(n, d, c);
     P->W = lm_mat_new(d, d, c);
     P->f0 = lm_mat_new(n, n, c);
@@ -116,8 +116,8 @@ static void rank4_factor(double *out, int d, lm_rng *g)
 void lm_pr_fill_rank4_W(lm_mat *W, double R, lm_rng *g)
 {
     int d = W->r;
-    double *q = malloc(sizeof(double) * (size_t)(d * d)), *k = malloc(sizeof(double) * (size_t)(d * d)),
-           *w = malloc(sizeof(double) * (size_t)(d * d));
+    double *q = lm_xmalloc(sizeof(double) * (size_t)(d * d)), *k = lm_xmalloc(sizeof(double) * (size_t)(d * d)),
+           *w = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     rank4_factor(q, d, g);
     rank4_factor(k, d, g);
     for (int a = 0; a < d; a++)
@@ -138,7 +138,7 @@ void lm_pr_fill(lm_mat *A, lm_pr_family fam, double R, lm_rng *g)
         lm_pr_fill_rank4_W(A, R, g);
         return;
     }
-    double *a = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
+    double *a = lm_xmalloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
     for (int i = 0; i < k; i++) {
         switch (fam) {
         case LM_PR_UNIFORM: a[i] = R * (2.0 * lm_rng_uniform(g) - 1.0); break;
@@ -159,7 +159,7 @@ void lm_pr_fill_pl_X(lm_mat *X, double beta0, double sigma, double R, lm_rng *g)
     lm_num *s = lm_nums_new(d, &cd);
     lm_mat_randn(G, g, 1.0);
     lm_mat_svd(s, Q, V, G); /* Q orthogonal */
-    double *x = malloc(sizeof(double) * (size_t)(n * d > 0 ? n * d : 1));
+    double *x = lm_xmalloc(sizeof(double) * (size_t)(n * d > 0 ? n * d : 1));
     double sb = sqrt(beta0);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < d; j++) {
@@ -201,7 +201,7 @@ lm_prfwd *lm_pr_fwd_new(const lm_prdata *P)
 {
     const lm_ctx *c = &P->ctx;
     int n = P->n, d = P->d;
-    lm_prfwd *F = calloc(1, sizeof *F);
+    lm_prfwd *F = lm_xcalloc(1, sizeof *F);
     F->MW = lm_mat_new(d, d, c);
     F->XM = lm_mat_new(n, d, c);
     F->H = lm_mat_new(n, n, c);
@@ -560,12 +560,12 @@ lm_pr_traj *lm_pr_gd(const lm_prdata *P, const lm_mat *M0, const lm_pr_gdopt *o)
 {
     const lm_ctx *c = &P->ctx;
     int d = P->d, T = o->T;
-    lm_pr_traj *tr = calloc(1, sizeof *tr);
+    lm_pr_traj *tr = lm_xcalloc(1, sizeof *tr);
     tr->T = T;
-    tr->L = calloc((size_t)T + 1, sizeof(double));
-    tr->Lrec = calloc((size_t)T + 1, sizeof(double));
-    tr->gnorm2 = calloc((size_t)T + 1, sizeof(double));
-    tr->log_delta = calloc((size_t)T + 1, sizeof(double));
+    tr->L = lm_xcalloc((size_t)T + 1, sizeof(double));
+    tr->Lrec = lm_xcalloc((size_t)T + 1, sizeof(double));
+    tr->gnorm2 = lm_xcalloc((size_t)T + 1, sizeof(double));
+    tr->log_delta = lm_xcalloc((size_t)T + 1, sizeof(double));
     tr->first_exit = tr->nonfinite = -1;
     tr->Mbest = lm_mat_dup(M0);
     tr->MT = lm_mat_dup(M0);
@@ -716,7 +716,7 @@ static int cmp_vk(const void *a, const void *b)
 void lm_pr_binarise(lm_mat *Mhat, const lm_mat *M, double rho)
 {
     int N = M->r * M->c, z = (int)floor(rho * N);
-    vk *a = malloc(sizeof *a * (size_t)(N > 0 ? N : 1));
+    vk *a = lm_xmalloc(sizeof *a * (size_t)(N > 0 ? N : 1));
     for (int k = 0; k < N; k++) {
         a[k].v = lm_mat_get_d(M, k / M->c, k % M->c);
         a[k].k = k;

@@ -47,7 +47,7 @@ double lm_prfd_rate(const lm_prdata *P, int a, int b)
 int lm_prfd_coords(int d, int k, int *ca, int *cb, lm_rng *g)
 {
     int m = d * d;
-    int *perm = malloc(sizeof(int) * (size_t)m);
+    int *perm = lm_xmalloc(sizeof(int) * (size_t)m);
     for (int i = 0; i < m; i++) perm[i] = i;
     for (int i = m - 1; i > 0; i--) {
         int j = lm_rng_int(g, 0, i), t = perm[i];

@@ -374,7 +374,7 @@ int lm_prid_literal_loss(lm_num *Lrec, lm_num *Lreg, const lm_prid_inst *I, int 
            *f0 = lm_mat_new(n, n, c), *ones = lm_prid_ones(d, d, c);
     unsigned char *all = NULL;
     if (lse && !C) {
-        all = malloc((size_t)(n * n));
+        all = lm_xmalloc((size_t)(n * n));
         memset(all, 1, (size_t)(n * n));
         C = all;
     }

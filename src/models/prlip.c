@@ -482,7 +482,7 @@ int lm_prlip_eval(lm_eval *ev, const lm_prlip_spec *s)
     V256 = lm_mat_new(d, d, cw);
     lm_mat_copy(M256, M0);
     {
-        double *vb = malloc(sizeof(double) * (size_t)(d * d));
+        double *vb = lm_xmalloc(sizeof(double) * (size_t)(d * d));
         lm_mat_get_array(vb, V);
         lm_mat_set_array(V256, vb); /* a direction given as doubles, exactly */
         free(vb);

@@ -39,7 +39,7 @@ lm_prdata *lm_prt_build(const lm_prt_spec *s, uint64_t seed, const lm_ctx *ctx, 
     if (M0) {
         lm_mat *Md = lm_mat_new(s->d, s->d, &cd);
         lm_pr_fill_mask(Md, s->m0 ? LM_PR_M_UNIFORM : LM_PR_M_ONES, &g);
-        double *a = malloc(sizeof(double) * (size_t)(s->d * s->d));
+        double *a = lm_xmalloc(sizeof(double) * (size_t)(s->d * s->d));
         lm_mat_get_array(a, Md);
         *M0 = lm_mat_new(s->d, s->d, ctx);
         lm_mat_set_array(*M0, a);
@@ -142,7 +142,7 @@ int lm_prt_gd(lm_prt_run *r, const lm_prdata *P, const lm_mat *M0, double eta, i
     r->Lrec = lm_nums_new(T + 1, c);
     r->g2 = lm_nums_new(T + 1, c);
     r->step2 = lm_nums_new(T + 1, c);
-    r->log_delta = calloc((size_t)T + 1, sizeof(double));
+    r->log_delta = lm_xcalloc((size_t)T + 1, sizeof(double));
     r->first_exit = r->nonfinite = -1;
     r->Mlast = lm_mat_dup(M0);
     lm_mat *M = r->Mlast, *Vel = lm_mat_new(d, d, c), *Mp = lm_mat_new(d, d, c);

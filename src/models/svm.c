@@ -90,7 +90,7 @@ static int hildreth(double *alpha, int *sweeps, const double *Q, int m, const lm
     }
     for (int a = 0; a < m; a++)
         if (!(Q[a * m + a] > 0)) return LM_SVM_INFEASIBLE; /* A_a = 0: 0 >= 1 */
-    double *Qa = calloc((size_t)m, sizeof *Qa);
+    double *Qa = lm_xcalloc((size_t)m, sizeof *Qa);
     memset(alpha, 0, (size_t)m * sizeof *alpha);
     int st = LM_SVM_NOCONV;
     *sweeps = 0;
@@ -189,7 +189,7 @@ static int polish(lm_mat *alpha, int *nactive, const lm_mat *Q, const double *a0
 {
     lm_ctx ctx = lm_mat_ctx(Q);
     int m = Q->r, ok = 0;
-    int *in = calloc((size_t)m, sizeof *in), *idx = calloc((size_t)m, sizeof *idx);
+    int *in = lm_xcalloc((size_t)m, sizeof *in), *idx = lm_xcalloc((size_t)m, sizeof *idx);
     double amax = 0;
     for (int a = 0; a < m; a++)
         if (a0[a] > amax) amax = a0[a];
@@ -273,7 +273,7 @@ int lm_svm_dual(lm_mat *alpha, lm_svm_cert *c, const lm_mat *Q, const lm_svm_opt
     int m = Q->r;
     if (m <= 0 || Q->c != m) return LM_SVM_BADINPUT;
     if (!lm_mat_isfinite(Q)) return LM_SVM_NONFINITE;
-    double *Qd = malloc((size_t)m * (size_t)m * sizeof *Qd), *a0 = calloc((size_t)m, sizeof *a0);
+    double *Qd = lm_xmalloc((size_t)m * (size_t)m * sizeof *Qd), *a0 = lm_xcalloc((size_t)m, sizeof *a0);
     lm_mat_get_array(Qd, Q);
     int st = hildreth(a0, &c->sweeps, Qd, m, o);
     if (st == LM_SVM_OK) {
@@ -309,8 +309,8 @@ static int solve(lm_svm_sol *s, const lm_ibdata *D, const lm_svm_opts *o, lm_svm
     int m = count_constraints(D, kind);
     if (m <= 0) return LM_SVM_BADINPUT;
     s->m = m;
-    s->ci = calloc((size_t)m, sizeof *s->ci);
-    s->ct = calloc((size_t)m, sizeof *s->ct);
+    s->ci = lm_xcalloc((size_t)m, sizeof *s->ci);
+    s->ct = lm_xcalloc((size_t)m, sizeof *s->ct);
     index_constraints(s->ci, s->ct, D, kind);
     lm_mat *Dm = lm_mat_new(m, D->d, &D->ctx), *Zm = NULL;
     if (kind == LM_SVM_W) Zm = lm_mat_new(m, D->d, &D->ctx);
@@ -430,7 +430,7 @@ static void margin(lm_num *r, const lm_mat *P, lm_svm_kind kind, const lm_ibdata
         lm_num_set_d(r, NAN);
         return;
     }
-    int *ci = calloc((size_t)m, sizeof *ci), *ct = calloc((size_t)m, sizeof *ct);
+    int *ci = lm_xcalloc((size_t)m, sizeof *ci), *ct = lm_xcalloc((size_t)m, sizeof *ct);
     index_constraints(ci, ct, D, kind);
     lm_mat *Dm = lm_mat_new(m, D->d, &D->ctx), *Zm = NULL;
     if (kind == LM_SVM_W) Zm = lm_mat_new(m, D->d, &D->ctx);
@@ -487,7 +487,7 @@ static double qform(const double *a, const double *Q, const double *b, int m)
 
 double lm_svm_ascent(double *c, double *trace, const double *Q, int m, int iters)
 {
-    double *best = malloc((size_t)m * sizeof *best), *gr = malloc((size_t)m * sizeof *gr);
+    double *best = lm_xmalloc((size_t)m * sizeof *best), *gr = lm_xmalloc((size_t)m * sizeof *gr);
     double bm = NAN;
     for (int k = 0; k < iters; k++) {
         double nn = qform(c, Q, c, m);

@@ -42,7 +42,7 @@ int lm_t1_run(lm_eval *ev, const lm_t1_setup *s)
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, sizes[ev->index % 4], 5, lm_nm5);
+    lm_sizes(ev, z, sizes[ev->index % 4], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
     const int unequal = H > 1 && (ev->index / 4) % 2 == 1;
     const int rdir = (ev->index / 8) % 3; /* 0: smallest eigvec, 1: largest, 2: random */

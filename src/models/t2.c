@@ -93,7 +93,7 @@ int lm_t2_build(lm_t2_inst *I, lm_eval *ev, const lm_t2_opts *o)
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, t2_sizes[ev->index % 4], 5, lm_nm5);
+    lm_sizes(ev, z, t2_sizes[ev->index % 4], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
     const int var = ev->index / 4;
     I->N = N; I->n = n; I->D = D; I->d = d; I->H = H;
@@ -313,7 +313,7 @@ static double grid_witness(const lm_t2_inst *I, double rate_scale, int T, int *n
     const lm_ctx cd = lm_ctx_double();
     double best = 0;
     *nhold = 0;
-    double *logf = malloc(sizeof(double) * (size_t)(T + 1));
+    double *logf = lm_xmalloc(sizeof(double) * (size_t)(T + 1));
     for (int jj = 0; jj <= 8; jj++) {
         double etaGV = pow(10.0, -jj);
         lm_mha *m = lm_mha_convert(I->md, &cd);
@@ -526,7 +526,7 @@ done:
 
 lm_c1 *lm_c1_new(const lm_mha *m0, int L, const int *mid, lm_rng *g)
 {
-    lm_c1 *c1 = calloc(1, sizeof *c1);
+    lm_c1 *c1 = lm_xcalloc(1, sizeof *c1);
     const lm_ctx *c = &m0->ctx;
     if (L < 1) L = 1;
     if (L > LM_C1_MAXL) L = LM_C1_MAXL;

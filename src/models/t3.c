@@ -163,7 +163,7 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     const lm_ctx dctx = lm_ctx_double();
     const int kind = o->kinds <= 1 ? 0 : ev->index % o->kinds;
     int z[5]; /* the shrinker may ask for smaller sizes */
-    lm_sizes(ev, z, lm_t3_sizes[kind], 5, lm_nm5);
+    lm_sizes(ev, z, lm_t3_sizes[kind], 5, lm_nm5, lm_nm5_max);
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     /* the Example's matrices are 2 x 2: other sizes (--size, the shrinker)
      * cannot build it */

@@ -5,8 +5,15 @@
  *   figures/<id>-<config>-ratios.{dat,gp,pdf}  histogram of log10(LHS/RHS) over
  *                                              the instances, bound at 0, worst marked
  *
- * The scripts use paths relative to the source root, so a reader can rerun
+ * The scripts use paths relative to the report's root, so a reader can rerun
  * one by hand:  gnuplot figures/dynamics-theorem1-default.gp
+ *
+ * A weave can be killed at any point: the .dat and .gp files are written to
+ * a temporary name and renamed into place, gnuplot dies with the weave, and a
+ * figure PDF is only reused when it is complete (%%EOF) and its stamp, written
+ * last, matches the bytes of its .gp and .dat.  Strings from the database go
+ * into the scripts only as single-quoted gnuplot strings (no substitution
+ * there) and into the .dat files only as comment lines.
  */
 #include "report_priv.h"
 
@@ -38,16 +45,45 @@ void lm_fig_sanitize(char *dst, size_t n, const char *s)
     if (n) dst[k] = 0;
 }
 
-/* gnuplot single-quoted string: ' doubles */
+/* gnuplot single-quoted string: ' doubles; gnuplot substitutes neither
+ * `command` nor @macro inside single quotes, so nothing in s can leave it */
 static void gp_str(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; s && *s; s++) {
         if (*s == '\'') fputc('\'', f);
-        if (*s == '\n' || *s == '\t') fputc(' ', f);
+        /* no line end (nor any control character) may end the command */
+        if ((unsigned char)*s < 0x20 || *s == 0x7F) fputc(' ', f);
         else fputc(*s, f);
     }
     fputc('\'', f);
+}
+
+/* a comment line of a .dat file: control characters (a newline would start
+ * a data line) become blanks */
+static void dat_comment(FILE *f, const char *s)
+{
+    for (; s && *s; s++) fputc((unsigned char)*s < 0x20 || *s == 0x7F ? ' ' : *s, f);
+    fputc('\n', f);
+}
+
+/* figures are written as path.tmp and renamed into place when complete, so a
+ * weave killed half-way never leaves a truncated .dat or .gp behind */
+static FILE *open_tmp(const char *path, char *tmp, size_t n)
+{
+    snprintf(tmp, n, "%s.tmp", path);
+    return fopen(tmp, "w");
+}
+
+static int close_tmp(FILE *f, const char *tmp, const char *path)
+{
+    int bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
 }
 
 /* A title wider than the 8.6 cm plot (about 80 characters of 7 pt Sans) was
@@ -237,28 +273,30 @@ static int plot_series_r(const char *root, const char *base, const char *text, c
     info->logy = logy && allpos;
     info->logx = logx;
 
-    char path[1024], rel[320];
+    char path[1024], rel[320], tmp[1100];
     snprintf(rel, sizeof rel, "%s.dat", base);
     lm_report_path(path, sizeof path, root, rel);
-    FILE *f = fopen(path, "w");
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
-    fprintf(f, "# %s\n", dathead);
+    fputs("# ", f);
+    dat_comment(f, dathead);
     for (int k = 0; k < ns; k++) {
-        fprintf(f, "# series %d: %s\n", k, S[k].name);
+        fprintf(f, "# series %d: ", k);
+        dat_comment(f, S[k].name);
         for (int j = 0; j < S[k].n; j++) fprintf(f, "%.17g %.17g\n", S[k].x[j], S[k].y[j]);
         fputs("\n\n", f);
     }
-    if (fclose(f)) {
+    if (close_tmp(f, tmp, path)) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
 
     snprintf(rel, sizeof rel, "%s.gp", base);
     lm_report_path(path, sizeof path, root, rel);
-    f = fopen(path, "w");
+    f = open_tmp(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
@@ -285,7 +323,7 @@ static int plot_series_r(const char *root, const char *base, const char *text, c
         gp_str(f, shown);
     }
     fputs("\nunset output\n", f);
-    if (fclose(f)) {
+    if (close_tmp(f, tmp, path)) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
@@ -414,27 +452,28 @@ static int write_ratios(const char *root, const char *base, const char *claim_id
     if (pad <= 0) pad = 0.5;
     double top = cmax * 1.15 + 0.5;
 
-    char path[1024], rel[320];
+    char path[1024], rel[320], tmp[1100], head[400];
     snprintf(rel, sizeof rel, "%s-ratios.dat", base);
     lm_report_path(path, sizeof path, root, rel);
-    FILE *f = fopen(path, "w");
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
-    fprintf(f, "# %s [%s]: histogram of per-instance worst log10(LHS/RHS), %d values\n"
-               "# bin-centre count\n",
-            claim_id, c->config, n);
+    snprintf(head, sizeof head, "# %s [%s]: histogram of per-instance worst log10(LHS/RHS), %d values",
+             claim_id, c->config, n);
+    dat_comment(f, head);
+    fputs("# bin-centre count\n", f);
     for (int b = 0; b < nb; b++) fprintf(f, "%.17g %d\n", blo + (b + 0.5) * w, cnt[b]);
     fprintf(f, "\n\n# the bound: LHS = RHS\n0 0\n0 %.17g\n\n\n# worst\n%.17g 0\n%.17g %.17g\n",
             top, hi, hi, top);
-    if (fclose(f)) {
+    if (close_tmp(f, tmp, path)) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
     snprintf(rel, sizeof rel, "%s-ratios.gp", base);
     lm_report_path(path, sizeof path, root, rel);
-    f = fopen(path, "w");
+    f = open_tmp(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
@@ -460,7 +499,7 @@ static int write_ratios(const char *root, const char *base, const char *claim_id
     snprintf(wt, sizeof wt, "worst: %s", worst);
     gp_str(f, wt);
     fputs("\nunset output\n", f);
-    if (fclose(f)) {
+    if (close_tmp(f, tmp, path)) {
         snprintf(err, (size_t)errlen, "cannot write %s", rel);
         goto out;
     }
@@ -536,6 +575,38 @@ int lm_fig_live_count(const char *blob)
     return n ? n : (blob && *blob ? 1 : 0);
 }
 
+/* The caption of a live figure is LaTeX from the database: through the
+ * allow-list, and cut (at a shorter prefix, which lm_tex_safe closes
+ * properly) when it would not fit in max bytes. */
+static void safe_caption(lm_tbuf *b, const char *caption, size_t max)
+{
+    char *t = lm_tex_safe_str(caption);
+    if (t && strlen(t) < max) {
+        lm_tbuf_puts(b, t);
+        free(t);
+        return;
+    }
+    free(t);
+    /* the longest prefix whose safe form fits: prefix lo fits, prefix hi does not */
+    size_t lo = 0, hi = strlen(caption);
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        char *pre = strndup(caption, mid);
+        char *u = pre ? lm_tex_safe_str(pre) : NULL;
+        int fits = u && strlen(u) < max;
+        free(pre);
+        free(u);
+        if (fits) lo = mid;
+        else hi = mid;
+    }
+    char *pre = strndup(caption, lo);
+    char *u = pre ? lm_tex_safe_str(pre) : NULL;
+    if (u) lm_tbuf_puts(b, u);
+    lm_tbuf_puts(b, " \\dots");
+    free(pre);
+    free(u);
+}
+
 int lm_fig_write_live(const char *root, const char *name, const char *blob, lm_figure *fig,
                       int *nfig, int maxfig, char *err, int errlen)
 {
@@ -593,7 +664,7 @@ int lm_fig_write_live(const char *root, const char *name, const char *blob, lm_f
             snprintf(g->path, sizeof g->path, "%s", base);
             lm_tbuf cap;
             lm_tbuf_init(&cap);
-            lm_tbuf_puts(&cap, caption);
+            safe_caption(&cap, caption, sizeof g->caption - 200);
             if (logy && !in.logy) lm_tbuf_puts(&cap, " Linear scale: some values are $\\le 0$.");
             if (in.dropped) lm_tbuf_printf(&cap, " %d non-finite points omitted.", in.dropped);
             if (in.extra) lm_tbuf_printf(&cap, " Only the first %d series are drawn.", MAX_SERIES);
@@ -667,7 +738,7 @@ static int fig_current(const char *root, const lm_figure *fig, unsigned long lon
     char path[1024];
     struct stat sb;
     fig_file(path, sizeof path, root, fig, "pdf");
-    if (!h || stat(path, &sb) || sb.st_size <= 0) return 0;
+    if (!h || stat(path, &sb) || sb.st_size <= 0 || !lm_pdf_complete(path)) return 0;
     fig_file(path, sizeof path, root, fig, "stamp");
     FILE *f = fopen(path, "r");
     if (!f) return 0;
@@ -749,9 +820,10 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
         char path[1024];
         struct stat sb;
         fig_file(path, sizeof path, root, &fig[k], "pdf");
-        if (stat(path, &sb) || sb.st_size <= 0) {
+        if (stat(path, &sb) || sb.st_size <= 0 || !lm_pdf_complete(path)) {
             snprintf(err, (size_t)errlen,
-                     "gnuplot wrote no %s.pdf (does it have the pdfcairo terminal? see %s.gp)",
+                     "gnuplot wrote no complete %s.pdf (does it have the pdfcairo terminal? see "
+                     "%s.gp)",
                      fig[k].path, fig[k].path);
             goto out;
         }
@@ -760,11 +832,9 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
     for (int j = 0; j < nstale; j++) {
         char path[1024];
         fig_file(path, sizeof path, root, &fig[stale[j]], "stamp");
-        FILE *f = h[stale[j]] ? fopen(path, "w") : NULL;
-        if (f) {
-            fprintf(f, "%016llx\n", h[stale[j]]);
-            if (fclose(f)) remove(path);
-        }
+        char line[32], why[8];
+        int n = snprintf(line, sizeof line, "%016llx\n", h[stale[j]]);
+        if (h[stale[j]]) lm_write_atomic(path, line, (size_t)n, why, sizeof why);
     }
     rc = 0;
 out:

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,12 +33,18 @@ int lm_proc_which(const char *prog)
     return 0;
 }
 
-pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath)
+pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *logpath,
+                        const char *const *env)
 {
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* a weave killed with -9 takes its gnuplot and pdflatex with it: no
+         * orphan goes on writing figures or a PDF the next weave reads */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(126);
         int in = open("/dev/null", O_RDONLY);
         int out = logpath ? open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0666)
                           : open("/dev/null", O_WRONLY);
@@ -47,10 +55,16 @@ pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpat
         close(in);
         close(out);
         if (dir && chdir(dir)) _exit(126);
+        for (int k = 0; env && env[k]; k++) putenv((char *)env[k]);
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     return pid;
+}
+
+pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath)
+{
+    return lm_proc_start_env(dir, argv, logpath, NULL);
 }
 
 int lm_proc_wait(pid_t pid)

@@ -1,38 +1,56 @@
 /* report.c -- lm_report_build: weave report/lemmata.pdf from the results
  * database, the claim files' literate blocks and gnuplot figures.
  *
- * Everything is relative to `root` (the source tree); the process never
- * changes directory: gnuplot and pdflatex run as children with cwd = root, so
- * the LaTeX source refers to figures/... and lemmas/... relative to root.
+ * Output goes under `root` (report/ and figures/, created when missing); the
+ * process never changes directory: gnuplot and pdflatex run as children with
+ * cwd = root, so the LaTeX source refers to figures/... relative to root.
+ * Claim files are read from the source tree (lm_report_source_tree: root
+ * when it has lemmas/, else the current directory), and only when the path
+ * the database records resolves to a regular file under its lemmas/ or src/.
  *
  *   1. pdflatex and gnuplot must be on PATH (checked before anything
  *      is written);
  *   2. the run is read from the database (claims sorted by id), each claim's
  *      file is read for its \claim/\source/\statement/\check/\note blocks
  *      (malformed blocks stop the build with "file:line: reason");
- *   3. figures/<id>-<config>[-ratios].{dat,gp} are written and gnuplot turns
- *      them into PDFs;
- *   4. report/lemmata.tex is written (atomically) and compiled with pdflatex
- *      under the job name lemmata-build, again until its .aux, .toc and .out
- *      stop changing (at most four passes: an unchanged report takes one,
- *      latexmk's rule, without latexmk's hashing of a thousand figure PDFs
- *      around each pass); report/lemmata-build.pdf is renamed
- *      to report/lemmata.pdf only on success.  A LaTeX error inside a woven
- *      block is reported at its line of the claim file.
+ *   3. under report/.weave.lock (one weave per report directory; the
+ *      temporary directories of killed weaves are removed), figures/<id>-
+ *      <config>[-ratios].{dat,gp} are written and gnuplot turns them into
+ *      PDFs (figures.c: only changed ones are redrawn);
+ *   4. the LaTeX source is written to a fresh directory report/weave-XXXXXX
+ *      and compiled there with pdflatex under the job name lemmata-build,
+ *      again until its .aux, .toc and .out stop changing (at most four
+ *      passes: an unchanged report takes one, latexmk's rule, without
+ *      latexmk's hashing of a thousand figure PDFs around each pass).  The
+ *      pass starts from the .aux/.toc/.out of the last *finished* weave
+ *      (report/lemmata-build.*, trusted only when report/lemmata-build.state,
+ *      written after them, records their hash).  Only a complete PDF (%PDF
+ *      ... %%EOF) is renamed to report/lemmata.pdf, and only then are the
+ *      auxiliary files and the state record updated: a failed or killed
+ *      weave leaves the previous report as it was.  A LaTeX error inside a
+ *      woven block is reported at its line of the claim file.
  *
  * Text from the database and plain-text fields is escaped; the \statement,
  * \check and \note blocks are LaTeX, and so are \claim titles and \source
- * blocks that contain $ or \ (plain ones are escaped).
+ * blocks that contain $ or \ (plain ones are escaped): those, and the LaTeX
+ * captions of live runs, pass through the allow-list of texsafe.c.
+ * pdflatex runs without shell escape and may open no file by an absolute or
+ * parent path (openin_any=p).
  */
 #include "lm_report.h"
 #include "report_priv.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,8 +72,9 @@ typedef struct {
     const lm_claim *reg;  /* registry entry with the same id, or NULL */
     const char *title;    /* plain title (DB, else registry), may be NULL */
     char file[512];       /* claim file as recorded (relative to root), "" if unknown */
-    char code[1024];      /* claim file to list (root prepended), "" = none */
+    char code[4096];      /* claim file to list (its real path), "" = none */
     int file_ok;          /* file was read */
+    int outside;          /* the recorded file is no regular file of the source tree: not read */
     lm_literate L;
     lm_figure *fig;
     int nfig;
@@ -127,12 +146,13 @@ static void at_line_start(writer *w)
     if (w->b.n && w->b.s[w->b.n - 1] != '\n') P(w, "%\n");
 }
 
-/* a LaTeX block of a claim file, verbatim, on lines of its own */
+/* a LaTeX block of a claim file, through the allow-list (texsafe.c), on
+ * lines of its own (line for line, so errors map back to the claim file) */
 static void put_block(writer *w, int claim, const char *what, const lm_lit_block *blk)
 {
     at_line_start(w);
     long first = w->b.lines + 1;
-    P(w, blk->text);
+    lm_tex_safe(&w->b, blk->text);
     long last = w->b.lines + 1;
     P(w, "\n");
     add_span(w, claim, what, first, last, blk->line);
@@ -226,6 +246,8 @@ static void put_preamble(writer *w, const lm_results *R)
          "\\definecolor{verror}{RGB}{190,0,170}\n"
          "\\definecolor{vinconsistent}{RGB}{185,30,60}\n"
          "\\definecolor{vviolated}{RGB}{210,0,0}\n"
+         "% a command of a literate block that is not on the allow-list, shown, not run\n"
+         "\\DeclareRobustCommand{\\lmraw}[1]{\\textnormal{\\textcolor{verror}{\\ttfamily #1}}}\n"
          "\\newcommand{\\vd}[2]{{\\setlength{\\fboxsep}{1.2pt}\\colorbox{#1!12}"
          "{\\textcolor{#1}{\\textbf{#2}}}}}\n"
          "\\newcolumntype{L}[1]{>{\\raggedright\\arraybackslash}p{#1}}\n"
@@ -954,7 +976,12 @@ static void put_claim(writer *w, const doc *d, int k)
     P(w, "}}\n\n");
 
     /* the literate text */
-    if (!d->file_ok)
+    if (d->outside) {
+        P(w, "\\textcolor{verror}{\\textbf{Claim file unavailable:}} \\texttt{");
+        ETT(w, d->file);
+        P(w, "} is not a regular file under \\texttt{lemmas/} or \\texttt{src/} of the source "
+             "tree; its statement and code are not shown.\n\n");
+    } else if (!d->file_ok)
         lm_tbuf_printf(&w->b, "\\textcolor{verror}{\\textbf{The claim file could not be read}}"
                               "; statement and code are missing.\n\n");
     if (d->L.statement.text) {
@@ -1110,18 +1137,36 @@ static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const
     }
 }
 
-static int mkdir_p(const char *root, const char *rel, char *err, int errlen)
+/* ---- files ------------------------------------------------------------------------ */
+
+/* mkdir -p */
+static int mkdirs(const char *path, char *err, int errlen)
 {
-    char path[1024];
-    lm_report_path(path, sizeof path, root, rel);
-    if (mkdir(path, 0777) && errno != EEXIST) {
-        snprintf(err, (size_t)errlen, "cannot create %s: %s", path, strerror(errno));
+    char p[1024];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        snprintf(err, (size_t)errlen, "path too long: %.200s", path);
+        return -1;
+    }
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) && errno != EEXIST) {
+            snprintf(err, (size_t)errlen, "cannot create %s: %s", p, strerror(errno));
+            return -1;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    struct stat sb;
+    if (stat(p, &sb) || !S_ISDIR(sb.st_mode)) {
+        snprintf(err, (size_t)errlen, "cannot create %s: not a directory", p);
         return -1;
     }
     return 0;
 }
 
-static int write_file(const char *path, const char *text, char *err, int errlen)
+int lm_write_atomic(const char *path, const char *text, size_t n, char *err, int errlen)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -1130,7 +1175,6 @@ static int write_file(const char *path, const char *text, char *err, int errlen)
         snprintf(err, (size_t)errlen, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
-    size_t n = strlen(text);
     int bad = fwrite(text, 1, n, f) != n;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path)) {
@@ -1141,12 +1185,121 @@ static int write_file(const char *path, const char *text, char *err, int errlen)
     return 0;
 }
 
-/* The TeX log's first error, traced to a claim file when it falls in a block. */
-static void latex_error(const char *root, const writer *w, const doc *docs, char *err,
-                        int errlen)
+int lm_pdf_complete(const char *path)
 {
-    char log[1024], line[1024], msg[512] = "";
-    lm_report_path(log, sizeof log, root, "report/" JOB ".log");
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char head[5], tail[64];
+    int ok = fread(head, 1, 5, f) == 5 && !memcmp(head, "%PDF-", 5);
+    if (ok && fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        long from = size > (long)sizeof tail ? size - (long)sizeof tail : 0;
+        size_t got = 0;
+        if (size < 0 || fseek(f, from, SEEK_SET) ||
+            (got = fread(tail, 1, sizeof tail - 1, f)) == 0)
+            ok = 0;
+        else {
+            /* "%%EOF" and at most end-of-line blanks after it */
+            tail[got] = 0;
+            size_t e = got;
+            while (e > 0 && (tail[e - 1] == '\n' || tail[e - 1] == '\r' || tail[e - 1] == ' '))
+                e--;
+            ok = e >= 5 && !memcmp(tail + e - 5, "%%EOF", 5);
+        }
+    } else
+        ok = 0;
+    fclose(f);
+    return ok;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char buf[1 << 15];
+    size_t got;
+    int bad = 0;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, got, out) != got) bad = 1;
+    bad |= ferror(in) != 0;
+    fclose(in);
+    bad |= fclose(out) != 0;
+    if (bad) remove(to);
+    return bad ? -1 : 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* rm -rf of a directory we made (never follows symbolic links) */
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* ---- the source tree ------------------------------------------------------------------ */
+
+const char *lm_report_source_tree(const char *root)
+{
+    char p[1024];
+    if (!root || !*root) root = ".";
+    lm_report_path(p, sizeof p, root, "lemmas");
+    if (is_dir(p)) return root;
+    if (is_dir("lemmas")) return ".";
+    return NULL;
+}
+
+int lm_report_source_file(char *out, size_t n, const char *src, const char *rel)
+{
+    if (n) out[0] = 0;
+    if (!src || !rel || !*rel || !n) return -1;
+    char joined[PATH_MAX], real[PATH_MAX];
+    if (strlen(src) + strlen(rel) + 8 > sizeof joined) return -1; /* never a cut path */
+    lm_report_path(joined, sizeof joined, src, rel);
+    if (!realpath(joined, real)) return -1;
+    struct stat sb;
+    if (stat(real, &sb) || !S_ISREG(sb.st_mode)) return -1;
+    /* under the real lemmas/ or src/ of the tree (either may itself be a link) */
+    static const char *const trees[] = {"lemmas", "src"};
+    for (size_t k = 0; k < sizeof trees / sizeof trees[0]; k++) {
+        char dir[PATH_MAX], base[PATH_MAX];
+        lm_report_path(dir, sizeof dir, src, trees[k]);
+        if (!realpath(dir, base)) continue;
+        size_t bl = strlen(base);
+        if (!strncmp(real, base, bl) && real[bl] == '/' && real[bl + 1]) {
+            if (strlen(real) >= n) return -1;
+            snprintf(out, n, "%s", real);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- pdflatex ----------------------------------------------------------------------- */
+
+/* The TeX log's first error, traced to a claim file when it falls in a block.
+ * log: the log to read; shown: its name in the message. */
+static void latex_error(const char *log, const char *shown, const writer *w, const doc *docs,
+                        char *err, int errlen)
+{
+    char line[1024], msg[512] = "";
     FILE *f = fopen(log, "r");
     if (!f) {
         snprintf(err, (size_t)errlen, "pdflatex failed (see report/pdflatex.log)");
@@ -1166,7 +1319,7 @@ static void latex_error(const char *root, const writer *w, const doc *docs, char
     }
     fclose(f);
     if (!msg[0]) {
-        snprintf(err, (size_t)errlen, "LaTeX failed without an error message (see %s)", log);
+        snprintf(err, (size_t)errlen, "LaTeX failed without an error message (see %s)", shown);
         return;
     }
     /* "... on input line 123" points at the opening of an unclosed construct */
@@ -1193,32 +1346,116 @@ static void latex_error(const char *root, const writer *w, const doc *docs, char
         return;
     }
     snprintf(err, (size_t)errlen, "LaTeX error at report/lemmata.tex:%ld: %s (see %s)", texline,
-             msg, log);
+             msg, shown);
 }
 
-static void remove_rel(const char *root, const char *rel)
-{
-    char p[1024];
-    lm_report_path(p, sizeof p, root, rel);
-    remove(p);
-}
+/* The files LaTeX reads back on the next pass.  Only a finished weave's are
+ * reused: they are renamed into report/ after the PDF, and then
+ * report/lemmata-build.state, written last, records their hash. */
+static const char *const aux_ext[] = {".aux", ".toc", ".out"};
+#define NAUX (sizeof aux_ext / sizeof aux_ext[0])
+#define STATE_FMT "lemmata aux state %016llx\n"
 
-/* hash of the files LaTeX reads back on the next pass (a missing one still
- * moves the hash, so missing and empty differ from present) */
-static unsigned long long aux_hash(const char *root)
+/* hash of the auxiliary files in dir (a missing one still moves the hash, so
+ * missing and empty differ from present) */
+static unsigned long long aux_hash(const char *dir)
 {
-    static const char *const ext[] = {".aux", ".toc", ".out"};
     unsigned long long h = LM_FNV_INIT;
-    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
-        char rel[64], path[1024];
-        snprintf(rel, sizeof rel, "report/" JOB "%s", ext[k]);
-        lm_report_path(path, sizeof path, root, rel);
+    for (size_t k = 0; k < NAUX; k++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/" JOB "%s", dir, aux_ext[k]);
         h = (h ^ (unsigned long long)(k + 1)) * 1099511628211ULL;
         unsigned long long hk = lm_fnv_file(path, h);
         if (hk) h = hk;
     }
     return h;
 }
+
+/* copies the finished weave's auxiliary files from rdir into wdir; nothing
+ * when their state record is missing or does not match them */
+static void aux_restore(const char *rdir, const char *wdir)
+{
+    char path[1100], to[1100];
+    snprintf(path, sizeof path, "%s/" JOB ".state", rdir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    unsigned long long want = 0;
+    int ok = fscanf(f, "lemmata aux state %llx", &want) == 1;
+    fclose(f);
+    if (!ok || want != aux_hash(rdir)) return;
+    for (size_t k = 0; k < NAUX; k++) {
+        snprintf(path, sizeof path, "%s/" JOB "%s", rdir, aux_ext[k]);
+        snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[k]);
+        if (access(path, F_OK) == 0 && copy_file(path, to)) {
+            for (size_t j = 0; j < NAUX; j++) { /* all or nothing */
+                snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[j]);
+                remove(to);
+            }
+            return;
+        }
+    }
+}
+
+/* after a finished weave: its auxiliary files into rdir, then the record */
+static void aux_save(const char *rdir, const char *wdir)
+{
+    char from[1100], to[1100];
+    for (size_t k = 0; k < NAUX; k++) {
+        snprintf(from, sizeof from, "%s/" JOB "%s", wdir, aux_ext[k]);
+        snprintf(to, sizeof to, "%s/" JOB "%s", rdir, aux_ext[k]);
+        if (access(from, F_OK) == 0) {
+            if (rename(from, to)) return; /* no record: the next weave starts afresh */
+        } else
+            remove(to);
+    }
+    char line[64], why[8];
+    snprintf(to, sizeof to, "%s/" JOB ".state", rdir);
+    int n = snprintf(line, sizeof line, STATE_FMT, aux_hash(rdir));
+    lm_write_atomic(to, line, (size_t)n, why, sizeof why);
+}
+
+/* Removes what killed weaves left in report/: their temporary directories
+ * (the caller holds the weave lock, so none is in use) and files of the
+ * layouts before weaves ran in one. */
+static void clean_stale(const char *rdir)
+{
+    DIR *dp = opendir(rdir);
+    if (!dp) return;
+    struct dirent *e;
+    char path[1400];
+    while ((e = readdir(dp)) != NULL) {
+        if (strncmp(e->d_name, "weave-", 6)) continue;
+        snprintf(path, sizeof path, "%s/%s", rdir, e->d_name);
+        rm_tree(path);
+    }
+    closedir(dp);
+    static const char *const legacy[] = {JOB ".pdf", "lemmata.tex.tmp", "latexmk.log",
+                                         JOB ".fdb_latexmk", JOB ".fls"};
+    for (size_t k = 0; k < sizeof legacy / sizeof legacy[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", rdir, legacy[k]);
+        remove(path);
+    }
+}
+
+/* moves wdir/name to rdir/name2 when it exists */
+static void move_out(const char *wdir, const char *name, const char *rdir, const char *name2)
+{
+    char from[1100], to[1100];
+    snprintf(from, sizeof from, "%s/%s", wdir, name);
+    snprintf(to, sizeof to, "%s/%s", rdir, name2);
+    if (access(from, F_OK) == 0) rename(from, to);
+}
+
+static int fsync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* ---- build ------------------------------------------------------------------------ */
 
 int lm_report_build(const char *dbpath, long long run, const char *root, char *err, int errlen)
 {
@@ -1233,6 +1470,10 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     }
     err[0] = 0;
     if (!root || !*root) root = ".";
+    if (strlen(root) > 900) { /* paths under it must never be cut short */
+        snprintf(err, (size_t)errlen, "report directory path too long: %.100s...", root);
+        return -1;
+    }
     for (size_t k = 0; k < sizeof tools / sizeof tools[0]; k++)
         if (!lm_proc_which(tools[k].tool)) {
             snprintf(err, (size_t)errlen, "%s not found (apt-get install %s)", tools[k].tool,
@@ -1246,20 +1487,25 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
 
     lm_results R;
     if (lm_results_load(&R, dbpath, run, err, errlen)) return -1;
-    int rc = -1;
+    int rc = -1, lockfd = -1;
     writer w;
     memset(&w, 0, sizeof w);
     lm_tbuf_init(&w.b);
     char *tex = NULL;
     lm_figure *all = NULL;
     int *live_first = NULL, *live_count = NULL;
+    char rdir[1024], wdir[1100] = "", wrel[64] = "";
+    lm_report_path(rdir, sizeof rdir, root, "report");
     doc *docs = calloc((size_t)(R.nclaims ? R.nclaims : 1), sizeof *docs);
     if (!docs) {
         snprintf(err, (size_t)errlen, "out of memory");
         goto out;
     }
 
-    /* claim files: blocks first, so a malformed block stops us before any output */
+    /* claim files: blocks first, so a malformed block stops us before any
+     * output; only regular files under lemmas/ or src/ of the source tree
+     * are read, whatever path the database names */
+    const char *src = lm_report_source_tree(root);
     for (int k = 0; k < R.nclaims; k++) {
         doc *d = &docs[k];
         d->c = &R.claims[k];
@@ -1280,8 +1526,11 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         d->med_recon = is_recon(c) && conf && !d->low_recon && strcasestr(conf, "medium");
         d->recon_const = c->origin && strstr(c->origin, "RECON") != NULL;
         if (!d->file[0]) continue;
-        char path[1024];
-        lm_report_path(path, sizeof path, root, d->file);
+        char path[4096];
+        if (lm_report_source_file(path, sizeof path, src, d->file)) {
+            d->outside = 1;
+            continue;
+        }
         int lr = lm_literate_read(&d->L, path, d->file, err, errlen);
         if (lr == -2) goto out;
         d->file_ok = lr == 0;
@@ -1289,7 +1538,25 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         err[0] = 0;
     }
 
-    if (mkdir_p(root, "report", err, errlen) || mkdir_p(root, "figures", err, errlen)) goto out;
+    char fdir[1024];
+    lm_report_path(fdir, sizeof fdir, root, "figures");
+    if (mkdirs(rdir, err, errlen) || mkdirs(fdir, err, errlen)) goto out;
+
+    /* one weave at a time per report directory; a killed weave's lock goes
+     * with it, and what it left is removed */
+    char lockpath[1100];
+    snprintf(lockpath, sizeof lockpath, "%s/.weave.lock", rdir);
+    lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lockfd < 0) {
+        snprintf(err, (size_t)errlen, "cannot open %s: %s", lockpath, strerror(errno));
+        goto out;
+    }
+    while (flock(lockfd, LOCK_EX))
+        if (errno != EINTR) {
+            snprintf(err, (size_t)errlen, "cannot lock %s: %s", lockpath, strerror(errno));
+            goto out;
+        }
+    clean_stale(rdir);
 
     /* figures */
     int nfig_all = 0, used = 0;
@@ -1360,55 +1627,80 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
         goto out;
     }
     tex = lm_tbuf_take(&w.b);
-    char texpath[1024];
-    lm_report_path(texpath, sizeof texpath, root, "report/lemmata.tex");
-    if (write_file(texpath, tex, err, errlen)) goto out;
+
+    /* The weave runs in a directory of its own, report/weave-XXXXXX: the
+     * .tex, pdflatex's .aux/.toc/.out/.log and the PDF.  Only a PDF that
+     * pdflatex finished, complete to its %%EOF, is renamed to
+     * report/lemmata.pdf; a weave killed at any point leaves the previous
+     * report and auxiliary state as they were. */
+    char tmpl[1100];
+    snprintf(tmpl, sizeof tmpl, "%s/weave-XXXXXX", rdir);
+    if (!mkdtemp(tmpl)) {
+        snprintf(err, (size_t)errlen, "cannot create a directory in %s: %s", rdir,
+                 strerror(errno));
+        goto out;
+    }
+    snprintf(wdir, sizeof wdir, "%s", tmpl);
+    snprintf(wrel, sizeof wrel, "report/%s", strrchr(tmpl, '/') + 1);
+    char texpath[1100];
+    snprintf(texpath, sizeof texpath, "%s/lemmata.tex", wdir);
+    if (lm_write_atomic(texpath, tex, strlen(tex), err, errlen)) goto out;
+    aux_restore(rdir, wdir);
 
     /* compile under a temporary job name, rerunning while the auxiliary
-     * files change */
-    char lmlog[1024], tmp_pdf[1024], pdf[1024];
-    lm_report_path(lmlog, sizeof lmlog, root, "report/pdflatex.log");
-    lm_report_path(tmp_pdf, sizeof tmp_pdf, root, "report/" JOB ".pdf");
-    lm_report_path(pdf, sizeof pdf, root, "report/lemmata.pdf");
-    remove(lmlog);
-    remove(tmp_pdf);
-    remove_rel(root, "report/latexmk.log"); /* from builds before pdflatex ran directly */
-    remove_rel(root, "report/" JOB ".fdb_latexmk");
-    remove_rel(root, "report/" JOB ".fls");
-    const char *argv[] = {"pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                          "-output-directory=report", "-jobname=" JOB, "report/lemmata.tex",
-                          NULL};
-    unsigned long long before = aux_hash(root), after = 0;
+     * files change; no shell escape, and TeX may read no file by an absolute
+     * or parent path */
+    char lmlog[1100], joblog[1100], tmp_pdf[1100], pdf[1100], outarg[128], input[128];
+    char shownlog[1100];
+    snprintf(lmlog, sizeof lmlog, "%s/pdflatex.log", wdir);
+    snprintf(joblog, sizeof joblog, "%s/" JOB ".log", wdir);
+    snprintf(tmp_pdf, sizeof tmp_pdf, "%s/" JOB ".pdf", wdir);
+    snprintf(pdf, sizeof pdf, "%s/lemmata.pdf", rdir);
+    snprintf(shownlog, sizeof shownlog, "%s/" JOB ".log", rdir);
+    snprintf(outarg, sizeof outarg, "-output-directory=%s", wrel);
+    snprintf(input, sizeof input, "%s/lemmata.tex", wrel);
+    const char *argv[] = {"pdflatex",        "-no-shell-escape", "-interaction=nonstopmode",
+                          "-halt-on-error",  outarg,             "-jobname=" JOB,
+                          input,             NULL};
+    const char *env[] = {"openin_any=p", "openout_any=p", NULL};
+    unsigned long long before = aux_hash(wdir), after = 0;
     for (int pass = 0; pass < 4; pass++) {
-        int lr = lm_proc_run(root, argv, lmlog);
+        int lr = lm_proc_wait(lm_proc_start_env(root, argv, lmlog, env));
         if (lr != 0) {
             if (lr == 127 || lr < 0)
                 snprintf(err, (size_t)errlen,
                          "cannot run pdflatex (apt-get install texlive-latex-base)");
+            else if (lr >= 128)
+                snprintf(err, (size_t)errlen, "pdflatex was killed by signal %d", lr - 128);
             else
-                latex_error(root, &w, docs, err, errlen);
-            /* a broken .aux must not poison the next build */
-            remove_rel(root, "report/" JOB ".aux");
-            remove_rel(root, "report/" JOB ".toc");
-            remove_rel(root, "report/" JOB ".out");
-            remove(tmp_pdf);
+                latex_error(joblog, shownlog, &w, docs, err, errlen);
             goto out;
         }
-        after = aux_hash(root);
+        after = aux_hash(wdir);
         if (after == before) break;
         before = after;
     }
-    struct stat sb;
-    if (stat(tmp_pdf, &sb) || sb.st_size == 0) {
-        snprintf(err, (size_t)errlen, "pdflatex produced no report/" JOB ".pdf (see %s)", lmlog);
+    if (!lm_pdf_complete(tmp_pdf)) {
+        snprintf(err, (size_t)errlen, "pdflatex wrote no complete PDF (see %s/pdflatex.log)",
+                 rdir);
         goto out;
     }
-    if (rename(tmp_pdf, pdf)) {
-        snprintf(err, (size_t)errlen, "cannot rename %s to %s: %s", tmp_pdf, pdf, strerror(errno));
+    if (fsync_file(tmp_pdf) || rename(tmp_pdf, pdf)) {
+        snprintf(err, (size_t)errlen, "cannot rename %s to %s: %s", tmp_pdf, pdf,
+                 strerror(errno));
         goto out;
     }
+    aux_save(rdir, wdir);
     rc = 0;
 out:
+    if (wdir[0]) {
+        /* the .tex and the logs stay in report/ for reading, also after a failure */
+        move_out(wdir, "lemmata.tex", rdir, "lemmata.tex");
+        move_out(wdir, "pdflatex.log", rdir, "pdflatex.log");
+        move_out(wdir, JOB ".log", rdir, JOB ".log");
+        rm_tree(wdir);
+    }
+    if (lockfd >= 0) close(lockfd); /* releases the lock */
     if (docs)
         for (int k = 0; k < R.nclaims; k++) lm_literate_free(&docs[k].L);
     free(docs);

@@ -2,11 +2,13 @@
  * files and by tests/test_report.c and tests/test_store.c.  Not a public API.
  *
  *   tex.c       growing text buffer, LaTeX escaping, compact number formats
+ *   texsafe.c   LaTeX of claim files and live-run captions through an allow-list
  *   literate.c  the \claim/\source/\statement/\check blocks of a claim file
  *   results.c   reads a run and its claims/configs rows back from the DB
  *   figures.c   figures/<id>-<config>.{dat,gp} and gnuplot
  *   proc.c      PATH lookup and running a tool in a directory
- *   report.c    lm_report_build: the LaTeX document and pdflatex
+ *   report.c    lm_report_build: the LaTeX document, pdflatex in a temporary
+ *               directory, the source tree claim files are read from
  *   code.c      claim code typeset for the report (instead of listings)
  */
 #ifndef LM_REPORT_PRIV_H
@@ -65,6 +67,19 @@ void lm_tex_ratio(char *buf, size_t n, double x);
 void lm_fmt_num(char *buf, size_t n, double x);
 /* seconds: "0.012", "3.4", "125" */
 void lm_tex_seconds(char *buf, size_t n, double s);
+
+/* ---- texsafe.c ------------------------------------------------------------ */
+
+/* Append the LaTeX source s (may be NULL) with every control sequence outside
+ * the allow-list shown as text in red (\lmraw, defined by the preamble) rather
+ * than executed, ^^ escapes and # neutralised, and unbalanced braces, $ and
+ * environments closed; newlines are kept one for one.  See texsafe.c. */
+void lm_tex_safe(lm_tbuf *b, const char *s);
+/* malloc'ed copy (NULL on allocation failure) */
+char *lm_tex_safe_str(const char *s);
+/* 1 when \name, resp. \begin{name}, passes the allow-list */
+int lm_tex_safe_word(const char *name);
+int lm_tex_safe_env(const char *name);
 
 /* ---- code.c --------------------------------------------------------------- */
 
@@ -135,7 +150,7 @@ int lm_natural_cmp(const char *a, const char *b);
 
 typedef struct {
     char path[300];    /* relative to root, without ".pdf": "figures/dynamics-theorem1-default" */
-    char caption[1200]; /* LaTeX */
+    char caption[2400]; /* LaTeX (a live run's caption through lm_tex_safe) */
 } lm_figure;
 
 /* "dynamics/theorem1" -> "dynamics-theorem1" (letters, digits and '-' only) */
@@ -175,6 +190,11 @@ int lm_proc_run(const char *dir, const char *const *argv, const char *logpath);
 /* The same in two halves: start (returns the child's pid, -1 on failure)
  * and wait (the status as above). */
 pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath);
+/* lm_proc_start with "NAME=value" entries (NULL-terminated, may be NULL) added
+ * to the child's environment.  Children get SIGKILL when the process that
+ * started them dies. */
+pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *logpath,
+                        const char *const *env);
 int lm_proc_wait(pid_t pid);
 
 void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* slack.c: "Constant slack" section */
@@ -182,5 +202,19 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* sl
 
 /* path joined to root unless absolute: writes "root/rel" into dst */
 void lm_report_path(char *dst, size_t n, const char *root, const char *rel);
+/* The source tree claim files are read from: root when it has a lemmas/
+ * directory, else the current directory when it has one, else NULL (no claim
+ * file is read). */
+const char *lm_report_source_tree(const char *root);
+/* Resolves the claim file `rel` (as recorded in the database) inside the
+ * source tree src: 0 and its real path in out when it is a regular file under
+ * src/lemmas/ or src/src/ after resolving symbolic links and "..", -1
+ * otherwise (and out is ""). */
+int lm_report_source_file(char *out, size_t n, const char *src, const char *rel);
+/* 1 when the file starts with %PDF- and ends with %%EOF (a PDF written to the end) */
+int lm_pdf_complete(const char *path);
+/* Writes text to path through path.tmp and rename(2): a reader sees the old
+ * file or the whole new one.  0 or -1 (err set). */
+int lm_write_atomic(const char *path, const char *text, size_t n, char *err, int errlen);
 
 #endif

@@ -183,7 +183,11 @@ static void escape(lm_tbuf *b, const char *s, int tt)
         }
         const char *rep = NULL;
         char tmp[24];
-        if (tt) {
+        if (c == '[' || c == ']') {
+            /* braced, so text after a \\ or \midrule of ours is never read
+             * as its optional argument */
+            rep = c == '[' ? "{[}" : "{]}";
+        } else if (tt) {
             /* cmtt has real glyphs for these: copy-paste gives the character */
             switch (c) {
             case '\\': case '{': case '}': case '$': case '&': case '#': case '%':

@@ -4,12 +4,14 @@
  * lm_store, so a constants run and a verify run can share the file (SQLite
  * serialises the writers; the busy timeout waits for the other). */
 #include "lm_constants.h"
+#include "lm_store.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct lm_constdb {
@@ -35,6 +37,11 @@ lm_constdb *lm_constdb_open(const char *path, char *err, int errlen)
         snprintf(err, (size_t)errlen, "no results database path given");
         return NULL;
     }
+    /* an existing file is written only when lm_store would accept it (lm_store.h, integrity
+     * rules): never a damaged file, another program's database or a newer schema */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !(S_ISREG(sb.st_mode) && sb.st_size == 0) && lm_store_check(path, err, errlen))
+        return NULL;
     lm_constdb *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, (size_t)errlen, "out of memory opening %s", path);

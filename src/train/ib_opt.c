@@ -21,7 +21,7 @@ void lm_ib_opt_par_default(lm_ib_opt_par *p)
 
 lm_ib_state *lm_ib_state_new(const lm_mat *W0, const lm_mat *u0)
 {
-    lm_ib_state *S = calloc(1, sizeof *S);
+    lm_ib_state *S = lm_xcalloc(1, sizeof *S);
     S->W = lm_mat_dup(W0);
     S->u = lm_mat_dup(u0);
     lm_ctx c = lm_mat_ctx(W0);

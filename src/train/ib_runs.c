@@ -9,10 +9,12 @@
  * coefficients alone; the Lemma-4 start is one `--set init=1` away and does
  * not change the picture (||W_0|| ~ 0.01 against ||W_t|| ~ eta t). */
 #include "lm_ibruns.h"
+#include "lm_claim.h"
 #include "lm_live.h"
 #include "lm_ibgen.h"
 #include "lm_ibj.h"
 #include "lm_svm.h"
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,38 +46,65 @@ int lm_ibrun_joint(const lm_ibrun_def *r)
     return !strcmp(r->opt, "joint13") || !strcmp(r->opt, "ngd-joint");
 }
 
+/* The settings and their ranges (the same declarations as a claim's parameters,
+ * lm_claim.h).  Upper ends are resource bounds: the iterates are recorded
+ * (steps + 1 records of ~100 bytes), the engine keeps the nT x nT token Gram
+ * matrix and the SVMs solve on n(T-1) constraints, in MPFR too for --drift. */
+static const lm_param_def ibrun_settings[] = {
+    {"eta", 0, "step size", NULL, "(0, 1e6]"},
+    {"steps", 0, "iterations (at most 1000000: the record of every iterate)", NULL, "int [0, 1000000]"},
+    {"d", 0, "embedding dimension (at most 4096: memory bound)", NULL, "int [1, 4096]"},
+    {"n", 0, "sequences (at most 64: the nT x nT Gram matrix and the SVMs)", NULL, "int [1, 64]"},
+    {"T", 0, "tokens per sequence (at most 16: the nT x nT Gram matrix and the SVMs)", NULL, "int [2, 16]"},
+    {"eta_max", 0, "Polyak cap", NULL, "(0, 1e300]"},
+    {"alpha", 0, "time exponent of (13)", NULL, "[0, 1]"},
+    {"init", 0, "0: W_0 = 0; s > 0: sigma_0 = s 0.01/d", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
+
 int lm_ibrun_set(lm_ibrun_def *r, const char *kv, char *err, int errlen)
 {
     size_t l;
     const char *v;
     if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
-#define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
-    double x;
-    int *ip = IS("steps") ? &r->steps : IS("d") ? &r->d : IS("n") ? &r->n : IS("T") ? &r->T : NULL;
-    double *dp = IS("eta") ? &r->eta : IS("eta_max") ? &r->eta_max : IS("alpha") ? &r->alpha
-               : IS("init") ? &r->init : NULL;
-    if (!ip && !dp) {
+    const lm_param_def *p = NULL;
+    for (int k = 0; ibrun_settings[k].name && !p; k++)
+        if (l == strlen(ibrun_settings[k].name) && !strncmp(kv, ibrun_settings[k].name, l))
+            p = &ibrun_settings[k];
+    if (!p) {
         snprintf(err, (size_t)errlen,
                  "unknown run setting '%.*s' (known: eta steps d n T eta_max alpha init)", (int)l,
                  kv);
         return -1;
     }
-    if (lm_live_parse_num(v, &x)) goto bad;
-    if (ip) {
-        double hi = IS("steps") ? 1e7 : IS("d") ? 4096 : IS("n") ? 256 : 64;
-        double lo = IS("steps") ? 0 : IS("T") ? 2 : 1;
-        if (x != floor(x) || x < lo || x > hi) goto bad;
-        if (IS("T") && r->data == LM_IBR_DM && x != 2) goto bad; /* DM has T = 2 */
-        *ip = (int)x;
-        return 0;
+    lm_range rg;
+    char rs[96];
+    if (lm_param_range(&rg, p)) {
+        snprintf(err, (size_t)errlen, "internal error: run setting %s declares no valid range", p->name);
+        return -1;
     }
-    if (IS("init") ? x < 0 : !(x > 0)) goto bad;
-    *dp = x;
+    lm_range_str(rs, sizeof rs, &rg);
+    int isT = !strcmp(p->name, "T");
+    if (isT && r->data == LM_IBR_DM) snprintf(rs, sizeof rs, "only 2 (DM data have two tokens)");
+    /* a number and nothing else: no blanks, no hex floats, no "inf"/"nan" */
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    int plain = strspn(v, "+-0123456789.eE") == strlen(v);
+    if (*end != 0 || !plain || errno == ERANGE || !isfinite(x) || !lm_range_contains(&rg, x) ||
+        (isT && r->data == LM_IBR_DM && x != 2)) {
+        snprintf(err, (size_t)errlen, "run %s: %s takes %s, not '%.40s' (bad value in --set)", r->name,
+                 p->name, rs, v);
+        return -1;
+    }
+    if (!strcmp(p->name, "eta")) r->eta = x;
+    else if (!strcmp(p->name, "steps")) r->steps = (int)x;
+    else if (!strcmp(p->name, "d")) r->d = (int)x;
+    else if (!strcmp(p->name, "n")) r->n = (int)x;
+    else if (isT) r->T = (int)x;
+    else if (!strcmp(p->name, "eta_max")) r->eta_max = x;
+    else if (!strcmp(p->name, "alpha")) r->alpha = x;
+    else r->init = x;
     return 0;
-bad:
-    snprintf(err, (size_t)errlen, "bad value in --set '%s'", kv);
-    return -1;
-#undef IS
 }
 
 /* ---------- one run in one context ---------- */
@@ -297,7 +326,7 @@ int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, cons
         runner_free(&R);
         return -1;
     }
-    lm_ibrun_rec *x = calloc((size_t)r->steps + 1, sizeof *x);
+    lm_ibrun_rec *x = lm_xcalloc((size_t)r->steps + 1, sizeof *x);
     int rc = 0;
     for (int t = 0; t <= r->steps; t++) {
         if (runner_record(&x[t], &R)) {
@@ -409,8 +438,8 @@ int lm_ibrun_drift(lm_ibrun_rec **rd, lm_ibrun_rec **rm, lm_ibrun_drift_rec **dr
         return rc;
     }
     size_t ns = (size_t)r->steps + 1;
-    lm_ibrun_rec *xd = calloc(ns, sizeof *xd), *xm = calloc(ns, sizeof *xm);
-    lm_ibrun_drift_rec *x = calloc(ns, sizeof *x);
+    lm_ibrun_rec *xd = lm_xcalloc(ns, sizeof *xd), *xm = lm_xcalloc(ns, sizeof *xm);
+    lm_ibrun_drift_rec *x = lm_xcalloc(ns, sizeof *x);
     for (int t = 0; t <= r->steps; t++) {
         if (runner_record(&xd[t], &A) || runner_record(&xm[t], &B)) {
             rc = record_failed(t, err, errlen);
@@ -568,7 +597,7 @@ static int live_ngd(lm_iblive *L, int quick, uint64_t seed, char *err, int errle
     L->prec = 256;
     L->series = b.s;
     reproduce(summ, sizeof summ, "ib-ngd --drift 256", r.steps, seed);
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     free(xd);
     free(xm);
     free(x);
@@ -668,7 +697,7 @@ static int live_compare(lm_iblive *L, int quick, uint64_t seed, char *err, int e
     L->prec = 53;
     L->series = b.s;
     reproduce(summ, sizeof summ, "ib-gd|ib-ngd|ib-polyak|ib-polyak-cap", steps, seed);
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     for (int k = 0; k < 4; k++) free(x[k]);
     return 0;
 }
@@ -730,7 +759,7 @@ static int live_joint(lm_iblive *L, int quick, uint64_t seed, char *err, int err
     L->prec = 53;
     L->series = b.s;
     reproduce(summ, sizeof summ, "ib-joint13", r.steps, seed);
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     free(x);
     return 0;
 }

@@ -1,4 +1,5 @@
 /* shared by the run registries: run settings and live-entry figure series (lm_live.h) */
+#include "lm_alloc.h"
 #include "lm_live.h"
 #include <errno.h>
 #include <math.h>
@@ -44,7 +45,7 @@ void lm_live_printf(lm_sbuf *b, const char *fmt, ...)
         }
         size_t nc = b->cap ? 2 * b->cap : 4096;
         while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *ns = realloc(b->s, nc);
+        char *ns = lm_xrealloc(b->s, nc);
         if (!ns) return;
         b->s = ns;
         b->cap = nc;

@@ -202,7 +202,7 @@ static int make_start(start *S, const lm_mdr_def *r, uint64_t seed, char *err, i
 static double dnorm(const lm_mat *A, double e)
 {
     int n = A->r * A->c;
-    double *a = malloc((size_t)n * sizeof *a), m = 0, s = 0;
+    double *a = lm_xmalloc((size_t)n * sizeof *a), m = 0, s = 0;
     lm_mat_get_array(a, A);
     for (int k = 0; k < n; k++) m = fmax(m, fabs(a[k]));
     if (m > 0 && isfinite(m))
@@ -316,7 +316,7 @@ static void dir_div(double *out, const lm_mat *W, const refs *R, double p)
         return;
     }
     lm_num *A = lm_nums_new(n, &c), *B = lm_nums_new(n, &c);
-    int *sg = calloc((size_t)n, sizeof *sg);
+    int *sg = lm_xcalloc((size_t)n, sizeof *sg);
     lm_num_set_d(&e, p);
     lm_num_add_d(&e, &e, -1.0);
     lm_num_set_d(&S, 0.0);
@@ -487,7 +487,7 @@ static void runner_init(runner *R, const lm_mdr_def *r, const start *S, const lm
     R->par.eta = r->eta;
     R->par.normalized = r->normalized;
     R->par.loss = LM_IB_LOGISTIC;
-    R->keepW = calloc((size_t)r->steps + 1, sizeof *R->keepW);
+    R->keepW = lm_xcalloc((size_t)r->steps + 1, sizeof *R->keepW);
 }
 
 /* ||W||_p (rounded) and ||W||_p - ||W(0)||_p: entrywise in double (and
@@ -646,7 +646,7 @@ static void info_alpha(lm_mdr_info *I, const int *alpha, const start *S)
     int n = S->D->n;
     I->n = n;
     free(I->alpha);
-    I->alpha = malloc((size_t)n * sizeof *I->alpha);
+    I->alpha = lm_xmalloc((size_t)n * sizeof *I->alpha);
     I->alpha_opt = 0;
     lm_ctx cd = lm_ctx_double();
     lm_mddata *E = lm_md_data_convert(S->D, &cd);
@@ -674,7 +674,7 @@ static int begin_start(start *S, const lm_mdr_def *r, uint64_t seed, char *err, 
 /* the tokens R's last iterate selects (n of them: the caller frees) and the info they give */
 static int *run_alpha(lm_mdr_info *I, const runner *R, const start *S, int n)
 {
-    int *alpha = malloc((size_t)n * sizeof *alpha);
+    int *alpha = lm_xmalloc((size_t)n * sizeof *alpha);
     final_alpha(alpha, R);
     info_alpha(I, alpha, S);
     I->R0norm = lm_num_get_d(&R->y);
@@ -698,7 +698,7 @@ int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64
     if (begin_start(&S, r, seed, err, errlen)) return -1;
     runner R;
     runner_init(&R, r, &S, ctx);
-    lm_mdr_rec *x = calloc((size_t)r->steps + 1, sizeof *x);
+    lm_mdr_rec *x = lm_xcalloc((size_t)r->steps + 1, sizeof *x);
     int rc = 0;
     for (int t = 0; t <= r->steps && !rc; t++)
         rc = runner_iter(&R, &x[t], t, t == r->steps, !sparse || lm_mdr_keep(t, r->steps), err,
@@ -822,8 +822,8 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
     runner_init(&A, r, &S, &cd);
     runner_init(&B, r, &S, &cm);
     size_t ns = (size_t)r->steps + 1;
-    lm_mdr_rec *xd = calloc(ns, sizeof *xd), *xm = calloc(ns, sizeof *xm);
-    lm_mdr_drift_rec *x = calloc(ns, sizeof *x);
+    lm_mdr_rec *xd = lm_xcalloc(ns, sizeof *xd), *xm = lm_xcalloc(ns, sizeof *xm);
+    lm_mdr_drift_rec *x = lm_xcalloc(ns, sizeof *x);
     lm_mat *Td = lm_mat_new(r->d, r->d, &cm), *Td0 = lm_mat_new(r->d, r->d, &cm);
     lm_mat *Wd = lm_mat_new(r->d, r->d, &cm), *U = lm_mat_new(r->d, r->d, &cm);
     lm_mat_copy(Td0, A.Th0);
@@ -849,7 +849,7 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
     lm_mdr_info I;
     memset(&I, 0, sizeof I);
     if (!rc) {
-        int *alpha = run_alpha(&I, &A, &S, r->n), *am = malloc((size_t)r->n * sizeof *am);
+        int *alpha = run_alpha(&I, &A, &S, r->n), *am = lm_xmalloc((size_t)r->n * sizeof *am);
         final_alpha(am, &B);
         I.alpha_agree = !memcmp(alpha, am, (size_t)r->n * sizeof *am);
         refs Rd, Rm;
@@ -1114,7 +1114,7 @@ static int live_paper(lm_mdlive *L, int quick, uint64_t seed, char *err, int err
     L->steps = K[2];
     L->prec = 53;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     for (int k = 0; k < LM_MDR_NPP; k++) {
         free(x[k]);
         lm_mdr_info_clear(&I[k]);
@@ -1185,7 +1185,7 @@ static int live_p2_drift(lm_mdlive *L, int quick, uint64_t seed, char *err, int 
     L->steps = K;
     L->prec = 256;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     free(xd);
     free(xm);
     free(x);
@@ -1310,7 +1310,7 @@ static int live_r1_freeze(lm_mdlive *L, int quick, uint64_t seed, char *err, int
     L->steps = K;
     L->prec = 256;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     for (int k = 0; k < NRADII; k++) {
         free(xd[k]);
         free(xm[k]);

@@ -90,7 +90,7 @@ static int run_trd(lm_pclive *L, int k, int quick, uint64_t seed, char *err, int
     L->steps = T;
     L->prec = 53;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     lm_pctr_trd_clear(&R);
     return 0;
 }
@@ -218,7 +218,7 @@ static int run_scaling(lm_pclive *L, int quick, uint64_t seed, char *err, int er
     L->steps = T;
     L->prec = 53;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     return 0;
 }
 

@@ -45,48 +45,66 @@ const lm_prr_def *lm_prr_find(const char *name)
     return NULL;
 }
 
+/* the settings of a run, each with its range (as a claim parameter's: lm_param_range) */
+static const struct {
+    const char *name;
+    const char *range;
+} PRR_SETTINGS[] = {
+    {"steps", "int [0, 1000000]"}, /* GD iterations per mask (4 doubles each: memory bound) */
+    {"n", "int [1, 256]"},         /* rows of X (the n sweep of pr-fig2b uses its own) */
+    {"d", "int [1, 32]"},          /* the mask has d^2 entries; lm_prr_hess_norm costs d^2 gradients */
+    {"rho", "[0, 1]"},
+    {"lambda", "[-1, 1e6]"},       /* lambda'; negative: selected from the grid */
+    {"lambda_scale", "(0, 1e6]"},
+    {"momentum", "[0, 1)"},
+    {"eta_c", "(0, 1000]"},
+    {"logit_rms", "(0, 50]"},
+    {"causal", "int [0, 1]"},
+};
+#define NPRR_SETTINGS ((int)(sizeof PRR_SETTINGS / sizeof PRR_SETTINGS[0]))
+
 int lm_prr_set(lm_prr_def *r, const char *kv, char *err, int errlen)
 {
     size_t l;
     const char *v;
     if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
-#define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
-    double x;
-    int *ip = IS("steps") ? &r->steps : IS("n") ? &r->n : IS("d") ? &r->d : IS("causal") ? &r->causal : NULL;
-    double *dp = IS("rho")            ? &r->rho
-                 : IS("lambda")       ? &r->lambda
-                 : IS("lambda_scale") ? &r->lambda_scale
-                 : IS("momentum")     ? &r->momentum
-                 : IS("eta_c")        ? &r->eta_c
-                 : IS("logit_rms")    ? &r->logit_rms
-                                      : NULL;
-    if (!ip && !dp) {
+    int k = 0;
+    while (k < NPRR_SETTINGS && !(strlen(PRR_SETTINGS[k].name) == l && !strncmp(kv, PRR_SETTINGS[k].name, l))) k++;
+    if (k == NPRR_SETTINGS) {
         snprintf(err, (size_t)errlen,
                  "unknown run setting '%.*s' (known: steps n d rho lambda lambda_scale momentum "
                  "eta_c logit_rms causal)",
                  (int)l, kv);
         return -1;
     }
-    if (lm_live_parse_num(v, &x)) goto bad;
-    if (ip) {
-        double lo = IS("steps") || IS("causal") ? 0 : 1;
-        double hi = IS("steps") ? 1e6 : IS("causal") ? 1 : IS("d") ? 32 : 256;
-        if (x != floor(x) || x < lo || x > hi) goto bad;
-        *ip = (int)x;
-        return 0;
+    lm_param_def pd = {PRR_SETTINGS[k].name, 0, NULL, NULL, PRR_SETTINGS[k].range};
+    lm_range rg;
+    if (lm_param_range(&rg, &pd)) { /* cannot happen: the table above is fixed */
+        snprintf(err, (size_t)errlen, "internal error: run setting %s declares no valid range", pd.name);
+        return -1;
     }
-    if (IS("rho") && !(x >= 0 && x <= 1)) goto bad;
-    if (IS("lambda") && !(x < 0 || x <= 1e6)) goto bad;
-    if (IS("lambda_scale") && !(x > 0)) goto bad;
-    if (IS("momentum") && !(x >= 0 && x < 1)) goto bad;
-    if (IS("eta_c") && !(x > 0)) goto bad;
-    if (IS("logit_rms") && !(x > 0 && x <= 50)) goto bad;
-    *dp = x;
+    double x;
+    /* a number and nothing else: no blanks, no hex, no "nan"/"inf" (as lm_claim_parse_set) */
+    int plain = strspn(v, "+-0123456789.eE") == strlen(v);
+    if (!plain || lm_live_parse_num(v, &x) || !lm_range_contains(&rg, x)) {
+        char rs[96];
+        snprintf(err, (size_t)errlen, "run %s: %s takes %s, not '%.40s'", r->name, pd.name,
+                 lm_range_str(rs, sizeof rs, &rg), v);
+        return -1;
+    }
+    switch (k) {
+    case 0: r->steps = (int)x; break;
+    case 1: r->n = (int)x; break;
+    case 2: r->d = (int)x; break;
+    case 3: r->rho = x; break;
+    case 4: r->lambda = x; break;
+    case 5: r->lambda_scale = x; break;
+    case 6: r->momentum = x; break;
+    case 7: r->eta_c = x; break;
+    case 8: r->logit_rms = x; break;
+    default: r->causal = (int)x; break;
+    }
     return 0;
-bad:
-    snprintf(err, (size_t)errlen, "bad value in --set '%s'", kv);
-    return -1;
-#undef IS
 }
 
 /* ---------------------------------------------------------------- instances */
@@ -329,7 +347,7 @@ static int cmp_vk(const void *a, const void *b)
 static void wanda(lm_mat *Wt, const lm_mat *Wf, const double *xn, double rho)
 {
     int d = Wf->r, z = (int)floor(rho * d);
-    vk *a = malloc(sizeof *a * (size_t)d);
+    vk *a = lm_xmalloc(sizeof *a * (size_t)d);
     lm_mat_copy(Wt, Wf);
     for (int b = 0; b < d; b++) {
         for (int q = 0; q < d; q++) {
@@ -358,7 +376,7 @@ void lm_prr_errors(double e[LM_PRR_NMETH][2], const lm_prr_inst *I, const lm_mat
     e[1][0] = relerr_M(I->P, Mh);
     e[1][1] = relerr_M(I->Ph, Mh);
     /* Wanda on W_Q and W_K with the calibration column norms */
-    double *xn = malloc(sizeof(double) * (size_t)d);
+    double *xn = lm_xmalloc(sizeof(double) * (size_t)d);
     for (int a = 0; a < d; a++) {
         double s = 0;
         for (int i = 0; i < n; i++) {
@@ -399,14 +417,14 @@ static void out_alloc(lm_prr_out *o, int k)
 {
     memset(o, 0, sizeof *o);
     o->npts = k;
-    o->x = calloc((size_t)k, sizeof(double));
-    o->e = calloc((size_t)k, sizeof *o->e);
-    o->lambda_used = calloc((size_t)k, sizeof(double));
-    o->gi = calloc((size_t)k, sizeof *o->gi);
-    o->reff = calloc((size_t)k, sizeof(double));
-    o->beta = calloc((size_t)k, sizeof(double));
-    o->theta = calloc((size_t)k, sizeof(double));
-    o->scale = calloc((size_t)k, sizeof(double));
+    o->x = lm_xcalloc((size_t)k, sizeof(double));
+    o->e = lm_xcalloc((size_t)k, sizeof *o->e);
+    o->lambda_used = lm_xcalloc((size_t)k, sizeof(double));
+    o->gi = lm_xcalloc((size_t)k, sizeof *o->gi);
+    o->reff = lm_xcalloc((size_t)k, sizeof(double));
+    o->beta = lm_xcalloc((size_t)k, sizeof(double));
+    o->theta = lm_xcalloc((size_t)k, sizeof(double));
+    o->scale = lm_xcalloc((size_t)k, sizeof(double));
 }
 
 static int finite_errs(double e[LM_PRR_NMETH][2])
@@ -678,7 +696,7 @@ int lm_prlive_run(lm_prlive *L, int k, int quick, uint64_t seed, char *err, int 
     L->steps = r.steps;
     L->prec = 53;
     L->series = b.s;
-    L->summary = strdup(summ);
+    L->summary = lm_xstrdup(summ);
     lm_prr_out_clear(&o);
     return 0;
 }

@@ -185,8 +185,8 @@ int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **
     double e = r->eta > 0 ? r->eta : lm_run_auto_eta(r, seed);
     lm_num_set_d(&ed, e);
     lm_num_set_d(&em, e);
-    double *a = calloc((size_t)r->steps + 1, sizeof *a), *b = calloc((size_t)r->steps + 1, sizeof *b);
-    double *fl = calloc((size_t)r->steps + 1, sizeof *fl);
+    double *a = lm_xcalloc((size_t)r->steps + 1, sizeof *a), *b = lm_xcalloc((size_t)r->steps + 1, sizeof *b);
+    double *fl = lm_xcalloc((size_t)r->steps + 1, sizeof *fl);
     int rc = 0;
     for (int t = 0; t <= r->steps; t++) {
         lm_mha_get_params(pd, md, r->mask);

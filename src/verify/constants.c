@@ -216,7 +216,7 @@ __attribute__((noreturn)) static void worker_main(int in, int out, const task *t
     signal(SIGPIPE, SIG_DFL);
     lm_mat_blas_threads(1); /* one BLAS thread per worker process */
     int k;
-    message *m = calloc(1, sizeof *m);
+    message *m = lm_xcalloc(1, sizeof *m);
     if (!m) _exit(3);
     while (read_all(in, &k, sizeof k) == 0 && k >= 0) {
         /* one run at the stated value, timed (the search repeats it first thing) */
@@ -383,7 +383,7 @@ int lm_cmd_constants(int argc, char **argv)
     if (jobs < 1) jobs = 1;
     if (jobs > 64) jobs = 64;
     int list = 0, redo = 0, nid = 0;
-    const char **ids = calloc((size_t)argc + 1, sizeof *ids);
+    const char **ids = lm_xcalloc((size_t)argc + 1, sizeof *ids);
     if (!ids) return 2;
     int rc = 0;
 #define FAIL(...)                      \
@@ -454,7 +454,7 @@ done_args:
 
     /* the tasks: claims in registry order, constants in declaration order */
     int cap = 64, ntask = 0;
-    task *tasks = malloc(sizeof *tasks * (size_t)cap);
+    task *tasks = lm_xmalloc(sizeof *tasks * (size_t)cap);
     if (!tasks) {
         free(ids);
         return 2;
@@ -483,7 +483,7 @@ done_args:
         if (m > 64) m = 64;
         for (int j = 0; j < m; j++) {
             if (ntask == cap) {
-                task *t = realloc(tasks, sizeof *t * (size_t)(cap *= 2));
+                task *t = lm_xrealloc(tasks, sizeof *t * (size_t)(cap *= 2));
                 if (!t) {
                     free(ids);
                     free(tasks);
@@ -528,9 +528,9 @@ done_args:
         return 2;
     }
     /* what is already measured (same key, rtol, run cap and commit) is not redone */
-    int *todo = malloc(sizeof *todo * (size_t)(ntask ? ntask : 1));
-    lm_constant_row *done = calloc((size_t)(ntask ? ntask : 1), sizeof *done);
-    char *filled = calloc((size_t)(ntask ? ntask : 1), 1);
+    int *todo = lm_xmalloc(sizeof *todo * (size_t)(ntask ? ntask : 1));
+    lm_constant_row *done = lm_xcalloc((size_t)(ntask ? ntask : 1), sizeof *done);
+    char *filled = lm_xcalloc((size_t)(ntask ? ntask : 1), 1);
     if (!todo || !done || !filled) {
         free(filled);
         lm_constdb_close(cdb);
@@ -557,9 +557,9 @@ done_args:
 
     double t0 = now_s();
     int nw = (int)(jobs < ntodo ? jobs : ntodo);
-    worker *w = calloc((size_t)(nw ? nw : 1), sizeof *w);
+    worker *w = lm_xcalloc((size_t)(nw ? nw : 1), sizeof *w);
     int ndone = 0, next = 0, save_failed = 0;
-    message *msg = malloc(sizeof *msg);
+    message *msg = lm_xmalloc(sizeof *msg);
     if (!w || !msg) {
         free(w);
         free(msg);

@@ -24,7 +24,7 @@ void lm_sb_printf(lm_sb *s, const char *fmt, ...)
     if (s->len + (size_t)need + 1 > s->cap) {
         size_t nc = s->cap ? s->cap : 256;
         while (nc < s->len + (size_t)need + 1) nc *= 2;
-        s->buf = realloc(s->buf, nc);
+        s->buf = lm_xrealloc(s->buf, nc);
         s->cap = nc;
     }
     va_start(ap, fmt);
@@ -36,7 +36,7 @@ char *lm_sb_take(lm_sb *s)
 {
     char *b = s->buf;
     lm_sb_init(s);
-    return b ? b : calloc(1, 1);
+    return b ? b : lm_xcalloc(1, 1);
 }
 
 double lm_par(const lm_eval *ev, const char *name)
@@ -52,7 +52,7 @@ int lm_par_i(const lm_eval *ev, const char *name) { return (int)lrint(lm_par(ev,
 
 lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
 
-int lm_size(lm_eval *ev, const char *name, int def, int min)
+int lm_size(lm_eval *ev, const char *name, int def, int min, int max)
 {
     struct lm_eval_priv *p = ev->p;
     int v = def;
@@ -61,8 +61,14 @@ int lm_size(lm_eval *ev, const char *name, int def, int min)
             if (!strcmp(p->ov->name[k], name)) {
                 v = p->ov->val[k];
                 p->ov->used |= 1u << k;
+                if ((v < min || v > max) && !p->size_err[0])
+                    snprintf(p->size_err, sizeof p->size_err,
+                             "size %s=%d is outside the range [%d, %d] of %s", name, v, min, max,
+                             ev->claim->id);
             }
+    if (p->size_err[0]) v = min; /* refused (the runner discards this instance): the cheapest */
     if (v < min) v = min;
+    if (v > max) v = max;
     /* record each name once, with the value of its first use */
     char key[80];
     snprintf(key, sizeof key, "%s\t", name);
@@ -70,15 +76,19 @@ int lm_size(lm_eval *ev, const char *name, int def, int min)
     int seen = 0;
     for (const char *q = p->sizes.buf; q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : q + strlen(q))
         if (!strncmp(q, key, kl)) seen = 1;
-    if (!seen) lm_sb_printf(&p->sizes, "%s\t%d\t%d\n", name, v, min);
+    if (!seen) lm_sb_printf(&p->sizes, "%s\t%d\t%d\t%d\n", name, v, min, max);
     return v;
 }
 
 const char *const lm_nm5[5] = {"N", "n", "D", "d", "H"};
+/* resource bounds of the attention sizes: the papers' instances use N <= 2, n <= 4, D <= 5,
+ * d <= 3, H <= 2; at the bounds one instance (GD run and MPFR replays) takes seconds */
+const int lm_nm5_max[5] = {16, 16, 32, 16, 8};
 
-void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names)
+void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *names,
+              const int *max)
 {
-    for (int k = 0; k < n; k++) z[k] = lm_size(ev, names[k], def[k], 1);
+    for (int k = 0; k < n; k++) z[k] = lm_size(ev, names[k], def[k], 1, max[k]);
 }
 
 int lm_want_data(const lm_eval *ev) { return ev->p->want_data && !ev->searching; }

@@ -34,7 +34,8 @@ struct lm_eval_priv {
     lm_sb measures, series;
     char axes[160];
     lm_size_ov *ov;         /* NULL: the claim's own sizes */
-    lm_sb sizes;            /* "name\tvalue\tmin\n", one line per name asked for */
+    lm_sb sizes;            /* "name\tvalue\tmin\tmax\n", one line per name asked for */
+    char size_err[160];     /* an override outside its size's range ("" if none) */
     int want_data;
     lm_sb data;             /* lm_data_* output */
 };

@@ -33,6 +33,81 @@ const char *lm_claim_config(const lm_claim *c, int k)
     return c->configs ? c->configs[k] : "default";
 }
 
+static int nchoices(const char *choices)
+{
+    int n = 1;
+    for (const char *s = choices; *s; s++) n += *s == '|';
+    return n;
+}
+
+/* one end of a range: a number, "inf", "-inf" or "+inf"; advances *s */
+static int range_end(const char **s, double *v)
+{
+    const char *p = *s;
+    while (*p == ' ') p++;
+    const char *q = p;
+    if (*q == '+' || *q == '-') q++;
+    if (!strncmp(q, "inf", 3)) {
+        *v = *p == '-' ? -INFINITY : INFINITY;
+        *s = q + 3;
+        return 0;
+    }
+    char *e;
+    errno = 0;
+    *v = strtod(p, &e);
+    if (e == p || errno || !isfinite(*v)) return -1;
+    *s = e;
+    return 0;
+}
+
+int lm_param_range(lm_range *r, const lm_param_def *p)
+{
+    memset(r, 0, sizeof *r);
+    if (p->choices) {
+        r->integer = 1;
+        r->lo = 0;
+        r->hi = nchoices(p->choices) - 1;
+        return 0;
+    }
+    const char *s = p->range;
+    if (!s) return -1;
+    while (*s == ' ') s++;
+    if (!strncmp(s, "int", 3)) { r->integer = 1; s += 3; }
+    else if (!strncmp(s, "real", 4)) s += 4;
+    while (*s == ' ') s++;
+    if (*s != '[' && *s != '(') return -1;
+    r->lo_open = *s++ == '(';
+    if (range_end(&s, &r->lo)) return -1;
+    while (*s == ' ') s++;
+    if (*s++ != ',') return -1;
+    if (range_end(&s, &r->hi)) return -1;
+    while (*s == ' ') s++;
+    if (*s != ']' && *s != ')') return -1;
+    r->hi_open = *s++ == ')';
+    while (*s == ' ') s++;
+    if (*s) return -1;
+    if (!(r->lo <= r->hi)) return -1;
+    if ((isinf(r->lo) && !r->lo_open) || (isinf(r->hi) && !r->hi_open)) return -1;
+    if (r->integer && (isinf(r->lo) || isinf(r->hi))) return -1; /* integers are bounded */
+    return 0;
+}
+
+int lm_range_contains(const lm_range *r, double v)
+{
+    if (isnan(v)) return 0;
+    if (r->integer && v != floor(v)) return 0;
+    if (r->lo_open ? !(v > r->lo) : !(v >= r->lo)) return 0;
+    if (r->hi_open ? !(v < r->hi) : !(v <= r->hi)) return 0;
+    return 1;
+}
+
+const char *lm_range_str(char *buf, int n, const lm_range *r)
+{
+    snprintf(buf, (size_t)n, "%s %c%.10g, %.10g%c", r->integer ? "an integer in" : "a number in",
+             r->lo_open ? '(' : '[', r->lo, r->hi, r->hi_open ? ')' : ']');
+    return buf;
+}
+
 /* index of `v` in "a|b|c", or -1 */
 static int choice_index(const char *choices, const char *v)
 {
@@ -77,9 +152,7 @@ int lm_claim_parse_set(const lm_claim *c, const char *kv, int *idx, double *val,
             double dv = strtod(v, &end);
             if (*end == 0 && dv == floor(dv) && dv >= 0 &&
                 choice_index(c->params[k].choices, "") < 0) {
-                int n = 1;
-                for (const char *s = c->params[k].choices; *s; s++) n += *s == '|';
-                if (dv < n) ci = (int)dv;
+                if (dv < nchoices(c->params[k].choices)) ci = (int)dv;
             }
         }
         if (ci < 0) {
@@ -91,12 +164,21 @@ int lm_claim_parse_set(const lm_claim *c, const char *kv, int *idx, double *val,
         *val = ci;
         return 0;
     }
+    lm_range r;
+    char rs[96];
+    if (lm_param_range(&r, &c->params[k])) {
+        snprintf(err, (size_t)errlen, "internal error: parameter %s of %s declares no valid range",
+                 name, c->id);
+        return -1;
+    }
     char *end;
     errno = 0;
     double dv = strtod(v, &end);
-    if (*end != 0 || errno == ERANGE || !isfinite(dv)) {
-        snprintf(err, (size_t)errlen, "parameter %s of %s needs a finite number, not '%s'", name,
-                 c->id, v);
+    /* a number and nothing else: no leading blanks, no hex floats, no "inf"/"nan" */
+    int plain = strspn(v, "+-0123456789.eE") == strlen(v);
+    if (*end != 0 || !plain || errno == ERANGE || !isfinite(dv) || !lm_range_contains(&r, dv)) {
+        snprintf(err, (size_t)errlen, "parameter %s of %s takes %s, not '%.40s'", name, c->id,
+                 lm_range_str(rs, sizeof rs, &r), v);
         return -1;
     }
     *idx = k;

@@ -71,6 +71,32 @@ typedef struct {
 } shrink_req;
 
 static unsigned sizes_used; /* bit k: the run options' size override k was asked for */
+static char size_err[160];  /* the first --size override outside its size's range ("": none) */
+static int max_ntotal;      /* the most instances of any configuration run so far */
+static char sizes_seen[200]; /* "N 1..16, n 1..16": the sizes the claim asked for, with ranges */
+
+/* adds the names of an instance's "name\tvalue\tmin\tmax" lines to sizes_seen */
+static void note_sizes(const char *buf)
+{
+    for (const char *q = buf; q && *q;) {
+        const char *nl = strchr(q, '\n');
+        char name[48];
+        int v, mn, mx;
+        if (sscanf(q, "%47[^\t]\t%d\t%d\t%d", name, &v, &mn, &mx) == 4) {
+            char item[80];
+            snprintf(item, sizeof item, "%s %d..%d", name, mn, mx);
+            char key[56];
+            snprintf(key, sizeof key, "%s ", name);
+            int have = 0;
+            for (const char *s = sizes_seen; (s = strstr(s, key)); s++)
+                if (s == sizes_seen || s[-1] == ' ') { have = 1; break; }
+            size_t L = strlen(sizes_seen);
+            if (!have && L + strlen(item) + 3 < sizeof sizes_seen)
+                snprintf(sizes_seen + L, sizeof sizes_seen - L, "%s%s", L ? ", " : "", item);
+        }
+        q = nl ? nl + 1 : NULL;
+    }
+}
 
 /* one evaluation of (config, index, x) in ctx */
 static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
@@ -113,6 +139,8 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     int rc = c->eval(&ev);
     lm_rng_set_round(old_bits);
     if (!sq) sizes_used |= ov.used;
+    if (!sq && p.size_err[0] && !size_err[0]) snprintf(size_err, sizeof size_err, "%s", p.size_err);
+    if (!sq && !searching) note_sizes(p.sizes.buf);
     if (rc != 0 && !p.failed) {
         p.failed = 1;
         snprintf(p.why, sizeof p.why, "check returned %d", rc);
@@ -527,6 +555,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                       ? (o->budget >= 32 ? o->budget / 16 : 1)
                       : 0;
     int ntotal = nrand + nsearch;
+    if (ntotal > max_ntotal) max_ntotal = ntotal;
     double worst = -INFINITY;
     long ok_inst = 0, notchk = 0;
     lm_sb ratios;
@@ -643,6 +672,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             }
         }
         inst_out_free(&r);
+        if (size_err[0]) break; /* an out-of-range --size: the run is refused (lm_run_claim) */
         if (o->progress && isatty(2))
             fprintf(stderr, "\r  %-44s %-22.22s %4d/%d", c->id, cr->config, k + 1, ntotal);
     }
@@ -694,11 +724,24 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     cr->seconds = now_s() - t0;
 }
 
+/* a run refused for an option out of range: nothing is kept but the reason */
+static int refuse(lm_claim_result *res, const char *why, const char *more)
+{
+    const lm_claim *c = res->claim;
+    lm_claim_result_clear(res);
+    res->claim = c;
+    snprintf(res->error, sizeof res->error, "%s%s", why, more);
+    return 2;
+}
+
 int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
 {
     memset(res, 0, sizeof *res);
     res->claim = c;
     sizes_used = 0;
+    size_err[0] = 0;
+    max_ntotal = 0;
+    sizes_seen[0] = 0;
     int np = 0;
     while (c->params && c->params[np].name) np++;
     double par[128];
@@ -708,8 +751,8 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
         if (k >= 0) par[k] = o->set_val[s];
     }
     int nc = lm_claim_nconfigs(c);
-    res->cfg = calloc((size_t)nc, sizeof *res->cfg);
-    shrink_seed *seeds = calloc((size_t)nc, sizeof *seeds);
+    res->cfg = lm_xcalloc((size_t)nc, sizeof *res->cfg);
+    shrink_seed *seeds = lm_xcalloc((size_t)nc, sizeof *seeds);
     res->verdict = LM_V_HOLDS;
     res->worst_ratio = NAN;
     double t0 = now_s();
@@ -720,6 +763,10 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
         shrink_seed *sk = &seeds[res->nconfig - 1];
         sk->cfg = k;
         run_config(cr, c, k, par, o, sk);
+        if (size_err[0]) {
+            free(seeds);
+            return refuse(res, size_err, " (the bounds keep one instance within seconds and megabytes)");
+        }
         res->instances += cr->instances;
         if (cr->verdict > res->verdict || res->nconfig == 1) res->verdict = cr->verdict;
         if (!isnan(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
@@ -748,7 +795,15 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     }
     free(seeds);
     res->sizes_used = sizes_used;
+    snprintf(res->sizes, sizeof res->sizes, "%s", sizes_seen);
     if (res->nconfig == 0) return -1;
+    if (o->only_instance >= 0 && o->only_instance >= max_ntotal) {
+        char m[200];
+        snprintf(m, sizeof m, "instance %d does not exist: %s has at most %d instance%s per "
+                 "configuration at budget %d (0..%d)", o->only_instance, c->id, max_ntotal,
+                 max_ntotal == 1 ? "" : "s", o->budget, max_ntotal - 1);
+        return refuse(res, m, "");
+    }
     for (int k = 0; k < res->nconfig; k++)
         if (res->verdict == LM_V_VIOLATED && res->cfg[k].verdict == LM_V_VIOLATED && res->cfg[k].certified)
             res->certified = 1;
@@ -786,7 +841,7 @@ static void json_str(FILE *f, const char *s)
 
 static void json_num(FILE *f, double x)
 {
-    if (isfinite(x)) fprintf(f, "%.6g", x);
+    if (isfinite(x)) fprintf(f, "%.17g", x); /* round-trips: 1+4e-6 and 1-1e-11 differ */
     else fputs("null", f);
 }
 

@@ -15,6 +15,20 @@ static outcome classify(lm_verdict v)
     return T_UNDECIDED;
 }
 
+/* with o->progress, one line on stderr per claim run: the value tried, its verdict, and the
+ * bracket so far (the nearest passing and failing values known) */
+static void note(const lm_tighten_result *t, const lm_claim *c, int param, const lm_run_opts *o, int max_runs,
+                 double val, lm_verdict v, double pass, double fail)
+{
+    if (!o->progress) return;
+    char p[32] = "--", f[32] = "--";
+    if (!isnan(pass)) snprintf(p, sizeof p, "%.6g", pass);
+    if (!isnan(fail)) snprintf(f, sizeof f, "%.6g", fail);
+    fprintf(stderr, "  run %2d/%d  %s %s = %-12.6g %-17s bracket: passes at %s, fails at %s\n", t->runs, max_runs,
+            c->id, c->params[param].name, val, lm_verdict_name(v), p, f);
+    fflush(stderr);
+}
+
 /* run c with param set to val (on top of o's settings) */
 static outcome run_at(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_opts *o, double val,
                       lm_verdict *vout)
@@ -61,6 +75,7 @@ int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_
     lm_verdict v;
     outcome s0 = run_at(t, c, param, o, v0, &v);
     t->stated_verdict = v;
+    note(t, c, param, o, max_runs, v0, v, s0 == T_PASS ? v0 : (double)NAN, s0 == T_FAIL ? v0 : (double)NAN);
     if (s0 == T_UNDECIDED) {
         snprintf(t->msg, sizeof t->msg, "at the stated %s = %g the claim is %s: nothing to tighten", name, v0,
                  lm_verdict_name(v));
@@ -72,9 +87,13 @@ int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_
     static const double factors[] = {2, 4, 10, 100, 1e4, 1e8, 1e12};
     for (int dir = -1; dir <= 1 && isnan(pass + fail); dir += 2) {
         double prev = v0;
+        double kp = s0 == T_PASS ? v0 : (double)NAN, kf = s0 == T_FAIL ? v0 : (double)NAN; /* for the progress lines */
         for (int f = 0; f < (int)(sizeof factors / sizeof *factors) && t->runs < max_runs; f++) {
             double x = dir < 0 ? v0 / factors[f] : v0 * factors[f];
             outcome s = run_at(t, c, param, o, x, &v);
+            if (s == T_PASS) kp = x;
+            if (s == T_FAIL) kf = x;
+            note(t, c, param, o, max_runs, x, v, kp, kf);
             if (s == T_UNDECIDED) break; /* hypotheses stop holding this way: try the other */
             if (s != s0) {
                 pass = s == T_PASS ? x : prev;
@@ -106,6 +125,7 @@ int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_
     while (fabs(log(fail / pass)) > log1p(rtol) && t->runs < max_runs) {
         double mid = sqrt(pass * fail);
         outcome s = run_at(t, c, param, o, mid, &v);
+        note(t, c, param, o, max_runs, mid, v, s == T_PASS ? mid : pass, s == T_FAIL ? mid : fail);
         if (s == T_UNDECIDED) {
             snprintf(t->msg, sizeof t->msg, "%s = %g gives %s: the bisection stopped", name, mid,
                      lm_verdict_name(v));

@@ -1,0 +1,23 @@
+/* lm_alloc.h -- checked allocation.
+ *
+ * Every allocation of the core and of the papers goes through these: on
+ * failure they print one line ("lemmata: out of memory allocating N bytes")
+ * and exit with status 3 (the work could not be completed), so an allocation
+ * that fails is never dereferenced.  Sizes are bounded before anything is
+ * allocated (parameter ranges, lm_size bounds), so this is the last line of
+ * defence, not the control of resources.  GMP/MPFR/FLINT allocations go
+ * through the same handler (lm_alloc_install, called by lm_ctx setup).
+ */
+#ifndef LM_ALLOC_H
+#define LM_ALLOC_H
+
+#include <stddef.h>
+
+void *lm_xmalloc(size_t n);
+void *lm_xcalloc(size_t n, size_t size);
+void *lm_xrealloc(void *p, size_t n);
+char *lm_xstrdup(const char *s);
+/* GMP's (and so MPFR's and FLINT's) allocator: the checked one (idempotent) */
+void lm_alloc_install(void);
+
+#endif
