@@ -92,7 +92,7 @@ $(BUILD)/srchash.c: FORCE
 $(BUILD)/srchash.o: $(BUILD)/srchash.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h) $(wildcard src/cli/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 

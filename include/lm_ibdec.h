@@ -29,15 +29,15 @@
 #define LM_IBDEC_PARAMS \
     {"c4_scale", 1.0, "multiplies the reconstructed c4 = 1/4 of (b)", NULL, "[0, 1e6]"}, \
     {"C4", 0.0, "(b) constant of the t^(-1/3) term in units of rho (lost; 0 = strongest)", NULL, "[-1e6, 1e6]"}, \
-    {"t0", 1, "(b) first iterate checked (lost; 1 = strongest)", NULL, "int [1, 400000]"}, \
+    {"t0", 1, "(b) first iterate checked (lost; 1 = strongest)", NULL, "int [1, 200000]"}, \
     {"umm_scale", 1.0, "multiplies ||u_mm|| in rho_t (a deliberately wrong SVM norm if != 1)", NULL, "(0, 1e6]"}, \
     {"cu_slope_min", 0.0, "(c) required decay exponent of 1 - cos(u_t, u_mm) on the last decade", NULL, "[-1e3, 1e3]"}, \
     {"eta", 0.5, "step size eta of the update (13)", NULL, "(0, 1e3]"}, \
     {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"}, \
     {"zeta", 1.5, "DM: standard-deviation ratio of the optimal token", NULL, "(0, 1e3]"}, \
-    {"n", 8, "DM: number of sequences (at most 64: run time bound)", NULL, "int [1, 64]"}, \
+    {"n", 8, "DM: number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"}, \
     {"d", 600, "DM: embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"}, \
-    {"steps", 40000, "iterations T of the run (quick: T/4; at most 400000: run length bound)", NULL, "int [1, 400000]"}
+    {"steps", 40000, "iterations T of the run (quick: T/4; at most 200000: run length bound)", NULL, "int [1, 200000]"}
 
 /* configuration names (NULL-terminated): 0 = W_0 = 0, 1 = small random W_0 */
 extern const char *const lm_ibdec_configs[];

@@ -331,3 +331,18 @@ Test(implicit_lemma11, wrong_constant_is_violated)
     const char *sets[] = {"c_scale=0.3", NULL};
     lm_test_expect("implicit/lemma11", sets, "DM d=300", 4, LM_V_VIOLATED);
 }
+
+/* issue 15: configuration 3 computes its dimension d0 from c_d0 and delta; a small
+ * delta or a large c_d0 used to overflow the int (or ask for gigabytes): now a d0
+ * above the bound is an unmet hypothesis, and the run comes back */
+Test(implicit_lemma8, a_huge_d0_is_an_unmet_hypothesis)
+{
+    const char *s1[] = {"delta=1e-300", NULL}, *s2[] = {"c_d0=1e6", NULL};
+    const char *const *sets[] = {s1, s2};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        lm_claim_result r = lm_test_run("implicit/lemma8", sets[k], "A1-derived and A2 at d=d0 (n=4, T=3, mu=0.1)", 2);
+        cr_expect_eq(r.verdict, LM_V_ASSUMPTION_FAILED, "%s: %s (%s)", sets[k][0], lm_verdict_name(r.verdict),
+                     r.nconfig ? r.cfg[0].detail : "");
+        lm_claim_result_clear(&r);
+    }
+}

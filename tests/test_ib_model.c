@@ -445,3 +445,73 @@ Test(ib_model, expand_double_is_the_sum_of_rank_one_products)
     lm_ibdata_free(D);
     lm_ibdata_free(Dm);
 }
+
+/* ---- issue 15: declared ranges; the formerly crashing values ---- */
+
+/* --set value v for parameter name of claim id: 0 when accepted, and the message */
+static int ib_parse(const char *id, const char *kv, char *err, int errlen)
+{
+    const lm_claim *c = lm_claim_find(id);
+    cr_assert_not_null(c);
+    int idx;
+    double v;
+    err[0] = 0;
+    return lm_claim_parse_set(c, kv, &idx, &v, err, errlen);
+}
+
+Test(implicit_definition1, sizes_outside_their_range_are_refused)
+{
+    const char *bad[] = {"T=0", "T=-1", "d=0", "d=-1", "n=0", "d=1e300", "n=1e9", "T=41", "T=NaN", "T= 1",
+                         NULL};
+    char err[256];
+    for (int k = 0; bad[k]; k++) {
+        cr_expect_neq(ib_parse("implicit/definition1", bad[k], err, sizeof err), 0, "%s accepted", bad[k]);
+        cr_expect(strstr(err, "an integer in [") != NULL, "%s: %s", bad[k], err);
+    }
+    const char *bad17[] = {"T=0", "T=-1", "d=0", "n=1e9", "d=1e300", "fd_h=0", "sign=2", NULL};
+    for (int k = 0; bad17[k]; k++)
+        cr_expect_neq(ib_parse("implicit/eq17-gradient", bad17[k], err, sizeof err), 0, "%s accepted",
+                      bad17[k]);
+}
+
+/* one token per sequence (T = 1) used to read the second token of the A2 identity
+ * out of bounds; the smallest sizes now run */
+Test(implicit_definition1, smallest_sizes_run)
+{
+    const char *s1[] = {"T=1", NULL}, *s2[] = {"d=1", NULL}, *s3[] = {"n=1", NULL};
+    const char *const *sets[] = {s1, s2, s3};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        lm_claim_result r = lm_test_run("implicit/definition1", sets[k], NULL, 2);
+        for (int j = 0; j < r.nconfig; j++)
+            cr_expect_neq(r.cfg[j].verdict, LM_V_ERROR, "%s [%s]: %s", sets[k][0], r.cfg[j].config,
+                          r.cfg[j].detail);
+        lm_claim_result_clear(&r);
+    }
+}
+
+Test(implicit_eq17_gradient, smallest_sizes_run)
+{
+    const char *s1[] = {"T=1", NULL}, *s2[] = {"d=1", NULL}, *s3[] = {"n=1", NULL};
+    const char *const *sets[] = {s1, s2, s3};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        lm_claim_result r = lm_test_run("implicit/eq17-gradient", sets[k], NULL, 2);
+        for (int j = 0; j < r.nconfig; j++)
+            cr_expect_neq(r.cfg[j].verdict, LM_V_ERROR, "%s [%s]: %s", sets[k][0], r.cfg[j].config,
+                          r.cfg[j].detail);
+        lm_claim_result_clear(&r);
+    }
+}
+
+Test(implicit_eq17_gradient, the_issues_command_lines_are_usage_errors, .timeout = 60)
+{
+    const char *cmds[] = {"check implicit/definition1 --quick --set T=0",
+                          "check implicit/eq17-gradient --quick --set T=-1",
+                          "check implicit/eq17-gradient --quick --set n=1e9",
+                          "check implicit/eq17-gradient --quick --set d=1e300", NULL};
+    for (int k = 0; cmds[k]; k++) {
+        char out[4096];
+        int rc = lm_test_cli(out, sizeof out, cmds[k]);
+        cr_expect_eq(rc, 2, "`%s` exited %d: %s", cmds[k], rc, out);
+        cr_expect(strstr(out, "takes an integer in [") != NULL, "`%s`: %s", cmds[k], out);
+    }
+}

@@ -309,3 +309,45 @@ Test(ib_runs, train_lists_the_implicit_runs)
         cr_expect(strstr(out, lm_ibruns[k].name) != NULL, "%s not listed", lm_ibruns[k].name);
     cr_expect(strstr(out, "t1-softmax-block") != NULL, "the dynamics runs must stay listed");
 }
+
+/* issue 15: every run setting has a declared range, and a value outside it (or not a
+ * plain number) is a one-line error naming the range */
+Test(ib_runs, settings_outside_their_range_are_refused)
+{
+    lm_ibrun_def r = *lm_ibrun_find("ib-ngd");
+    char err[256];
+    const char *bad[] = {"steps=-1", "steps=1e300", "steps=2.5", "d=0", "d=1e9", "n=0", "n=65", "T=1", "T=17",
+                         "eta=0", "eta=NaN", "eta=abc", "eta= 1", "eta=1x", "eta=inf", "eta=0x1p3",
+                         "alpha=-1", "init=-1", "eta_max=0", NULL};
+    for (int k = 0; bad[k]; k++) {
+        err[0] = 0;
+        cr_expect_neq(lm_ibrun_set(&r, bad[k], err, sizeof err), 0, "%s accepted", bad[k]);
+        cr_expect(strstr(err, "run ib-ngd: ") == err && strstr(err, " takes ") && strstr(err, ", not '"),
+                  "%s: %s", bad[k], err);
+        cr_expect(strchr(err, '\n') == NULL, "%s: %s", bad[k], err);
+    }
+    cr_expect_eq(memcmp(&r, lm_ibrun_find("ib-ngd"), sizeof r), 0, "a refused value changed the run");
+    const char *good[] = {"steps=0", "steps=1000000", "d=1", "d=4096", "n=1", "n=64", "T=2", "T=16",
+                          "eta=1e6", "alpha=0", "alpha=1", "init=0", "eta_max=1e300", NULL};
+    for (int k = 0; good[k]; k++)
+        cr_expect_eq(lm_ibrun_set(&r, good[k], err, sizeof err), 0, "%s: %s", good[k], err);
+    lm_ibrun_def j = *lm_ibrun_find("ib-joint13");
+    cr_expect_neq(lm_ibrun_set(&j, "T=3", err, sizeof err), 0);
+    cr_expect(strstr(err, "only 2") != NULL, "%s", err);
+    cr_expect_eq(lm_ibrun_set(&j, "T=2", err, sizeof err), 0, "%s", err);
+}
+
+/* the smallest sizes and a zero-step run come back (no crash, one-line error at most) */
+Test(ib_runs, extreme_settings_run, .timeout = 120)
+{
+    const char *cmds[] = {"train ib-ngd --steps 3 --set d=1", "train ib-ngd --steps 3 --set n=1 --set T=2",
+                          "train ib-joint13 --steps 3 --set n=1 --set d=1", "train ib-gd --steps 0",
+                          "train ib-polyak-cap --steps 3 --set eta_max=1e300 --set init=1e6",
+                          "train ib-joint13 --steps 3 --set alpha=0 --set eta=1e6", NULL};
+    for (int k = 0; cmds[k]; k++) {
+        char out[65536];
+        int rc = lm_test_cli(out, sizeof out, cmds[k]);
+        cr_expect(rc == 0 || rc == 1 || rc == 2, "`%s` exited %d: %.300s", cmds[k], rc, out);
+        if (rc) cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "`%s`: %s", cmds[k], out);
+    }
+}

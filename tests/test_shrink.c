@@ -20,7 +20,7 @@ static int eval_shrink(lm_eval *ev)
     lm_num a, b, e;
     lm_num_inits(ev->ctx, &a, &b, &e, (lm_num *)NULL);
     if (ev->config == 0) {
-        int n = lm_size(ev, "n", 16, 1), d = lm_size(ev, "d", 8, 2);
+        int n = lm_size(ev, "n", 16, 1, 64), d = lm_size(ev, "d", 8, 2, 64);
         double u = lm_rng_uniform(lm_eval_rng(ev));
         lm_data_d(ev, "u", u);
         lm_num_set_d(&a, (double)(n * d));
@@ -28,7 +28,7 @@ static int eval_shrink(lm_eval *ev)
         lm_num_set_d(&b, 11.75);
         lm_obs_le(ev, -1, &a, &b, 0.0, "n d + u <= 11.75");
     } else if (ev->config == 1) {
-        int n = lm_size(ev, "n", 9, 1);
+        int n = lm_size(ev, "n", 9, 1, 64);
         if (n >= 4) { /* true break at 2^-60 */
             lm_num_set_d(&a, 1.0);
             lm_num_set_d(&e, ldexp(1.0, -60));
@@ -44,7 +44,7 @@ static int eval_shrink(lm_eval *ev)
         }
         lm_obs_le(ev, -1, &a, &b, 0.0, "guarded");
     } else {
-        int T = lm_size(ev, "T", 50, 1);
+        int T = lm_size(ev, "T", 50, 1, 1000);
         for (int t = 0; t < T && (ev->tmax < 0 || t <= ev->tmax); t++) {
             lm_num_set_d(&a, (double)t);
             lm_num_set_d(&b, 6.5);
@@ -106,7 +106,7 @@ Test(shrink, reaches_the_known_minimal_sizes)
  * child process, rejects those and stops at n = 3 */
 static int eval_dies(lm_eval *ev)
 {
-    int n = lm_size(ev, "n", 12, 1);
+    int n = lm_size(ev, "n", 12, 1, 64);
     if (n < 3) abort();
     lm_obs_le_d(ev, -1, (double)n, 1.0, 0.0, "n <= 1");
     return 0;

@@ -62,7 +62,7 @@ static const lm_param_def params[] = {
      "Gaussian must beat Softmax by this factor: margin*median_G <= median_S and "
      "margin*sd_G <= sd_S",
      NULL, "(0, 1e12]"},
-    {"T", 5000, "GD steps (scaled by budget/128, at most T)", NULL, "int [1, 1000000]"},
+    {"T", 5000, "GD steps (scaled by budget/128, at most T) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {"seeds", 10, "independent seeds (quick: 3)", NULL, "int [1, 64]"},
     {"eta_scale", 0.5,
      "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the common init (per seed)",

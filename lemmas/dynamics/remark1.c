@@ -82,11 +82,11 @@ static const lm_param_def params[] = {
      NULL, "[0, 1]"},
     {"prob_app", 1.0, "probability of appendix (c) ('with probability 1')", NULL, "[0, 1]"},
     {"z", 1.96, "Wilson score interval z (two-sided 95%)", NULL, "(0, 10]"},
-    {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2)", NULL, "int [53, 8192]"},
+    {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2) (at most 1024: cost bound)", NULL, "int [53, 1024]"},
     {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL, "(0, inf)"},
     {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL, "[0, inf)"},
-    {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4)",
-     NULL, "int [1, 4096]"},
+    {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4) (at most 512: the bound of the size 'draws')",
+     NULL, "int [1, 512]"},
     {"d", 2, "head dimension d of W^Q, W^K", NULL, "int [1, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -43,7 +43,7 @@ static const lm_param_def params[] = {
     {"init_scale", 1.0, "multiplies the initialisation term ||W0||/(2||W_mm||)", NULL, "[0, 1e6]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
     {"steps", 2000, "NGD iterations T_max (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -44,7 +44,7 @@ static const lm_param_def params[] = {
     {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2 (NGD run)", NULL, "[0, 1e6]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
     {"steps", 2000, "NGD iterations (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static void max_lomso(lm_num *r, lm_num *x, const lm_ib_fwd *F, int n)

@@ -72,7 +72,7 @@ static const char *const configs[] = {"R4 per run: every iterate of every run",
 
 static const lm_param_def params[] = {
     {"c13_scale", 1.0, "multiplies the derived c13 = 1/(4e) of the gap bound (i)", NULL, "[0, 1e6]"},
-    {"t_start", 2, "first iterate of the gap bound (i)", NULL, "int [1, 400000]"},
+    {"t_start", 2, "first iterate of the gap bound (i)", NULL, "int [1, 40000]"},
     {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of (ii)", NULL, "(0, 1e6]"},
     {"smin_scale", 1.0, "multiplies the lower bound 1/2 of s_opt in (iii)", NULL, "[0, 2)"},
     {"mono_tol_scale", 1.0, "multiplies the rounding tolerance 2^10 u (1 + max|a|) of the monotonicity (iii)",
@@ -85,8 +85,8 @@ static const lm_param_def params[] = {
     {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
     {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
     {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "DM: sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
-    {"steps", 10000, "iterations per run (quick: steps/4; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"n", 8, "DM: sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"steps", 10000, "iterations per run (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 enum { INV_O, INV_GAP, INV_LR, INV_MONO, INV_SMIN, NINV };

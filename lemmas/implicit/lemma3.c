@@ -61,13 +61,13 @@ static const lm_param_def params[] = {
     {"kappa_scale", 1.0, "(i) multiplies the derived kappa(theta)", NULL, "[0, 1e6]"},
     {"cl_scale", 1.0, "(ii) multiplies C_L = e", NULL, "[0, 1e6]"},
     {"C_H", 16.0, "(iii) Hessian constant C_H (lost; derived default)", NULL, "[0, 1e6]"},
-    {"steps", 10000, "iterations of R4 (quick: steps/4; at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"steps", 10000, "iterations of R4 (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
     {"seg_stride", 8, "(ii) segment probe stride after t = 1024", NULL, "int [1, 100000]"},
-    {"hess_stride", 1000, "(iii) Hessian probe stride (plus t = 0 and powers of two below it)", NULL, "int [1, 100000]"},
+    {"hess_stride", 1000, "(iii) Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)", NULL, "int [100, 100000]"},
     {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
     {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
     {"d", 600, "DM embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "DM number of sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"n", 8, "DM number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
     {NULL, 0, NULL, NULL, NULL}};
 

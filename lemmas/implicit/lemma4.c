@@ -38,7 +38,7 @@ static const lm_param_def params[] = {
     {"bound_scale", 1.0, "multiplies both tail bounds (spectral and Frobenius)", NULL, "[0, 1e6]"},
     {"c_sigma", 1.0, "sigma0 = c_sigma / (B^2 (sqrt d + sqrt log(1/delta))) at delta = 0.01", NULL, "[0, 1e6]"},
     {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 192, "W0 draws at d=100 at budget 64 (scaled by budget/64; d=200 uses a third; at most 2000: run time bound)", NULL, "int [1, 2000]"},
+    {"draws", 192, "W0 draws at d=100 at budget 64 (scaled by budget/64; d=200 uses a third; at most 400: run time bound)", NULL, "int [1, 400]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -43,7 +43,7 @@ static const lm_param_def params[] = {
     {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
-    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [2, 1000]"},
+    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -51,7 +51,7 @@ static const lm_param_def params[] = {
     {"D_scale", 1.0, "multiplies D in ||grad||/D <= S (1 = the claim)", NULL, "[0, 1e6]"},
     {"n", 4, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
     {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
-    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [2, 240]"},
+    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [1, 240]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -44,7 +44,7 @@ static const lm_param_def params[] = {
     {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"n", 6, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
     {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
-    {"d", 32, "embedding dimension (at most 240: d x d matrices)", NULL, "int [2, 240]"},
+    {"d", 32, "embedding dimension (at most 240: d x d matrices)", NULL, "int [1, 240]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

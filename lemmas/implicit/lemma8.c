@@ -41,7 +41,7 @@ static const lm_param_def params[] = {
     {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
     {"lm_scale", 1.0, "multiplies both Laurent-Massart bounds", NULL, "[0, 1e6]"},
     {"lambda_scale", 1.0, "multiplies Lambda of A1-derived (configuration 3)", NULL, "[0, 1e6]"},
-    {"c_d0", 4.0, "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3; a d0 above 200000, the memory bound, is an unmet hypothesis)", NULL, "[0, 1e6]"},
+    {"c_d0", 4.0, "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3; a d0 above 50000, the run time bound, is an unmet hypothesis)", NULL, "[0, 1e6]"},
     {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
     {"draws", 256, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 2560: run time bound)", NULL, "int [1, 2560]"},
     {NULL, 0, NULL, NULL, NULL}};
@@ -117,7 +117,7 @@ static void cdf_series(lm_eval *ev, double *w, int m)
 }
 
 /* the largest dimension configuration 3 draws (memory and run time bound) */
-enum { D0_MAX = 200000 };
+enum { D0_MAX = 50000 };
 
 static int eval(lm_eval *ev)
 {

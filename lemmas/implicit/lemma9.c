@@ -48,10 +48,10 @@ static const lm_param_def params[] = {
     {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL, "(0, 1]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
     {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
-    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"steps", 300, "NGD iterations (quick: steps/4; at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
-    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [2, 1000]"},
+    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 

@@ -48,7 +48,7 @@ static const lm_param_def params[] = {
     {"e_final", 1e-3, "required alignment error at T_max (P4)", NULL, "[0, 2]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
     {"steps", 2000, "NGD iterations T_max (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [2, 200]"},
+    {"d", 40, "embedding dimension (at most 80: run time bound)", NULL, "int [1, 80]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -49,9 +49,9 @@ static const lm_param_def params[] = {
     {"descent_scale", 1.0, "multiplies the 1/2 of the per-step descent inequality", NULL, "[0, 1e6]"},
     {"eta", 0.5, "step size of (13)", NULL, "(0, 1e3]"},
     {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
-    {"n", 8, "DM: sequences (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"n", 8, "DM: sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"steps", 40000, "iterations (also when quick; at most 400000: run length bound)", NULL, "int [1, 400000]"},
+    {"steps", 40000, "iterations (also when quick; at most 200000: run length bound)", NULL, "int [1, 200000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 0); }

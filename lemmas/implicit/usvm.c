@@ -48,8 +48,8 @@ static const lm_param_def params[] = {
     {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL, "[0, 1e6]"},
     {"beta", 3.0, "decoder u = beta e_1 (gaussian configuration)", NULL, "[-1e6, 1e6]"},
     {"zeta", 1.5, "DM: std ratio of optimal to other token", NULL, "(0, 1e3]"},
-    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200; at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"nperturb", 128, "random perturbations of u_mm per instance (quick: 16; at most 10000: run time bound)", NULL, "int [1, 10000]"},
+    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"nperturb", 128, "random perturbations of u_mm per instance (quick: 16; at most 1280: run time bound)", NULL, "int [1, 1280]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define SEARCH_DIM 6

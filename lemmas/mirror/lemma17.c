@@ -47,7 +47,7 @@ static const lm_param_def params[] = {
     {"grad_scale", 1.0, "multiplies the closed-form gradient (1 = Lemma 17)", NULL, "[-1e6, 1e6]"},
     {"fd_h", 1e-100, "finite-difference step (MPFR 1024 bits)", NULL, "[1e-300, 1]"},
     {"fd_tol", 1e-80, "relative residual allowed between the closed form and the finite differences", NULL, "(0, 1]"},
-    {"fd_prec", 1024, "bits of the finite-difference check", NULL, "int [53, 8192]"},
+    {"fd_prec", 1024, "bits of the finite-difference check (at least 53, MPFR's working minimum here; at most 2048: cost bound; raised automatically when the differences need it)", NULL, "int [53, 2048]"},
     {"tol_scale", 1.0, "multiplies the allowance of the inner-product comparison", NULL, "[0, inf)"},
     {NULL, 0, NULL, NULL, NULL}};
 

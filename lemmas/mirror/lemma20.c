@@ -72,7 +72,7 @@ static const lm_param_def params[] = {
     {"sign", 1.0, "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)", NULL, "[-1, 1]"},
     {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits)", NULL, "int [128, 8192]"},
     {"ndir", 6, "random cone directions per instance (quick: half)", NULL, "int [0, 256]"},
-    {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter)", NULL, "int [1, 100000]"},
+    {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"eta", 1.0, "step size of the trajectory configuration", NULL, "(0, 1e3]"},
     {NULL, 0, NULL, NULL, NULL}};
 

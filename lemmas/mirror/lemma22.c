@@ -65,7 +65,7 @@ static const char *const configs[] = {
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies eta <-grad L, W>/||W||_p on the right side (paper: 1)", NULL, "[0, 1e6]"},
     {"tol_ulps", 256.0, "relative tolerance of the comparison in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {

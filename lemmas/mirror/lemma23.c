@@ -62,7 +62,7 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=3,eta=1", "R2,p=1.
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)", NULL, "[0, inf)"},
     {"dpsi_coef", 1.0, "coefficient of D_psi(W(k+1),W(k)) in (23a,b) and D_psi(W(k),W(k+1)) in (23c) (paper: 1)", NULL, "[0, 1e6]"},
-    {"K", 200, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {"K", 200, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 enum { NW = 6 };

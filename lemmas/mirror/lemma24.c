@@ -73,7 +73,7 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies eta (L(W(k)) - L(W(k+1))) in (24a) and (24b) (paper: 1)", NULL, "[0, 1e6]"},
     {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {"reading", 0, "meaning of 'eta sufficiently small'", "shrink|parenthetical", NULL},
     {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test", NULL, "int [1, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -72,7 +72,7 @@ static const lm_param_def params[] = {
     {"c2_scale", 1.0, "multiplies 2^(1/p) in (4b) (paper: 1)", NULL, "[0, 1e6]"},
     {"c3_scale", 1.0, "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)", NULL, "[0, 1e6]"},
     {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4)", NULL, "int [1, 100000]"},
+    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {

@@ -378,8 +378,14 @@ int lm_cmd_verify(int argc, char **argv)
     if (!prc && !noreport) prc = prepare_root(P.root);
     if (prc) { free(items); return prc; }
     const char *db = P.db;
-    if (lm_cli_lock(db, "verify", nowait) < 0) { free(items); return LM_EXIT_USAGE; }
     char err[512];
+    struct stat dbst;
+    if (stat(db, &dbst) == 0 && lm_store_check(db, err, sizeof err)) { /* refused before the lock file */
+        fprintf(stderr, "lemmata: %s\n", err);
+        free(items);
+        return LM_EXIT_USAGE;
+    }
+    if (lm_cli_lock(db, "verify", nowait) < 0) { free(items); return LM_EXIT_USAGE; }
     lm_store *st = lm_store_open(db, err, sizeof err);
     if (!st) { fprintf(stderr, "lemmata: %s\n", err); free(items); return LM_EXIT_USAGE; }
     lm_run_meta meta;
@@ -402,7 +408,7 @@ int lm_cmd_verify(int argc, char **argv)
             LM_VERSION, LM_COMMIT, resumed ? "resuming" : "starting", run, (unsigned long long)o.seed, o.budget,
             o.quick ? " (quick)" : "", nclaims, nitems - nclaims, jobs, jobs > 1 ? "s" : "",
             force ? ", re-running everything" : "");
-    signal(SIGINT, on_sigint);
+    signal(SIGINT, on_sigint); /* restarting system calls: SQLite and the runs are not disturbed */
     signal(SIGTERM, on_sigint);
     size_t shsize = sizeof(shared_state) + (size_t)nitems;
     shared_state *sh = mmap(NULL, shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -422,19 +428,36 @@ int lm_cmd_verify(int argc, char **argv)
     else {
         pid_t pids[64];
         int started = 0;
+        /* the parent only waits: its waitpid must return on SIGINT/SIGTERM (no SA_RESTART) so
+         * that it can pass the signal on to the workers */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sigemptyset(&sa.sa_mask);
         for (int w = 0; w < jobs; w++) {
             pid_t p = fork();
             if (p < 0) break;
             if (p == 0) {
+                signal(SIGINT, on_sigint);
+                signal(SIGTERM, on_sigint);
                 lm_mat_blas_threads(1); /* N workers already fill N cores */
                 _exit(verify_worker(db, run, items, nitems, sh, &o, force));
             }
             pids[started++] = p;
         }
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         if (started == 0) wrc = verify_worker(db, run, items, nitems, sh, &o, force);
+        int forwarded = 0;
         for (int w = 0; w < started; w++) {
             int stw = 0;
-            while (waitpid(pids[w], &stw, 0) < 0 && errno == EINTR) {}
+            for (;;) {
+                if (interrupted && !forwarded) { /* a SIGTERM sent to us alone stops the workers too */
+                    for (int j = 0; j < started; j++) kill(pids[j], SIGTERM);
+                    forwarded = 1;
+                }
+                if (waitpid(pids[w], &stw, 0) >= 0 || errno != EINTR) break;
+            }
             if (!WIFEXITED(stw)) { /* its item is left ST_RUNNING: listed as failed below */
                 fprintf(stderr, "lemmata: verify worker %d died (signal %d)\n", w,
                         WIFSIGNALED(stw) ? WTERMSIG(stw) : 0);
@@ -475,6 +498,11 @@ int lm_cmd_verify(int argc, char **argv)
     int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;
     if (!noreport) {
         int rr = build_report(db, P.root);
+        if (interrupted) {
+            fprintf(stderr, "\nlemmata: interrupted while weaving the report; the results are saved "
+                            "(lemmata report rebuilds it)\n");
+            return LM_EXIT_INTERRUPTED;
+        }
         if (rr) return rr;
     }
     if (nfailed) fprintf(stderr, "lemmata: %d item%s could not be run (listed above): exit status 3\n", nfailed,

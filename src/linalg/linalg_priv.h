@@ -2,10 +2,10 @@
 #ifndef LM_LINALG_PRIV_H
 #define LM_LINALG_PRIV_H
 
+#include "lm_alloc.h"
 #include <mpfr.h>
 #include <stddef.h>
 
-/* calloc that never returns NULL (aborts with a message on exhaustion) */
 
 /* A list of exactly formed terms, summed with a single rounding (mpfr_sum):
  * a product x*y is exact when the term precision is >= prec(x) + prec(y). */

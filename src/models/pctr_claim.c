@@ -13,15 +13,21 @@ const char *const lm_pctr_tr_configs[] = {"TR-A pop, tube start, eta=alpha_r/bet
 const lm_param_def lm_pctr_tr_params[] = {
     {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (S8, reconstructed)", NULL, "(0, 1e6]"},
     {"beta_scale", 1.0, "beta = beta_scale * beta_r (S8, reconstructed)", NULL, "(0, 1e6]"},
-    {"T_A", 2000, "TR-A steps (quick: T_A/4 when that is over 20; at least 2: three iterates for the rate fit; at most 20000: run length bound)", NULL,
-     "int [2, 20000]"},
-    {"T_kappa", 150, "steps of the kappa = 1e6 run in MPFR-256 (at least 2: three iterates for the rate fit; at most 2000: run length bound)", NULL,
-     "int [2, 2000]"},
+    {"T_A", 2000,
+     "TR-A steps (quick: T_A/4 when that is over 20; at least 2: three iterates for the rate fit; "
+     "at most 20000: run length bound)",
+     NULL, "int [2, 20000]"},
+    {"T_kappa", 150,
+     "steps of the kappa = 1e6 run in MPFR-256 (at least 2: three iterates for the rate fit; "
+     "at most 2000: run length bound)",
+     NULL, "int [2, 2000]"},
     {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL, "[-10, 10]"},
     {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL, "[-10, 10]"},
     {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL, "[0, 100]"},
-    {"MN_B", 12288, "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; fixed pool; at most 40000: "
-     "run length bound)", NULL, "int [1, 40000]"},
+    {"MN_B", 12288,
+     "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; "
+     "fixed pool; at most 40000: run length bound)",
+     NULL, "int [1, 40000]"},
     {"T_B", 40, "TR-B steps (quick: 3/4 of them; at most 120: run length bound)", NULL, "int [1, 120]"},
     {"noise_frac", 1.0, "TR-B: the MC noise excess estimate must be <= noise_frac * e_N", NULL, "[0, 1e6]"},
     {"N_A", 20000, "training samples of the spectral initialisation (TR-A; drawn exactly; at least d + 1 = 4)",

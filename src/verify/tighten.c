@@ -109,7 +109,12 @@ int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_
         else fail = v0;
     }
     if (isnan(pass) || isnan(fail)) {
-        if (s0 == T_PASS)
+        if (t->runs >= max_runs)
+            snprintf(t->msg, sizeof t->msg,
+                     "%s: the run cap (%d runs) was reached before a value %s the claim (stated %g %s)", name,
+                     max_runs, s0 == T_PASS ? "breaking" : "passing", v0,
+                     s0 == T_PASS ? "passes" : "fails");
+        else if (s0 == T_PASS)
             snprintf(t->msg, sizeof t->msg,
                      "%s: no value tried (stated %g scaled by 1e-12 .. 1e12, until the hypotheses stopped "
                      "holding) breaks the claim: the constant is not load-bearing on these instances",
