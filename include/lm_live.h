@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-/* v as a finite number (the whole string): 0, else -1 */
+/* v as a finite decimal number (the whole string: no blanks, no hex, no inf/nan): 0, else -1 */
 int lm_live_parse_num(const char *v, double *out);
 
 /* splits kv = "name=value": the name's length into *namelen, the value into *val; 0, else -1

@@ -215,7 +215,13 @@ Test(pc_train, tr_run_lengths_at_their_ends, .timeout = 120)
     const char *s2[] = {"MN_B=1", NULL};
     r = lm_test_run("precond/remark3", s2, TRB, 2);
     lm_claim_result_clear(&r);
-    const char *s3[] = {"T_A=1", NULL};
+    /* the rate fit needs three iterates: T_A = 2 is the shortest run, T_A = 1 is refused */
+    const char *s3[] = {"T_A=2", NULL};
     r = lm_test_run("precond/theorem2", s3, TRA, 2);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
     lm_claim_result_clear(&r);
+    int idx;
+    double v;
+    char err[256];
+    cr_expect_neq(lm_claim_parse_set(lm_claim_find("precond/theorem2"), "T_A=1", &idx, &v, err, sizeof err), 0);
 }

@@ -248,7 +248,7 @@ static int eval(lm_eval *ev)
     int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
     if (cfg == C_EDGE) m /= 4; /* deterministic structure: fewer draws suffice */
     if (m < 8) m = 8;
-    m = lm_size(ev, "draws", m, 1, 4096); /* the shrinker may ask for fewer draws */
+    m = lm_size(ev, "draws", m, 1, 512); /* the shrinker may ask for fewer draws (at most 512: cost bound) */
     if (ev->searching) m = 1;
     double sQ = config_s[cfg], sK = config_s[cfg], sX = 1.0;
     if (ev->x && cfg == C_NEC) {

@@ -45,9 +45,9 @@ static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies the eta D ||W_mm|| log t term", NULL, "[0, 1e6]"},
     {"r0", 2.0, "t0 = first iterate with ||W_t|| >= r0", NULL, "(0, 1e6]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"steps", 2000, "NGD iterations (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"mpfr_steps", 300, "iterations of the 256-bit cross-check run (quick: /3; at most 3000: run length bound in MPFR)", NULL, "int [1, 3000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
+    {"steps", 2000, "NGD iterations (at most 10000: run length bound)", NULL, "int [1, 10000]"},
+    {"mpfr_steps", 300, "iterations of the 256-bit cross-check run (quick: /3; at most 600: run length bound in MPFR)", NULL, "int [1, 600]"},
+    {"d", 40, "embedding dimension (at most 50: d x d matrices, also in MPFR)", NULL, "int [1, 50]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* e_t, ||W_t||, eps*_t and max_i log(1 - s_opt) along an NGD run in D's context */

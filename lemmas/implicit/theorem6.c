@@ -52,7 +52,7 @@ static const lm_param_def params[] = {
     {"t_fit0", 64, "first iterate of the proxies", NULL, "int [2, 40960]"},
     {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL, "[0, 1e6]"},
     {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 40960: run length bound)", NULL, "int [1, 40960]"},
-    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [1, 240]"},
+    {"d", 24, "embedding dimension (at most 64: run time bound)", NULL, "int [1, 64]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -73,7 +73,7 @@ static const lm_param_def params[] = {
     {"e_decay", 1.0, "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max", NULL, "[0, 1e6]"},
     {"e_frac", 1.0, "(iii) allowed e_Tmax relative to e_t0", NULL, "[0, 1e6]"},
     {"inc_growth", 1.5, "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling", NULL, "[0, 1e6]"},
-    {"t_fit0", 400, "first iterate of the proxies' window", NULL, "int [2, 50000]"},
+    {"t_fit0", 400, "first iterate of the proxies' window", NULL, "int [2, 25000]"},
     {"C_scale", 1.0, "(60) constant C of R_eps = C ||W_mm||/eps log(C' nT kappa_l kappa_Gamma/eps)", NULL, "(0, 1e6]"},
     {"Cp_scale", 1.0, "(60) constant C' of R_eps", NULL, "(0, 1e6]"},
     {"kappa_l", 0, "(60) kappa_l in R_eps: loss ratio at t, constant Cr (Lemma 13), or e^Gamma_max(t)",
@@ -81,7 +81,7 @@ static const lm_param_def params[] = {
     {"Cr", 2.718281828459045, "(60) loss-ratio constant C_r of Lemma 13(ii) (kappa_l=Cr)", NULL, "(0, 1e6]"},
     {"s_lower", 0.5, "(60) iterates need min_i s_opt >= s_lower (Lemma 13(iii))", NULL, "(0, 1]"},
     {"flip", 0, "(60) 0: eps*_t <= eps(||W_t||) (the claim); 1: flipped (wrong, for tests)", NULL, "int [0, 1]"},
-    {"steps", 40000, "joint iterations T_max (also when quick; at most 200000: run length bound)", NULL, "int [1, 200000]"},
+    {"steps", 40000, "joint iterations T_max (also when quick; at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {"d", 600, "embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
     {"n", 8, "number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {NULL, 0, NULL, NULL, NULL}};

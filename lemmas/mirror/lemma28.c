@@ -43,7 +43,7 @@ static const lm_param_def params[] = {
     {"pi_scale", 1.0, "multiplies pi = max_{j<K} max(0, pi_eff(W(j))) in (27)", NULL, "[0, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter)", NULL, "int [1, 1000000]"},
+    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {

@@ -57,8 +57,8 @@ static const lm_param_def params[] = {
     {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in the slope proxy", NULL, "[0, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K_ineq", 4000, "steps of the inequality runs (quick: K_ineq/4)", NULL, "int [1, 1000000]"},
-    {"K", 20000, "steps of the slope runs", NULL, "int [1, 1000000]"},
+    {"K_ineq", 4000, "steps of the inequality runs (quick: K_ineq/4) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"K", 20000, "steps of the slope runs (at most 50000: run length bound)", NULL, "int [1, 50000]"},
     {"regime_growth", 2.0, "slope runs: minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
     {"regime_drop", 1.25, "slope runs: max D / D at the start of the fit window, at least", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -53,7 +53,7 @@ static const lm_param_def params[] = {
     {"margin_scale", 1.0, "multiplies the max-margin bound (p Phi(lambda))^(-1/p)", NULL, "[0, 1e6]"},
     {"closed_scale", 1.0, "multiplies the exponent 1/(p-1) in the closed forms of I1/I2", NULL, "[0, 1e6]"},
     {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec)", NULL, "[0, inf)"},
-    {"p_override", 0.0, "0: the configuration's grid of p; else this p for every instance", NULL, "[0, 64]"},
+    {"p_override", 0.0, "0: the configuration's grid of p; else this p (> 1) for every instance", NULL, "[0, 64]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const double P_CF[] = {1.25, 1.5, 2.0, 3.0, 6.0};
@@ -163,7 +163,13 @@ static int eval(lm_eval *ev)
         p = P_6810[k % 2];
         D = lm_md_gen_paper(g, 6, 8, 10, c);
     }
-    if (lm_par(ev, "p_override") > 0) p = lm_par(ev, "p_override");
+    if (lm_par(ev, "p_override") > 0) {
+        p = lm_par(ev, "p_override");
+        if (!(p > 1.0)) { /* 0 < p <= 1: no l_p-AttSVM (psi_p is not strictly convex) */
+            lm_md_data_free(D);
+            return lm_fail(ev, "p_override = %g: the l_p-AttSVM needs p > 1 (0 = the configuration's grid)", p);
+        }
+    }
     int d = D->d, rc = 0, m = 0;
     double tau = lm_par(ev, "tol_scale") * exp2(0.75 * lm_ctx_log2eps(c));
     double eps = lm_ctx_eps(c);

@@ -44,7 +44,7 @@ static const lm_param_def params[] = {
     {"div_tol", 1e-2, "both directional Bregman divergences at the end must be <= div_tol", NULL, "[0, inf)"},
     {"prob_tol", 1e-2, "1 - mean max-softmax and 1 - mean logistic probability must be <= prob_tol", NULL, "[0, 1]"},
     {"eta", 0.1, "step size of the normalised steps (paper: 0.1)", NULL, "(0, 1e3]"},
-    {"iters_scale", 1.0, "multiplies the iteration counts 1500/2000/20000", NULL, "(0, 100]"},
+    {"iters_scale", 1.0, "multiplies the iteration counts 1500/2000/20000 (at most 10: run length bound)", NULL, "(0, 10]"},
     {"noise", 0.1, "std of the noise added to the tokens of instances >= 1 (instance 0: none)", NULL, "[0, 1e3]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -50,7 +50,7 @@ static const lm_param_def params[] = {
     {"decay_min", 0.0, "the slope of log D_k vs log ||W(k)||_p must be <= -decay_min", NULL, "[-1e6, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 20000, "steps per run", NULL, "int [1, 1000000]"},
+    {"K", 20000, "steps per run (at most 50000: run length bound)", NULL, "int [1, 50000]"},
     {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
     {"regime_turn", 1.0, "1: also require the maximum of D_k in the first half of the run (0: growth only)", NULL, "int [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};

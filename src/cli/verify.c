@@ -1,6 +1,7 @@
 /* verify.c -- lemmata verify and lemmata report: every claim and live run on N workers,
  * then the database and the PDF. */
 #include "cli.h"
+#include <sys/prctl.h>
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int s) { (void)s; interrupted = 1; }
@@ -371,8 +372,9 @@ int lm_cmd_verify(int argc, char **argv)
     int prc = lm_cli_paths_resolve(&P, db_opt, dir_opt);
     char dbdir[4200];
     snprintf(dbdir, sizeof dbdir, "%s", P.db);
-    char *slash = strrchr(dbdir, '/');
-    if (slash) slash == dbdir ? (void)(dbdir[1] = 0) : (void)(*slash = 0);
+    char *slash = strrchr(dbdir, '/'); /* the database's directory: created when missing */
+    if (slash == dbdir) dbdir[1] = 0;
+    else if (slash) *slash = 0;
     if (!prc && slash) prc = lm_cli_mkdirs(dbdir);
     if (!prc) prc = lm_cli_check_regular(P.db, "database");
     if (!prc && !noreport) prc = prepare_root(P.root);
@@ -434,12 +436,17 @@ int lm_cmd_verify(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigint;
         sigemptyset(&sa.sa_mask);
+        pid_t parent = getpid();
         for (int w = 0; w < jobs; w++) {
             pid_t p = fork();
             if (p < 0) break;
             if (p == 0) {
                 signal(SIGINT, on_sigint);
                 signal(SIGTERM, on_sigint);
+                /* a verify killed with -9 stops its workers after their current item: they hold
+                 * its lock (an inherited descriptor) and would otherwise run the whole queue */
+                prctl(PR_SET_PDEATHSIG, SIGTERM);
+                if (getppid() != parent) interrupted = 1;
                 lm_mat_blas_threads(1); /* N workers already fill N cores */
                 _exit(verify_worker(db, run, items, nitems, sh, &o, force));
             }

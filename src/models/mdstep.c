@@ -813,7 +813,10 @@ static void run_sizes(int nTd[3], lm_eval *ev, const lm_mdrun_spec *s)
         double mu, R0;
         lm_mdrun_r1_size(ev->index, &n, &T, &d, &mu, &R0);
     }
-    nTd[0] = lm_size(ev, "n", n, 1, 64);
+    /* resource bounds: past about 10 samples the l_p-AttSVM's double phase (coordinate
+     * ascent on a dual with more constraints than dimensions) can take its full 20000
+     * sweeps, tens of seconds per solve */
+    nTd[0] = lm_size(ev, "n", n, 1, 8);
     nTd[1] = lm_size(ev, "T", T, 1, 64);
     nTd[2] = lm_size(ev, "d", d, 1, 64);
 }

@@ -13,6 +13,8 @@ int lm_live_parse_num(const char *v, double *out)
     char *e;
     errno = 0;
     double x = strtod(v, &e);
+    /* a number and nothing else: no blanks, no hex floats, no "inf"/"nan" (as lm_claim_parse_set) */
+    if (strspn(v, "+-0123456789.eE") != strlen(v)) return -1;
     if (*v == 0 || *e != 0 || errno || !isfinite(x)) return -1;
     *out = x;
     return 0;

@@ -1,5 +1,6 @@
 /* runs.c -- named live training runs (lemmata train RUN). */
 #include "lm_train.h"
+#include "lm_claim.h"
 #include "lm_live.h"
 #include <math.h>
 #include <stdlib.h>
@@ -28,54 +29,75 @@ const lm_run_def *lm_run_find(const char *name)
     return NULL;
 }
 
+/* The numeric settings and their ranges (the same declarations as a claim's parameters,
+ * lm_claim.h).  The sizes' upper ends are the claims' multi-head attention bounds
+ * (lm_nm5_max); steps is the command line's --steps range. */
+static const lm_param_def run_settings[] = {
+    {"N", 0, "samples (at most 16, as lm_nm5_max)", NULL, "int [1, 16]"},
+    {"n", 0, "tokens per sample (at most 16, as lm_nm5_max)", NULL, "int [1, 16]"},
+    {"D", 0, "embedding width (at most 32, as lm_nm5_max)", NULL, "int [1, 32]"},
+    {"d", 0, "head dimension (at most 16, as lm_nm5_max)", NULL, "int [1, 16]"},
+    {"H", 0, "heads (at most 8, as lm_nm5_max)", NULL, "int [1, 8]"},
+    {"steps", 0, "GD iterations (as --steps)", NULL, "int [0, 10000000]"},
+    {"eta", 0, "step size (0: automatic, 1/||Hessian||_2 at the start)", NULL, "[0, 1e300]"},
+    {"sx", 0, "scale of the data X", NULL, "[0, 1e6]"},
+    {"sqk", 0, "init scale of W^Q, W^K", NULL, "[0, 1e6]"},
+    {"sv", 0, "init scale of W^V", NULL, "[0, 1e6]"},
+    {"so", 0, "init scale of W^O", NULL, "[0, 1e6]"},
+    {NULL, 0, NULL, NULL, NULL}};
+
 int lm_run_set(lm_run_def *r, const char *kv, char *err, int errlen)
 {
     size_t l;
     const char *v;
     if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
 #define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
-    if (IS("kernel")) {
-        if (!strcmp(v, "softmax")) r->kernel = LM_SOFTMAX;
-        else if (!strcmp(v, "gauss")) r->kernel = LM_GAUSS;
-        else goto bad;
+    static const char *const sw[3] = {"kernel", "wv", "labels"};
+    static const char *const choices[3] = {"softmax|gauss", "block|dense", "teacher|random|near"};
+    for (int k = 0; k < 3; k++) {
+        if (!IS(sw[k])) continue;
+        if (k == 0 && !strcmp(v, "softmax")) r->kernel = LM_SOFTMAX;
+        else if (k == 0 && !strcmp(v, "gauss")) r->kernel = LM_GAUSS;
+        else if (k == 1 && !strcmp(v, "block")) r->wv = LM_WV_BLOCK;
+        else if (k == 1 && !strcmp(v, "dense")) r->wv = LM_WV_DENSE;
+        else if (k == 2 && !strcmp(v, "teacher")) r->labels = 0;
+        else if (k == 2 && !strcmp(v, "random")) r->labels = 1;
+        else if (k == 2 && !strcmp(v, "near")) r->labels = 2;
+        else {
+            snprintf(err, (size_t)errlen, "run %s: %s takes one of %s, not '%.40s' (bad value in --set)",
+                     r->name, sw[k], choices[k], v);
+            return -1;
+        }
         return 0;
     }
-    if (IS("wv")) {
-        if (!strcmp(v, "block")) r->wv = LM_WV_BLOCK;
-        else if (!strcmp(v, "dense")) r->wv = LM_WV_DENSE;
-        else goto bad;
-        return 0;
+    const lm_param_def *p = NULL;
+    for (int k = 0; run_settings[k].name && !p; k++)
+        if (IS(run_settings[k].name)) p = &run_settings[k];
+    if (!p) {
+        snprintf(err, (size_t)errlen,
+                 "unknown run setting '%.*s' (known: N n D d H steps eta sx sqk sv so kernel wv labels)",
+                 (int)l, kv);
+        return -1;
     }
-    if (IS("labels")) {
-        if (!strcmp(v, "teacher")) r->labels = 0;
-        else if (!strcmp(v, "random")) r->labels = 1;
-        else if (!strcmp(v, "near")) r->labels = 2;
-        else goto bad;
-        return 0;
-    }
+    lm_range rg;
+    char rs[96];
     double x;
-    if (lm_live_parse_num(v, &x)) goto bad;
+    if (lm_param_range(&rg, p)) {
+        snprintf(err, (size_t)errlen, "internal error: run setting %s declares no valid range", p->name);
+        return -1;
+    }
+    if (lm_live_parse_num(v, &x) || !lm_range_contains(&rg, x)) {
+        snprintf(err, (size_t)errlen, "run %s: %s takes %s, not '%.40s' (bad value in --set)", r->name,
+                 p->name, lm_range_str(rs, sizeof rs, &rg), v);
+        return -1;
+    }
     int *ip = IS("N") ? &r->N : IS("n") ? &r->n : IS("D") ? &r->D : IS("d") ? &r->d
             : IS("H") ? &r->H : IS("steps") ? &r->steps : NULL;
-    if (ip) {
-        if (x != floor(x) || x < 1 || x > (IS("steps") ? 1e7 : 64)) goto bad;
-        *ip = (int)x;
-        return 0;
-    }
     double *dp = IS("eta") ? &r->eta : IS("sx") ? &r->sX : IS("sqk") ? &r->sQK
-               : IS("sv") ? &r->sV : IS("so") ? &r->sO : NULL;
-    if (dp) {
-        if (x < 0) goto bad; /* eta = 0: automatic step size */
-        *dp = x;
-        return 0;
-    }
-    snprintf(err, (size_t)errlen,
-             "unknown run setting '%.*s' (known: N n D d H steps eta sx sqk sv so kernel wv labels)",
-             (int)l, kv);
-    return -1;
-bad:
-    snprintf(err, (size_t)errlen, "bad value in --set '%s'", kv);
-    return -1;
+               : IS("sv") ? &r->sV : &r->sO;
+    if (ip) *ip = (int)x;
+    else *dp = x;
+    return 0;
 #undef IS
 }
 
