@@ -24,7 +24,8 @@ Test(cli, bad_input_is_a_one_line_error)
     expect_usage_error("check dynamics/theorem1 --prec 9000", "--prec");
     expect_usage_error("check dynamics/theorem1 --set alpha_scale", "malformed --set");
     expect_usage_error("check dynamics/theorem1 --set nosuch=1", "no parameter 'nosuch'");
-    expect_usage_error("check dynamics/theorem1 --set alpha_scale=abc", "finite number");
+    expect_usage_error("check dynamics/theorem1 --set alpha_scale=abc", "takes a number in");
+    expect_usage_error("check dynamics/theorem1 --set T=-1", "takes an integer in");
     expect_usage_error("check dynamics/theorem1 --set kernel=cubic", "softmax|gauss");
     expect_usage_error("check dynamics/theorem1 --config nosuch", "no configuration");
     expect_usage_error("params dynamics/nope", "unknown claim id");

@@ -59,7 +59,7 @@ static const lm_param_def params[] = {
     {"t_fit0", 400, "first iterate of the proxies' window", NULL, "int [2, 50000]"},
     {"steps", 40000, "joint iterations T_max (also when quick; at most 200000: run length bound)", NULL, "int [1, 200000]"},
     {"d", 600, "embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"n", 8, "number of sequences (at most 12: run time bound, also of the MPFR replay)", NULL, "int [1, 12]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_ibjoint_ib_check(ev, LM_IBJOINT_PROXIES); }

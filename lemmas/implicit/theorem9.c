@@ -83,7 +83,7 @@ static const lm_param_def params[] = {
     {"flip", 0, "(60) 0: eps*_t <= eps(||W_t||) (the claim); 1: flipped (wrong, for tests)", NULL, "int [0, 1]"},
     {"steps", 40000, "joint iterations T_max (also when quick; at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {"d", 600, "embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
+    {"n", 8, "number of sequences (at most 12: run time bound, also of the MPFR replay)", NULL, "int [1, 12]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

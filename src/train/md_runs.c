@@ -23,6 +23,7 @@
  * Theta is decided by the starting radius (about rho = 30 at p = 2, eta =
  * 0.1).  md-r1-freeze therefore runs md-r1-p2 from several radii. */
 #include "lm_mdruns.h"
+#include "lm_claim.h"
 #include "lm_live.h"
 #include "lm_md.h"
 #include <math.h>
@@ -64,26 +65,34 @@ static double nan_d(void)
     return nan("");
 }
 
+/* The settings and their ranges (the same declarations as a claim's parameters,
+ * lm_claim.h).  The sizes' upper ends are resource bounds: the runs solve l_p-AttSVMs on
+ * n(T-1) constraints in d^2 unknowns (four of them for a paper run, up to 20 data seeds for
+ * an R1 run), whose double phase slows down sharply past these; the record keeps W(k) at
+ * every iterate (see run_fits). */
+static const lm_param_def mdr_settings[] = {
+    {"steps", 0, "iterations (at most 1000000: the record of every iterate)", NULL, "int [0, 1000000]"},
+    {"eta", 0, "step size (a diverging run fails)", NULL, "(0, 1e300]"},
+    {"p", 0, "p of the l_p potential", NULL, "(1, 64]"},
+    {"n", 0, "samples (at most 16: the l_p-AttSVMs)", NULL, "int [1, 16]"},
+    {"T", 0, "tokens per sample (at most 32: the l_p-AttSVMs)", NULL, "int [2, 32]"},
+    {"d", 0, "dimension (at most 32: the l_p-AttSVMs and the record of W(k))", NULL, "int [1, 32]"},
+    {"init", 0, "R2: 0 -> W(0) = 0; s > 0 -> W(0)_ab ~ N(0, s^2)", NULL, "[0, 1e6]"},
+    {"R0", 0, "R1: ||W(0)||_p in units of ||W_mm||_p", NULL, "(0, 1e6]"},
+    {"mu", 0, "R1: cone level D_psi(Wbar_mm, Wbar(0)) (mu <= 0: -mu times mu_0)", NULL, "[-1e6, 1)"},
+    {"normalized", 0, "1: the paper's normalised step, 0: l_p-AttGD", NULL, "int [0, 1]"},
+    {NULL, 0, NULL, NULL, NULL}};
+
 int lm_mdr_set(lm_mdr_def *r, const char *kv, char *err, int errlen)
 {
     size_t l;
     const char *v;
     if (lm_live_split(kv, &l, &v, err, errlen)) return -1;
 #define IS(s) (l == strlen(s) && strncmp(kv, s, l) == 0)
-    double x;
-    int *ip = IS("steps")        ? &r->steps
-              : IS("n")          ? &r->n
-              : IS("T")          ? &r->T
-              : IS("d")          ? &r->d
-              : IS("normalized") ? &r->normalized
-                                 : NULL;
-    double *dp = IS("eta")    ? &r->eta
-                 : IS("p")    ? &r->p
-                 : IS("init") ? &r->init
-                 : IS("R0")   ? &r->R0
-                 : IS("mu")   ? &r->mu
-                              : NULL;
-    if (!ip && !dp) {
+    const lm_param_def *p = NULL;
+    for (int k = 0; mdr_settings[k].name && !p; k++)
+        if (IS(mdr_settings[k].name)) p = &mdr_settings[k];
+    if (!p) {
         snprintf(err, (size_t)errlen,
                  "unknown run setting '%.*s' (known: steps eta p n T d init R0 mu normalized)",
                  (int)l, kv);
@@ -95,24 +104,32 @@ int lm_mdr_set(lm_mdr_def *r, const char *kv, char *err, int errlen)
                  kv, r->name, r->kind == LM_MDR_R1 ? "an R1" : "a paper");
         return -1;
     }
-    if (lm_live_parse_num(v, &x)) goto bad;
-    if (ip) {
-        double lo = IS("steps") || IS("normalized") ? 0 : IS("T") ? 2 : 1;
-        double hi = IS("steps") ? 1e7 : IS("normalized") ? 1 : IS("d") ? 64 : IS("n") ? 256 : 64;
-        if (x != floor(x) || x < lo || x > hi) goto bad;
-        *ip = (int)x;
-        return 0;
+    lm_range rg;
+    char rs[96];
+    double x;
+    if (lm_param_range(&rg, p)) {
+        snprintf(err, (size_t)errlen, "internal error: run setting %s declares no valid range", p->name);
+        return -1;
     }
-    if (IS("p") && !(x > 1.0 && x <= 64.0)) goto bad;
-    if (IS("eta") && !(x > 0)) goto bad;
-    if (IS("init") && x < 0) goto bad;
-    if (IS("R0") && !(x > 0)) goto bad;
-    if (IS("mu") && !(x < 1.0)) goto bad;
-    *dp = x;
+    if (lm_live_parse_num(v, &x) || !lm_range_contains(&rg, x)) {
+        snprintf(err, (size_t)errlen, "run %s: %s takes %s, not '%.40s' (bad value in --set)", r->name,
+                 p->name, lm_range_str(rs, sizeof rs, &rg), v);
+        return -1;
+    }
+    int *ip = IS("steps")        ? &r->steps
+              : IS("n")          ? &r->n
+              : IS("T")          ? &r->T
+              : IS("d")          ? &r->d
+              : IS("normalized") ? &r->normalized
+                                 : NULL;
+    double *dp = IS("eta")    ? &r->eta
+                 : IS("p")    ? &r->p
+                 : IS("init") ? &r->init
+                 : IS("R0")   ? &r->R0
+                              : &r->mu;
+    if (ip) *ip = (int)x;
+    else *dp = x;
     return 0;
-bad:
-    snprintf(err, (size_t)errlen, "bad value in --set '%s'", kv);
-    return -1;
 #undef IS
 }
 
@@ -690,10 +707,35 @@ static void give_info(lm_mdr_info *info, lm_mdr_info *I)
         lm_mdr_info_clear(I);
 }
 
+/* bytes of a d x d matrix in ctx (entries; MPFR: the struct and its limbs) */
+static double mat_bytes(int d, const lm_ctx *ctx)
+{
+    double e = ctx->backend == LM_DOUBLE ? 8.0 : 32.0 + 8.0 * (double)((ctx->prec + 63) / 64);
+    return (double)d * d * e + 64.0;
+}
+
+/* The record of a run keeps W(k) at every iterate it evaluates fully (all of them unless
+ * sparse): refused past 1 GiB (two runners for a drift: ctx2 != NULL).  0, else -1 (err). */
+static int run_fits(const lm_mdr_def *r, const lm_ctx *ctx, const lm_ctx *ctx2, int sparse, char *err,
+                    int errlen)
+{
+    double kept = 0;
+    for (int t = 0; t <= r->steps; t++) kept += !sparse || lm_mdr_keep(t, r->steps);
+    double b = kept * mat_bytes(r->d, ctx) + (r->steps + 1.0) * sizeof(lm_mdr_rec);
+    if (ctx2) b += kept * mat_bytes(r->d, ctx2) + (r->steps + 1.0) * (sizeof(lm_mdr_rec) + sizeof(lm_mdr_drift_rec));
+    if (b <= 1073741824.0) return 0;
+    snprintf(err, (size_t)errlen,
+             "run %s: %d steps at d = %d would keep about %.0f MB of iterates W(k) (at most 1024 MB): "
+             "fewer --steps, a smaller d or a lower precision",
+             r->name, r->steps, r->d, b / 1048576.0);
+    return -1;
+}
+
 int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
                 const lm_ctx *ctx, int sparse, char *err, int errlen)
 {
     *rec = NULL;
+    if (run_fits(r, ctx, NULL, sparse, err, errlen)) return -1;
     start S;
     if (begin_start(&S, r, seed, err, errlen)) return -1;
     runner R;
@@ -815,9 +857,10 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
 {
     *rd = *rm = NULL;
     *dr = NULL;
+    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
+    if (run_fits(r, &cd, &cm, sparse, err, errlen)) return -1;
     start S;
     if (begin_start(&S, r, seed, err, errlen)) return -1;
-    lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
     runner A, B;
     runner_init(&A, r, &S, &cd);
     runner_init(&B, r, &S, &cm);

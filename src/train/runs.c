@@ -158,10 +158,27 @@ double lm_run_auto_eta(const lm_run_def *r, uint64_t seed)
     return isfinite(eta) && eta > 0 ? eta : 1e-3;
 }
 
+/* the automatic step size forms the np x np Hessian: at most 4096 trained parameters
+ * (128 MB); 0, else -1 with the message in err */
+static int auto_eta_fits(const lm_run_def *r, const lm_mha *m, char *err, int errlen)
+{
+    const int np = lm_mha_nparams(m, r->mask);
+    if (r->eta > 0 || np <= 4096) return 0;
+    snprintf(err, (size_t)errlen,
+             "the automatic step size (eta = 0) forms the Hessian of %d trained parameters, more than "
+             "4096: give eta with --set eta=V",
+             np);
+    return -1;
+}
+
 int lm_run_exec(const lm_run_def *r, uint64_t seed, const lm_ctx *ctx, FILE *f, int progress,
                 char *err, int errlen)
 {
     lm_mha *m = lm_run_model(r, seed, ctx);
+    if (auto_eta_fits(r, m, err, errlen)) {
+        lm_mha_free(m);
+        return -1;
+    }
     lm_num eta;
     lm_num_init(&eta, ctx);
     lm_num_set_d(&eta, r->eta > 0 ? r->eta : lm_run_auto_eta(r, seed));
@@ -197,6 +214,10 @@ int lm_run_drift(const lm_run_def *r, uint64_t seed, mpfr_prec_t bits, double **
 {
     lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
     lm_mha *md = lm_run_model(r, seed, &cd);
+    if (auto_eta_fits(r, md, err, errlen)) {
+        lm_mha_free(md);
+        return -1;
+    }
     lm_mha *mm = lm_mha_convert(md, &cm); /* the same data and start, exactly */
     lm_mha_forward(mm);
     int np = lm_mha_nparams(md, r->mask);
