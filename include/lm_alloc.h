@@ -17,6 +17,11 @@ void *lm_xmalloc(size_t n);
 void *lm_xcalloc(size_t n, size_t size);
 void *lm_xrealloc(void *p, size_t n);
 char *lm_xstrdup(const char *s);
+/* Every block of lm_xmalloc/lm_xcalloc/lm_xrealloc is aligned to 64 bytes (free with
+ * free), so that a vectorised kernel splits its loops the same way wherever the heap put the
+ * data: a result must not depend on the layout of the process (check vs verify, -j 1 vs -j 2).
+ * lm_xcalloc_aligned says so where it matters (matrix data). */
+void *lm_xcalloc_aligned(size_t n, size_t size);
 /* GMP's (and so MPFR's and FLINT's) allocator: the checked one (idempotent) */
 void lm_alloc_install(void);
 

@@ -16,10 +16,10 @@ static int eval_upper(lm_eval *ev)
     return 0;
 }
 
-static const lm_param_def params[] = {{"c", 1.0, "upper-bound coefficient", NULL},
-                                      {"k", 0.1, "lower-bound coefficient", NULL},
-                                      {"unused", 1.0, "a constant nothing depends on", NULL},
-                                      {NULL, 0, NULL, NULL}};
+static const lm_param_def params[] = {{"c", 1.0, "upper-bound coefficient", NULL, "(0, 1e6]"},
+                                      {"k", 0.1, "lower-bound coefficient", NULL, "(0, 1e6]"},
+                                      {"unused", 1.0, "a constant nothing depends on", NULL, "(0, 1e6]"},
+                                      {NULL, 0, NULL, NULL, NULL}};
 
 static lm_claim planted(void)
 {

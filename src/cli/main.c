@@ -152,6 +152,9 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* one BLAS thread in every command: a result must not depend on how many threads a
+     * reduction was split over, so `check`, `verify -j 1` and `verify -j N` agree bit for bit */
+    lm_mat_blas_threads(1);
     sane_std_fds();
     /* past a file size limit a write fails with EFBIG (reported, exit 3) instead of killing us */
     signal(SIGXFSZ, SIG_IGN);

@@ -235,6 +235,12 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         char fp[40];
         fingerprint(fp, sizeof fp, it, o);
         long long from = force ? -1 : lm_store_find_fingerprint(st, run, live, it->name, fp);
+        if (from < -1) { /* the database failed (damaged since it was opened): not "not found" */
+            fprintf(stderr, "lemmata: cannot read %s from %s\n", it->name, db);
+            sh->status[k] = ST_FAILED;
+            rc = LM_EXIT_FAILED;
+            break;
+        }
         if (from >= 0 && lm_store_copy(st, from, run, live, it->name) == 0) {
             __atomic_fetch_add(&sh->reused, 1, __ATOMIC_SEQ_CST);
             sh->status[k] = ST_DONE;
@@ -277,7 +283,9 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
             rc = LM_EXIT_FAILED;
             break;
         }
-        lm_store_set_fingerprint(st, run, 0, c->id, fp);
+        if (lm_store_set_fingerprint(st, run, 0, c->id, fp)) /* the result is saved; only its reuse is lost */
+            fprintf(stderr, "lemmata: %s: could not store its fingerprint in %s (it will re-run next time)\n",
+                    c->id, db);
         __atomic_fetch_add(&sh->ran, 1, __ATOMIC_SEQ_CST);
         sh->status[k] = ST_DONE;
         print_line(&r, k + 1, nitems);

@@ -158,15 +158,15 @@ double lm_run_auto_eta(const lm_run_def *r, uint64_t seed)
     return isfinite(eta) && eta > 0 ? eta : 1e-3;
 }
 
-/* the automatic step size forms the np x np Hessian: at most 4096 trained parameters
- * (128 MB); 0, else -1 with the message in err */
+/* the automatic step size forms the np x np Hessian: at most 512 trained parameters
+ * (its Jacobi SVD takes seconds at 512); 0, else -1 with the message in err */
 static int auto_eta_fits(const lm_run_def *r, const lm_mha *m, char *err, int errlen)
 {
     const int np = lm_mha_nparams(m, r->mask);
-    if (r->eta > 0 || np <= 4096) return 0;
+    if (r->eta > 0 || np <= 512) return 0;
     snprintf(err, (size_t)errlen,
              "the automatic step size (eta = 0) forms the Hessian of %d trained parameters, more than "
-             "4096: give eta with --set eta=V",
+             "512: give eta with --set eta=V",
              np);
     return -1;
 }
