@@ -29,9 +29,15 @@
 
 static const lm_param_def params[] = {
     {"eta", 0.03, "step size of both methods", NULL, "(0, 100]"},
-    {"T", 1000, "iterations (quick: T/4; the catalogue: 2000, reduced for time; at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"N", 2000, "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)", NULL, "int [4, 200000]"},
-    {"B", 100, "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)", NULL, "int [1, 250]"},
+    {"T", 1000,
+     "iterations (quick: T/4; the catalogue: 2000, reduced for time; at most 10000: run length bound)",
+     NULL, "int [1, 10000]"},
+    {"N", 2000,
+     "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)",
+     NULL, "int [4, 200000]"},
+    {"B", 100,
+     "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)",
+     NULL, "int [1, 250]"},
     {"c_conv", 0.1, "convergence level: L - L0 <= c_conv L0", NULL, "[0, 1e6]"},
     {"t_frac", 0.5, "the level must be reached by t_frac * T", NULL, "[0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -30,7 +30,9 @@
 
 static const char *const configs[] = {"random", "near-singular-K", "repeated-sv", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance 64 d kappa(Sigma) (1 + sigma_1(K)/sigma_d(K)) u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0,
+     "multiplies the tolerance 64 d kappa(Sigma) (1 + sigma_1(K)/sigma_d(K)) u_p",
+     NULL, "[0, 1e6]"},
     {"formula", 0, "stated: R* = P Q^T; wrong: R* = Q P^T (must be violated)", "stated|wrong", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -37,7 +37,10 @@ static const lm_param_def params[] = {
     {"z_id", 4.0, "identity: |mean| <= z_id SE per coordinate", NULL, "[0, 100]"},
     {"claimed", -1.0, "claimed exponent of N in ||E z_j - mu_j||", NULL, "[-10, 10]"},
     {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"S", 6000, "draws per N (the slope part: S/8; quick: S/4; at least 64: two draws everywhere; at most 100000: run length bound)", NULL, "int [64, 100000]"},
+    {"S", 6000,
+     "draws per N (the slope part: S/8; quick: S/4; at least 64: two draws everywhere; at most 100000: run length "
+     "bound)",
+     NULL, "int [64, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int Ngrid[] = {2, 8, 32, 128};

@@ -35,7 +35,9 @@ static const lm_param_def params[] = {
     {"maxw", 0.6, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"b_op", 0.1, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
     {"K", 20, "outer queries (at most 200: run length bound)", NULL, "int [1, 200]"},
-    {"S_in", 150, "inner context draws per query and N (quick: S_in/2; at least 4: two draws; at most 1000: run length bound)", NULL, "int [4, 1000]"},
+    {"S_in", 150,
+     "inner context draws per query and N (quick: S_in/2; at least 4: two draws; at most 1000: run length bound)",
+     NULL, "int [4, 1000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

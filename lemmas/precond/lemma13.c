@@ -30,7 +30,9 @@ static const lm_param_def params[] = {
     {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
     {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"b_op", 0.3, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
-    {"S", 3000, "draws per N (quick: S/4; at least 8: two draws; at most 50000: run length bound)", NULL, "int [8, 50000]"},
+    {"S", 3000,
+     "draws per N (quick: S/4; at least 8: two draws; at most 50000: run length bound)",
+     NULL, "int [8, 50000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -39,7 +39,9 @@ static const lm_param_def params[] = {
     {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
     {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "[0, 100]"},
-    {"S", 3000, "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)", NULL, "int [8, 100000]"},
+    {"S", 3000,
+     "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)",
+     NULL, "int [8, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const double sgrid[] = {0.05, 0.2, 0.3, 0.4};

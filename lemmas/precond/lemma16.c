@@ -32,7 +32,9 @@
 
 static const lm_param_def params[] = {
     LM_PCMO_PARAMS(-1, 0.1, 16, 128, 800, 0.05, 512, 4000, 12),
-    {"J", 12, "outer queries x_j of the nested Monte Carlo (fixed across N; at most 50: run length bound)", NULL, "int [1, 50]"},
+    {"J", 12,
+     "outer queries x_j of the nested Monte Carlo (fixed across N; at most 50: run length bound)",
+     NULL, "int [1, 50]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

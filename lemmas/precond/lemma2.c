@@ -33,10 +33,14 @@ static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=
 static const lm_param_def params[] = {
     {"beta_s1", -1.0, "beta = beta_s1 * s_1 when >= 0; -1: the reconstructed beta_r", NULL, "[-1, 1e6]"},
     {"beta_scale", 1.0, "multiplies beta", NULL, "(0, 1e6]"},
-    {"delta_sqrt_sd", -1.0, "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r", NULL, "[-1, 1e6]"},
+    {"delta_sqrt_sd", -1.0,
+     "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r",
+     NULL, "[-1, 1e6]"},
     {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
     {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
-    {"seg_t", 1.0, "the segment theta_P + t Delta is checked for t in {1/4,1/2,3/4,1} * seg_t (the lemma: 1)", NULL, "[0, 100]"},
+    {"seg_t", 1.0,
+     "the segment theta_P + t Delta is checked for t in {1/4,1/2,3/4,1} * seg_t (the lemma: 1)",
+     NULL, "[0, 100]"},
     {"tol_scale", 1.0, "multiplies the rounding tolerances", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 

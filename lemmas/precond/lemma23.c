@@ -37,7 +37,9 @@
 
 static const lm_param_def params[] = {
     LM_PCMO_PARAMS(-1, 0.1, 64, 1024, 1200, 0.3, 4096, 6000, 12),
-    {"poincare_scale", 1.0, "multiplies the Poincare term of the intermediate (Gaussian Poincare: 1)", NULL, "[0, 1e6]"},
+    {"poincare_scale", 1.0,
+     "multiplies the Poincare term of the intermediate (Gaussian Poincare: 1)",
+     NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

@@ -32,7 +32,9 @@ static const lm_param_def params[] = {
     {"p", 0.1, "failure probability p", NULL, "(0, 1)"},
     {"delta0_scale", 1.0, "delta_0 = delta0_scale * delta_r (reconstructed)", NULL, "(0, 1e6]"},
     {"eps2_scale", 1.0, "eps_2 = eps2_scale * eps_2r (reconstructed)", NULL, "(0, 1e6]"},
-    {"reps", 400, "training sets per N at budget 64 (scaled by budget/64, at least 100; at most 50000: run length bound)", NULL, "int [1, 50000]"},
+    {"reps", 400,
+     "training sets per N at budget 64 (scaled by budget/64, at least 100; at most 50000: run length bound)",
+     NULL, "int [1, 50000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define NGRID 9

@@ -35,9 +35,17 @@
 static const lm_param_def params[] = {
     {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (reconstructed)", NULL, "(0, 1e6]"},
     {"beta_scale", 1.0, "beta = beta_scale * beta_r (reconstructed)", NULL, "(0, 1e6]"},
-    {"N", 8, "context size of the empirical loss (at most 16: each batch costs N^2 and the MC needs more batches as N grows)", NULL, "int [1, 16]"},
-    {"M", 12000, "first number of batches of the MC estimate of E grad L_hat_reg (run even above M_max, then doubled while it stays <= M_max until SE_* <= 0.1 e; at most 200000: run length bound)", NULL, "int [1, 200000]"},
-    {"M_max", 96000, "largest number of batches of a doubling (at most 200000: run length bound)", NULL, "int [1, 200000]"},
+    {"N", 8,
+     "context size of the empirical loss (at most 16: each batch costs N^2 and the MC needs more batches as N "
+     "grows)",
+     NULL, "int [1, 16]"},
+    {"M", 12000,
+     "first number of batches of the MC estimate of E grad L_hat_reg (run even above M_max, then doubled while it "
+     "stays <= M_max until SE_* <= 0.1 e; at most 200000: run length bound)",
+     NULL, "int [1, 200000]"},
+    {"M_max", 96000,
+     "largest number of batches of a doubling (at most 200000: run length bound)",
+     NULL, "int [1, 200000]"},
     {"e2_coef", 1.0, "multiplies the additive e^2 terms of (4.1) and (4.2) (reconstructed: 1)", NULL, "[0, 1e6]"},
     {"N_train", 1e10, "training samples of Sigma_hat (drawn exactly; at least d + 1 = 3)", NULL, "[3, 1e15]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -30,10 +30,16 @@ static const char *const configs[] = {"quantile proxy and C6 frequency", "exact 
 
 static const lm_param_def params[] = {
     {"p", 0.1, "failure probability p (the event has probability >= 1 - p/2)", NULL, "(0, 1)"},
-    {"c6_coef", 1.0, "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)", NULL, "[0, 1e6]"},
+    {"c6_coef", 1.0,
+     "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)",
+     NULL, "[0, 1e6]"},
     {"slope_tol", 0.05, "the quantile's fitted slope in log N must be <= slope_tol", NULL, "[-10, 10]"},
-    {"reps", 2000, "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"reps_id", 4000, "training sets of the exact identity (at least 2 for a standard error; at most 200000: run length bound)", NULL, "int [2, 200000]"},
+    {"reps", 2000,
+     "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)",
+     NULL, "int [1, 100000]"},
+    {"reps_id", 4000,
+     "training sets of the exact identity (at least 2 for a standard error; at most 200000: run length bound)",
+     NULL, "int [2, 200000]"},
     {"formula", 0, "denominator of the identity", "N-d-1|N-d", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 

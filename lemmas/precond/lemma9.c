@@ -36,7 +36,9 @@ static const char *const configs[] = {"cross weight (9.1)", "self weight (9.2)",
 static const lm_param_def params[] = {
     {"coef", 1.0, "multiplies the right side (paper: 1)", NULL, "[0, 1e6]"},
     {"z", 3.0, "normal quantile of the upper confidence bound of the MC mean", NULL, "[0, 100]"},
-    {"S", 1500, "draws per (N, m) (quick: S/3; at least 8: two draws; at most 40000: run length bound)", NULL, "int [8, 40000]"},
+    {"S", 1500,
+     "draws per (N, m) (quick: S/3; at least 8: two draws; at most 40000: run length bound)",
+     NULL, "int [8, 40000]"},
     {"max_rse", 0.25, "largest admissible relative standard error of an estimate", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -51,8 +51,14 @@ static const char *const configs[] = {"per-x-quadrature", "full-MC-isotropic", "
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance 16 n d (1 + s) u_p of part (i)", NULL, "[0, 1e6]"},
     {"formula", 0, "stated closed form, or drop-Sigma: a Sigma factor dropped", "stated|drop-Sigma", NULL},
-    {"outer", 4000, "part (ii): outer Monte Carlo samples (x, eps) (at least 2 for a standard error; at most 200000: run length bound)", NULL, "int [2, 200000]"},
-    {"inner_nodes", 24, "part (ii): Gauss-Hermite nodes per dimension of the inner ratio (rules n, 2n, .., 32n; at least 23: the smallest rule's error (e/9.2)^n is below 1e-12; at most 200: run length bound)", NULL, "int [23, 200]"},
+    {"outer", 4000,
+     "part (ii): outer Monte Carlo samples (x, eps) (at least 2 for a standard error; at most 200000: run length "
+     "bound)",
+     NULL, "int [2, 200000]"},
+    {"inner_nodes", 24,
+     "part (ii): Gauss-Hermite nodes per dimension of the inner ratio (rules n, 2n, .., 32n; at least 23: the "
+     "smallest rule's error (e/9.2)^n is below 1e-12; at most 200: run length bound)",
+     NULL, "int [23, 200]"},
     {"z", 5.0, "part (ii): |L_MC - L_closed| <= z SE (the catalogue's failure threshold)", NULL, "[0, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 

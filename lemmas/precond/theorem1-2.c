@@ -41,9 +41,15 @@ static const char *const configs[] = {"on-manifold", "converse", NULL};
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance 64 d^2 kappa(Sigma) u_p", NULL, "[0, 1e6]"},
     {"manifold", 0, "stated parametrisation, or wrong: W_KQ without the right Sigma^-1/2", "stated|wrong", NULL},
-    {"comp_coef", 8.0, "(iii) comp_coef s_d <= squared Sigma-distance between the two components (exact: 8)", NULL, "[0, 1e6]"},
-    {"starts", 3, "converse: gradient-descent starts per instance (at most 100: run length bound)", NULL, "int [1, 100]"},
-    {"steps", 6000, "converse: maximal gradient steps per start (at most 1000000: run length bound)", NULL, "int [1, 1000000]"},
+    {"comp_coef", 8.0,
+     "(iii) comp_coef s_d <= squared Sigma-distance between the two components (exact: 8)",
+     NULL, "[0, 1e6]"},
+    {"starts", 3,
+     "converse: gradient-descent starts per instance (at most 100: run length bound)",
+     NULL, "int [1, 100]"},
+    {"steps", 6000,
+     "converse: maximal gradient steps per start (at most 1000000: run length bound)",
+     NULL, "int [1, 1000000]"},
     {"f_tol", 1e-20, "converse: limits with f <= f_tol s_1^2 count as global minima", NULL, "[0, 1e6]"},
     {"dist_tol", 1e-10, "converse: required dist_Sigma(limit, M) / sqrt(s_1)", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -46,7 +46,9 @@ static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=
 static const lm_param_def params[] = {
     {"alpha_sd", -1.0, "alpha = alpha_sd * s_d when >= 0; -1: the reconstructed alpha_r", NULL, "[-1, 1e6]"},
     {"alpha_scale", 1.0, "multiplies alpha", NULL, "(0, 1e6]"},
-    {"delta_sqrt_sd", -1.0, "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r", NULL, "[-1, 1e6]"},
+    {"delta_sqrt_sd", -1.0,
+     "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r",
+     NULL, "[-1, 1e6]"},
     {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
     {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
     {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},

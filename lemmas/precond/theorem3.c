@@ -37,8 +37,12 @@ static const lm_param_def params[] = {
     {"maxw", 1.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "[0, 1e6]"},
     {"rho", 0.5, "||Delta||_Sigma = rho * delta_r on even instances (odd: 1)", NULL, "[0, 10]"},
-    {"M", 256, "batches per N (quick: M/2; at least 4: two batches; at most 4000: run length bound)", NULL, "int [4, 4000]"},
-    {"candidates", 8, "odd instances: tube-edge points screened for the largest bias (at most 64)", NULL, "int [1, 64]"},
+    {"M", 256,
+     "batches per N (quick: M/2; at least 4: two batches; at most 4000: run length bound)",
+     NULL, "int [4, 4000]"},
+    {"candidates", 8,
+     "odd instances: tube-edge points screened for the largest bias (at most 64)",
+     NULL, "int [1, 64]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

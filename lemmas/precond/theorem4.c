@@ -43,7 +43,9 @@ static const lm_param_def params[] = {
     {"maxw", 1.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "[0, 1e6]"},
     {"rho", 0.5, "||Delta||_Sigma = rho * delta_r", NULL, "[0, 10]"},
-    {"M", 256, "batches per N (quick: M/2; at least 4: two batches; at most 4000: run length bound)", NULL, "int [4, 4000]"},
+    {"M", 256,
+     "batches per N (quick: M/2; at least 4: two batches; at most 4000: run length bound)",
+     NULL, "int [4, 4000]"},
     {"noise", 0.0, "1: keep the response-noise terms (mean exactly zero) in the MC; 0: drop them", NULL, "[0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 

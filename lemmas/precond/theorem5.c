@@ -41,7 +41,10 @@ static const lm_param_def params[] = {
     {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
     {"tau", 0.01, "s_1 = tau (A3 regime)", NULL, "(0, 1]"},
     {"rho", 0.5, "||Delta||_Sigma = rho * delta_r", NULL, "[0, 10]"},
-    {"mc_batches", 2000, "batches of the Monte Carlo cross-check (double only; quick: /4; at least 8: two batches; at most 500000: run length bound)", NULL, "int [8, 500000]"},
+    {"mc_batches", 2000,
+     "batches of the Monte Carlo cross-check (double only; quick: /4; at least 8: two batches; at most 500000: run "
+     "length bound)",
+     NULL, "int [8, 500000]"},
     {"mc_N", 8, "batch size of the Monte Carlo cross-check (at most 1000: run length bound)", NULL, "int [1, 1000]"},
     {"mc_z", 4.0, "cross-check: ||MC mean - exact|| <= mc_z * SE", NULL, "[0, 100]"},
     {NULL, 0, NULL, NULL, NULL}};

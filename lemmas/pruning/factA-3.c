@@ -35,7 +35,9 @@ static const char *const configs[] = {"exp-chain", "hadamard", "inner-product", 
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
     {"scale", 1.0, "coefficient on the right-hand side (1 as stated)", NULL, "[-1e6, 1e6]"},
-    {"formula", 0, "the rules as stated, or each with a term dropped or a sign flipped (wrong)", "stated|wrong", NULL},
+    {"formula", 0,
+     "the rules as stated, or each with a term dropped or a sign flipped (wrong)",
+     "stated|wrong", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define NN 4

@@ -17,7 +17,9 @@ static const char *const configs[] = {"pointwise,non-causal", "along projected G
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"steps", 100, "GD iterations of the trajectory configuration (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"steps", 100,
+     "GD iterations of the trajectory configuration (quick: steps/4; at most 20000: run length bound)",
+     NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config == 0 ? 0 : 2); }

@@ -27,7 +27,9 @@
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
-    {"scale", 1.0, "coefficient on the closed form (1 as stated; other values: a wrong formula)", NULL, "[-1e6, 1e6]"},
+    {"scale", 1.0,
+     "coefficient on the closed form (1 as stated; other values: a wrong formula)",
+     NULL, "[-1e6, 1e6]"},
     {"formula", 0, "the row formula as stated, or with i0 and j1 exchanged in X (wrong)", "stated|swap", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 

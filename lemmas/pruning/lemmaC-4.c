@@ -22,7 +22,9 @@ static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"lambda_factor", 1.0, "the gradient compared with lambda_factor * lambda M (2: a wrong factor)", NULL, "[0, 1e6]"},
+    {"lambda_factor", 1.0,
+     "the gradient compared with lambda_factor * lambda M (2: a wrong factor)",
+     NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)

@@ -31,7 +31,9 @@
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef_n", 4.0, "coefficient of n in L_p2 = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)", NULL, "[0, 1e6]"},
+    {"coef_n", 4.0,
+     "coefficient of n in L_p2 = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)",
+     NULL, "[0, 1e6]"},
     {"coef_sqrtn", 2.0, "coefficient of sqrt(n) (RECON 2)", NULL, "[0, 1e6]"},
     {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
     {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},

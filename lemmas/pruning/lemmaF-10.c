@@ -32,7 +32,9 @@ static const char *const configs[] = {"pointwise,non-causal", "pointwise,causal"
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"steps", 200, "GD iterations of the trajectory configuration (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"steps", 200,
+     "GD iterations of the trajectory configuration (quick: steps/4; at most 20000: run length bound)",
+     NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config); }

@@ -30,7 +30,9 @@ static const char *const configs[] = {"(i) natural delta bound", "(ii) lambda sw
 
 static const lm_param_def params[] = {
     {"c_exp", 2.0, "bound f_ij >= exp(-c_exp d^2 R^3)/n_i", NULL, "[0, 1e6]"},
-    {"rho_shift", 0.0, "added to the requested number of zeros (wrong-constant test; the counts are at most 64)", NULL, "[-100, 100]"},
+    {"rho_shift", 0.0,
+     "added to the requested number of zeros (wrong-constant test; the counts are at most 64)",
+     NULL, "[-100, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static lm_prdata *make(lm_eval *ev, int *n, int *d, double *R, lm_rng *g)

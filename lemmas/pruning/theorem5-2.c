@@ -39,7 +39,9 @@ static const lm_param_def params[] = {
     {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL, "(0, 1e6]"},
     {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL, "[0, 1e6]"},
     {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL, "(0, 1e6]"},
-    {"steps", 300, "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
+    {"steps", 300,
+     "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)",
+     NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* sin in the context: libm in double, the Taylor series in MPFR (|x| <= ~10) */

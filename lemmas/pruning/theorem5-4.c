@@ -41,7 +41,9 @@
 static const char *const configs[] = {"noncausal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef_n2", 4.0, "coefficient of n^2 in L = (coef_n2 n^2 + coef_n15 n^1.5) d^d_exp R^R_exp + lambda_coef lambda (RECON 4)", NULL, "[0, 1e6]"},
+    {"coef_n2", 4.0,
+     "coefficient of n^2 in L = (coef_n2 n^2 + coef_n15 n^1.5) d^d_exp R^R_exp + lambda_coef lambda (RECON 4)",
+     NULL, "[0, 1e6]"},
     {"coef_n15", 6.0, "coefficient of n^1.5 (RECON 6)", NULL, "[0, 1e6]"},
     {"d_exp", 2.0, "exponent of d (RECON 2)", NULL, "[-16, 16]"},
     {"R_exp", 6.0, "exponent of R (RECON 6)", NULL, "[-16, 16]"},

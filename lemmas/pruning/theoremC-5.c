@@ -27,8 +27,12 @@
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
-    {"scale", 1.0, "coefficient on the closed form (1 as stated; other values: a wrong formula)", NULL, "[-1e6, 1e6]"},
-    {"mutation", 0, "the stated formula, or a mutation canary: p -> p^T, p2 dropped, lambda -> 2 lambda, W -> W^T", "none|p-transpose|drop-p2|double-lambda|W-transpose", NULL},
+    {"scale", 1.0,
+     "coefficient on the closed form (1 as stated; other values: a wrong formula)",
+     NULL, "[-1e6, 1e6]"},
+    {"mutation", 0,
+     "the stated formula, or a mutation canary: p -> p^T, p2 dropped, lambda -> 2 lambda, W -> W^T",
+     "none|p-transpose|drop-p2|double-lambda|W-transpose", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int NS[] = {5, 16, 2, 1};

@@ -557,6 +557,7 @@ static int svm_double(double *lam, const double *A, int m, int dd, double p, int
                 if (!(hi < 1e30)) { free(M); return LM_MDSVM_INFEASIBLE; }
                 t = l0 > lo && l0 < hi ? l0 : 0.5 * (lo + hi);
                 for (int it = 0; it < 200; it++) {
+                    const double t0 = t, lo0 = lo, hi0 = hi;
                     GVAL(t, gd);
                     if (gval > 0) lo = t;
                     else hi = t;
@@ -567,6 +568,9 @@ static int svm_double(double *lam, const double *A, int m, int dd, double p, int
                         break;
                     }
                     t = tn;
+                    /* a fixed point (the bracket down to adjacent doubles): the remaining
+                     * iterations would repeat this one and end on the same t */
+                    if (t == t0 && lo == lo0 && hi == hi0) break;
                 }
             }
 #undef GVAL

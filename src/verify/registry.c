@@ -150,7 +150,8 @@ int lm_claim_parse_set(const lm_claim *c, const char *kv, int *idx, double *val,
         if (ci < 0) {
             char *end;
             double dv = strtod(v, &end);
-            if (*end == 0 && dv == floor(dv) && dv >= 0 &&
+            /* an index: digits only (strtod would also take " 1", "+1", "1e0", "0x1") */
+            if (*end == 0 && strspn(v, "0123456789") == strlen(v) && dv == floor(dv) && dv >= 0 &&
                 choice_index(c->params[k].choices, "") < 0) {
                 if (dv < nchoices(c->params[k].choices)) ci = (int)dv;
             }
