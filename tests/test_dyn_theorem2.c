@@ -240,6 +240,26 @@ Test(dynamics_theorem2, gaussian_analogue_as_stated_not_error)
     lm_test_not_error("dynamics/section4.1-gaussian-analogue", "global optimum, M={W^Q,W^K,W^V}", 2);
 }
 
+/* issue 15: T_run = -1 overflowed the global-optimum run's history (T+1 doubles; the loop
+ * stopped only at t == T).  T_run is ranged now, and the run stops at t >= T. */
+Test(dynamics_theorem2, gaussian_analogue_run_length_is_ranged_and_short_runs_stop)
+{
+    const lm_claim *c = lm_claim_find("dynamics/section4.1-gaussian-analogue");
+    cr_assert_not_null(c);
+    const char *bad[] = {"T_run=-1", "T_run=0", "T_run=100001", "T_run=1.5"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int idx;
+        double v;
+        char err[256] = "";
+        cr_assert_neq(lm_claim_parse_set(c, bad[k], &idx, &v, err, sizeof err), 0, "%s accepted", bad[k]);
+        cr_expect(strstr(err, "[1, 100000]") != NULL, "%s: '%s'", bad[k], err);
+    }
+    const char *s[] = {"T_run=1", NULL};
+    lm_claim_result r = lm_test_run("dynamics/section4.1-gaussian-analogue", s, "global optimum, M={W^V}", 2);
+    cr_expect_gt(r.instances, 0);
+    lm_claim_result_clear(&r);
+}
+
 /* ---- certification (issue 7): dynamics/theorem2 is audited (.certifiable = 1) ---- */
 
 Test(dynamics_theorem2, wrong_constant_violation_is_certified)

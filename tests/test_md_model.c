@@ -133,3 +133,57 @@ Test(md_model, lemma18_as_stated_not_error)
 {
     lm_test_not_error("mirror/lemma18", "paper(3,4,4),exp", 3);
 }
+
+/* issue 15: T = 0 or -1, d = 0, -1 or 1e300 aborted mirror/assumptionA in the matrix index
+ * assertion; fd_prec = 0 or -1 aborted mirror/lemma17 inside MPFR (below MPFR_PREC_MIN).
+ * They are refused by the declared ranges now, and the smallest values inside them run. */
+static void expect_refused(const char *id, const char *kv, const char *range)
+{
+    const lm_claim *c = lm_claim_find(id);
+    cr_assert_not_null(c);
+    int idx;
+    double v;
+    char err[256] = "";
+    cr_assert_neq(lm_claim_parse_set(c, kv, &idx, &v, err, sizeof err), 0, "%s %s accepted", id, kv);
+    cr_expect(strstr(err, range) != NULL, "%s %s: '%s' (want the range %s)", id, kv, err, range);
+}
+
+Test(md_model, assumptionA_sizes_are_ranged_and_the_smallest_run)
+{
+    expect_refused("mirror/assumptionA", "T=0", "[1, 64]");
+    expect_refused("mirror/assumptionA", "T=-1", "[1, 64]");
+    expect_refused("mirror/assumptionA", "d=0", "[1, 64]");
+    expect_refused("mirror/assumptionA", "d=-1", "[1, 64]");
+    expect_refused("mirror/assumptionA", "d=1e300", "[1, 64]");
+    expect_refused("mirror/assumptionA", "n=0", "[1, 256]");
+    const char *s1[] = {"T=1", "d=1", "n=1", NULL};
+    lm_claim_result r = lm_test_run("mirror/assumptionA", s1, "logistic", 2);
+    lm_claim_result_clear(&r);
+    const char *s2[] = {"T=64", "d=64", NULL};
+    r = lm_test_run("mirror/assumptionA", s2, "logistic", 2);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(md_model, lemma17_precision_is_ranged_and_53_bits_run)
+{
+    expect_refused("mirror/lemma17", "fd_prec=0", "[53, 2048]");
+    expect_refused("mirror/lemma17", "fd_prec=-1", "[53, 2048]");
+    expect_refused("mirror/lemma17", "fd_prec=52", "[53, 2048]");
+    const char *s[] = {"fd_prec=53", NULL};
+    lm_claim_result r = lm_test_run("mirror/lemma17", s, "T=8", 2);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+}
+
+Test(md_model, svm_p_override_at_most_one_is_an_error_not_a_crash)
+{
+    const char *s1[] = {"p_override=1", NULL};
+    lm_claim_result r = lm_test_run("mirror/svm", s1, "paper(3,4,4)", 2);
+    cr_expect_eq(r.verdict, LM_V_ERROR);
+    lm_claim_result_clear(&r);
+    const char *s2[] = {"p_override=1.5", NULL};
+    r = lm_test_run("mirror/svm", s2, "paper(3,4,4)", 2);
+    cr_expect_neq(r.verdict, LM_V_ERROR, "%s", r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+}

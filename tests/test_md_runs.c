@@ -450,7 +450,7 @@ Test(md_runs, train_writes_a_csv_with_header_and_rows)
     /* a diverging run fails and leaves no file */
     snprintf(args, sizeof args, "train md-p2 --steps 5 --set eta=1e300 --set p=1.5 --out %s", csv);
     int rc = lm_test_cli(out, sizeof out, args);
-    cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
+    cr_expect_eq(rc, 3, "exit %d: %s", rc, out); /* 3: the run failed */
     cr_expect(strstr(out, "not finite") != NULL, "%s", out);
     cr_expect_neq(access(csv, F_OK), 0, "a failed run left %s", csv);
     rmdir(path);
@@ -476,14 +476,41 @@ Test(md_runs, train_lists_and_rejects)
         cr_expect(strstr(out, lm_mdr_runs[k].name) != NULL, "%s not listed", lm_mdr_runs[k].name);
     cr_expect(strstr(out, "ib-ngd") != NULL && strstr(out, "t1-softmax-block") != NULL,
               "the other papers' runs must stay listed");
-    const char *bad[4][2] = {{"train md-p2 --set nosuch=1", "unknown run setting"},
-                             {"train md-p2 --set p=0.5", "bad value in --set"},
-                             {"train md-r1-p3 --drift 8", "--drift"},
-                             {"train md-nosuch", "unknown run 'md-nosuch'"}};
-    for (int k = 0; k < 4; k++) {
+    const char *bad[][2] = {{"train md-p2 --set nosuch=1", "unknown run setting"},
+                            {"train md-p2 --set p=0.5", "bad value in --set"},
+                            {"train md-p2 --set p=0.5", "p takes a number in [1.05, 4], not '0.5'"},
+                            {"train md-p2 --set n=17", "n takes an integer in [1, 16], not '17'"},
+                            {"train md-p2 --set 'n= 1'", "n takes an integer"},
+                            {"train md-p2 --set n=1x", "n takes an integer"},
+                            {"train md-p2 --set eta=NaN", "eta takes a number in (0, 1e+300]"},
+                            {"train md-p2 --set eta=0x10", "eta takes a number"},
+                            {"train md-p2 --set steps=-1", "steps takes an integer in [0, 1000000]"},
+                            {"train md-r1-p2 --set mu=1", "mu takes a number in [-1000000, 1)"},
+                            {"train md-r1-p3 --drift 8", "--drift"},
+                            {"train md-nosuch", "unknown run 'md-nosuch'"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         int rc = lm_test_cli(out, sizeof out, bad[k][0]);
         cr_expect_eq(rc, 2, "'%s' exit %d: %s", bad[k][0], rc, out);
         cr_expect(strstr(out, bad[k][1]) != NULL, "'%s': %s", bad[k][0], out);
         cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "want one line, got: %s", out);
     }
+}
+
+/* issue 15: every setting has a range; the sizes' ends are resource bounds (the l_p-AttSVMs),
+ * and a run whose record of W(k) would not fit is refused before it starts */
+Test(md_runs, train_settings_at_the_ends_of_their_ranges_run, .timeout = 240)
+{
+    char out[16384];
+    const char *ok[] = {"train md-p2 --steps 2 --set n=16",      "train md-p2 --steps 2 --set T=32",
+                        "train md-p2 --steps 2 --set d=32",      "train md-p2 --steps 2 --set p=4",
+                        "train md-p2 --steps 2 --set p=1.05",    "train md-p2 --steps 0",
+                        "train md-r1-p2 --steps 2 --set n=16",   "train md-r1-p2 --steps 2 --set mu=-1e6",
+                        "train md-r1-p2 --steps 2 --set R0=1e6", "train md-p2 --steps 2 --set init=1e6"};
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        int rc = lm_test_cli(out, sizeof out, ok[k]);
+        cr_expect(rc == 0 || rc == 3, "'%s' exit %d: %s", ok[k], rc, out); /* 3: a run that failed cleanly */
+    }
+    int rc = lm_test_cli(out, sizeof out, "train md-p2 --steps 1000000 --set d=32");
+    cr_expect_eq(rc, 3, "exit %d: %s", rc, out);
+    cr_expect(strstr(out, "at most 1024 MB") != NULL, "%s", out);
 }

@@ -51,7 +51,7 @@ int lm_ibrun_joint(const lm_ibrun_def *r)
  * (steps + 1 records of ~100 bytes), the engine keeps the nT x nT token Gram
  * matrix and the SVMs solve on n(T-1) constraints, in MPFR too for --drift. */
 static const lm_param_def ibrun_settings[] = {
-    {"eta", 0, "step size", NULL, "(0, 1e6]"},
+    {"eta", 0, "step size (a huge one diverges: the run then stops with an error)", NULL, "(0, 1e300]"},
     {"steps", 0, "iterations (at most 1000000: the record of every iterate)", NULL, "int [0, 1000000]"},
     {"d", 0, "embedding dimension (at most 4096: memory bound)", NULL, "int [1, 4096]"},
     {"n", 0, "sequences (at most 32: the SVMs on n(T-1) constraints, in MPFR for --drift)", NULL, "int [1, 32]"},

@@ -73,7 +73,7 @@ static double nan_d(void)
 static const lm_param_def mdr_settings[] = {
     {"steps", 0, "iterations (at most 1000000: the record of every iterate)", NULL, "int [0, 1000000]"},
     {"eta", 0, "step size (a diverging run fails)", NULL, "(0, 1e300]"},
-    {"p", 0, "p of the l_p potential", NULL, "(1, 64]"},
+    {"p", 0, "p of the l_p potential (from 1.05 to 4: the l_p-AttSVMs' double phase converges slowly outside, tens of seconds to minutes a solve)", NULL, "[1.05, 4]"},
     {"n", 0, "samples (at most 16: the l_p-AttSVMs)", NULL, "int [1, 16]"},
     {"T", 0, "tokens per sample (at most 32: the l_p-AttSVMs)", NULL, "int [2, 32]"},
     {"d", 0, "dimension (at most 32: the l_p-AttSVMs and the record of W(k))", NULL, "int [1, 32]"},
@@ -725,9 +725,9 @@ static int run_fits(const lm_mdr_def *r, const lm_ctx *ctx, const lm_ctx *ctx2, 
     if (ctx2) b += kept * mat_bytes(r->d, ctx2) + (r->steps + 1.0) * (sizeof(lm_mdr_rec) + sizeof(lm_mdr_drift_rec));
     if (b <= 1073741824.0) return 0;
     snprintf(err, (size_t)errlen,
-             "run %s: %d steps at d = %d would keep about %.0f MB of iterates W(k) (at most 1024 MB): "
+             "%d steps at d = %d would keep about %.0f MB of iterates W(k) (at most 1024 MB): "
              "fewer --steps, a smaller d or a lower precision",
-             r->name, r->steps, r->d, b / 1048576.0);
+             r->steps, r->d, b / 1048576.0);
     return -1;
 }
 
