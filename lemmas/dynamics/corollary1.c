@@ -37,7 +37,7 @@ static const lm_param_def params[] = {
     {"rate_min", 1e-300, "smallest acceptable fitted rate -log(rho)", NULL, "[0, inf)"},
     {"nu_scale", 1.0, "multiplies nu = 1/54 in (8)", NULL, "(0, 1e6]"},
     {"mode", 0, "W^V parameterization", "dense|block", NULL},
-    {"T", 300, "GD iterations per run (quick: T/3)", NULL, "int [1, 20000]"},
+    {"T", 300, "GD iterations per run (quick: T/3) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};

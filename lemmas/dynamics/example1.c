@@ -53,7 +53,7 @@ static const lm_param_def params[] = {
     {"wv_perturb", 0.0, "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)", NULL, "[-1e6, 1e6]"},
     {"eps_y", 1e-6, "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)", NULL, "[0, 1e6]"},
     {"eta", 0.1, "GD step of the Softmax and Gaussian runs", NULL, "(0, 1e6]"},
-    {"T", 2000, "GD steps of the runs (quick: 200)", NULL, "int [1, 100000]"},
+    {"T", 2000, "GD steps of the runs (quick: 200) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {"gauss_min_decrease", 1e-6, "the Gaussian run must reach f_T <= (1 - this) f_0", NULL, "[0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 

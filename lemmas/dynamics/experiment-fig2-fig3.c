@@ -63,7 +63,7 @@ static const lm_param_def params[] = {
      "margin*sd_G <= sd_S",
      NULL, "(0, 1e12]"},
     {"T", 5000, "GD steps (scaled by budget/128, at most T) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"seeds", 10, "independent seeds (quick: 3)", NULL, "int [1, 64]"},
+    {"seeds", 10, "independent seeds (quick: 3) (at most 64)", NULL, "int [1, 64]"},
     {"eta_scale", 0.5,
      "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the common init (per seed)",
      NULL, "(0, 1e6]"},

@@ -51,7 +51,7 @@ static const lm_param_def params[] = {
     {"margin", 1.0, "a seed counts for Softmax when P_softmax >= margin * P_gauss", NULL, "(0, 1e12]"},
     {"T1", 8000, "stage-1 Softmax GD steps (scaled by budget/128, at most T1); stage 2: T1/16 (at most 200000: run length bound)",
      NULL, "int [1, 200000]"},
-    {"seeds", 10, "independent seeds (quick: 3)", NULL, "int [1, 64]"},
+    {"seeds", 10, "independent seeds (quick: 3) (at most 64)", NULL, "int [1, 64]"},
     {"grid", 50, "grid points per axis (quick: half, same extent) (at most 300: the landscape has grid^2 points)", NULL, "int [3, 300]"},
     {"step", 0.02, "grid step along d1, d2 (the paper's 0.02)", NULL, "(0, 100]"},
     {"eta_scale", 0.5,

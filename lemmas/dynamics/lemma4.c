@@ -63,8 +63,8 @@ static const char *const configs[] = {
 
 static const lm_param_def params[] = {
     {"C_scale", 1.0, "multiplies the constant C on the right-hand side (1 = lemma)", NULL, "[0, 1e6]"},
-    {"grid", 32, "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2)", NULL, "int [2, 1024]"},
-    {"refine", 12, "golden-section steps around the grid maximum", NULL, "int [0, 200]"},
+    {"grid", 32, "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2) (at most 1024, the grid's array)", NULL, "int [2, 1024]"},
+    {"refine", 12, "golden-section steps around the grid maximum (at most 200: cost bound)", NULL, "int [0, 200]"},
     {"wv", 0, "W^V parameterization of the twelve loss configurations", "block|dense", NULL},
     {"cG", 2.0, "Gaussian scale c_G of the Gaussian configurations", NULL, "(0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};

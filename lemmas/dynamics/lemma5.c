@@ -36,7 +36,7 @@ static const char *const configs[] = {"integer", "real", NULL};
 
 static const lm_param_def params[] = {
     {"vec_order", 0, "vec convention: col (column-major, the paper's) or row (must fail)", "col|row", NULL},
-    {"int_range", 8, "integer entries are uniform in [-int_range, int_range]", NULL, "int [1, 1000]"},
+    {"int_range", 8, "integer entries are uniform in [-int_range, int_range] (at most 1000: the exactness argument)", NULL, "int [1, 1000]"},
     {"tol_scale", 1.0, "multiplies the residual tolerance (1/2 for integers, 4(l+m+2)u for reals)",
      NULL, "[0, inf)"},
     {NULL, 0, NULL, NULL, NULL}};

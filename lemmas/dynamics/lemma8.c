@@ -57,7 +57,7 @@ static const lm_param_def params[] = {
     {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
     {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL, "[-15, 3]"},
     {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3/6 regime", NULL, "[-3, 4]"},
-    {"T_gd", 4, "GD steps per step size in the trajectory instances", NULL, "int [1, 1000]"},
+    {"T_gd", 4, "GD steps per step size in the trajectory instances (at most 1000: run length bound)", NULL, "int [1, 1000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int sizes[4][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}, {2, 3, 4, 2, 2}};

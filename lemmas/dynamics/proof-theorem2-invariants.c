@@ -64,7 +64,7 @@ static const lm_param_def params[] = {
     {"hyp", 3, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
     {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL, "(0, 1e6]"},
     {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "(0, 1e6]"},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int smax_of(lm_num *r, const lm_mat *A, lm_eval *ev)

@@ -62,7 +62,7 @@ static const lm_param_def params[] = {
     {"kappa_scale", 1.0, "multiplies kappa in min S >= kappa (and in gamma)", NULL, "(0, 1e12]"},
     {"bound_scale", 1.0, "multiplies the 3/2 of sigma_max(W^Q_r) <= 3/2 lambda^Q and divides the 1/2 of sigma_min(J_r) >= delta/2", NULL, "(0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the forward-error band of f (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"viol_factor", 100.0, "cond12-app-violated: ||r_0|| over the largest residual meeting (12-app) (at least 2^-20 ||MH_0||)", NULL, "[1, 1e6]"},
     {"eps_frac", 0.5, "cond12-app-satisfied: ||r_0|| over the largest residual meeting (12-app)", NULL, "(0, 1]"},
     {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},

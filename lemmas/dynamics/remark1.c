@@ -87,7 +87,7 @@ static const lm_param_def params[] = {
     {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL, "[0, inf)"},
     {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4) (at most 512: the bound of the size 'draws')",
      NULL, "int [1, 512]"},
-    {"d", 2, "head dimension d of W^Q, W^K", NULL, "int [1, 16]"},
+    {"d", 2, "head dimension d of W^Q, W^K (at most 16, as lm_nm5_max)", NULL, "int [1, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const double config_s[C_COUNT] = {1.0, 1e-3, 0.3, 1.0, 10.0, 1.0, 1.0, 1.0};

@@ -38,7 +38,7 @@ static const lm_param_def params[] = {
     {"eta_GV", 0.1, "step size eta = eta_GV / G_V", NULL, "(0, 1e6]"},
     {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) (init (8) configurations)", NULL, "(0, 1e6]"},
     {"mode", 0, "W^V parameterization", "dense|block", NULL},
-    {"T", 200, "GD iterations per run (quick: T/2)", NULL, "int [1, 20000]"},
+    {"T", 200, "GD iterations per run (quick: T/2) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};

@@ -47,7 +47,7 @@ static const lm_param_def params[] = {
     {"slope12_app", 1.0, "expected limit slope of log LHS(12) in log c, appendix lambda^V", NULL, "[-100, 100]"},
     {"slope_eps", 1.0, "expected slope of log LHS(8) in log ||r_0||", NULL, "[-100, 100]"},
     {"tol", 1e-3, "tolerance on |fitted slope - expected|", NULL, "[0, 100]"},
-    {"kmax", 20, "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax", NULL, "int [2, 200]"},
+    {"kmax", 20, "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax (from 2 to 200)", NULL, "int [2, 200]"},
     {"nu_scale", 1.0, "multiplies nu = 1/54 (for c*)", NULL, "(0, 1e6]"},
     {"nu12_scale", 1.0, "multiplies nu' = 1/8 of (12) (for c*)", NULL, "(0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -35,7 +35,7 @@ static const char *const configs[] = {
 
 static const lm_param_def params[] = {
     {"alpha_scale", 1.0, "multiplies alpha = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL, "(0, 1e6]"},
-    {"T", 300, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"T", 300, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"kernel", 0, "attention kernel", "softmax|gauss", NULL},
     {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -69,7 +69,7 @@ static const lm_param_def params[] = {
     {"nu_scale", 1.0, "multiplies nu = 1/54 in condition (8)", NULL, "(0, 1e6]"},
     {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "(0, 1e6]"},
     {"hyp", 0, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
-    {"T", 200, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"sX", 1.0, "scale of the data X", NULL, "(0, 1e3]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -54,7 +54,7 @@ static const double cfg_eta[] = {0, 0.3, 0.03, 0.003};
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL, "[0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
-    {"T", 400, "GD iterations per run (quick: T/4)", NULL, "int [1, 20000]"},
+    {"T", 400, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"eps_frac", 0.5, "||r_0|| as a fraction of the largest residual meeting (12)", NULL, "(0, 1]"},
     {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
     {"sX", 0.3, "scale of the random X entries", NULL, "(0, 1e3]"},

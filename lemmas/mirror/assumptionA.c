@@ -39,9 +39,9 @@ static const lm_param_def params[] = {
     {"lip_scale", 1.0, "multiplies the exact Lipschitz constant sup |ell''| of ell' on [a,b]", NULL, "[0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the tolerances of checks (ii) and (iv)", NULL, "[0, inf)"},
     {"grid", 100000, "grid points N on [min gamma, max gamma] (quick: N/8) (at most 2000000: cost bound)", NULL, "int [16, 2000000]"},
-    {"n", 6, "samples of the paper generator", NULL, "int [1, 256]"},
-    {"T", 8, "tokens per sample", NULL, "int [1, 64]"},
-    {"d", 10, "dimension", NULL, "int [1, 64]"},
+    {"n", 6, "samples of the paper generator (at most 256: cost bound)", NULL, "int [1, 256]"},
+    {"T", 8, "tokens per sample (at most 64)", NULL, "int [1, 64]"},
+    {"d", 10, "dimension (at most 64)", NULL, "int [1, 64]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 enum { LOGISTIC = 0, EXPONENTIAL = 1, CORRELATION = 2 };

@@ -44,7 +44,7 @@ static const lm_param_def params[] = {
     {"min_supports", 1.0, "support tokens that must exist (1 = the paper)", NULL, "[0, 1e6]"},
     {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec) for the support equation", NULL, "[0, inf)"},
     {"eta", 0.1, "step of the normalised l_p-MD run of the post-hoc configuration", NULL, "(0, 1e3]"},
-    {"steps_scale", 1.0, "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2)", NULL, "(0, 100]"},
+    {"steps_scale", 1.0, "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2) (at most 100: run length bound)", NULL, "(0, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* alpha_i = argmax of the final softmax of a normalised l_p-MD run (double) */

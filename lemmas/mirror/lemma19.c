@@ -64,7 +64,7 @@ static const lm_param_def params[] = {
     {"half_scale", 1.0, "multiplies delta/2 in (12b), (12c) and the softmax bound", NULL, "[0, 1e6]"},
     {"eps_scale", 1.0, "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)", NULL, "[0, 1e6]"},
     {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1)", NULL, "(0, 1e6]"},
-    {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half)", NULL, "int [0, 256]"},
+    {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half) (at most 256: cost bound)", NULL, "int [0, 256]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const double PA[] = {1.01, 1.1, 1.25, 1.5, 1.75, 1.99, 2.0, 2.01, 2.5, 3.0, 4.0, 6.0, 8.0};

@@ -70,8 +70,8 @@ static const lm_param_def params[] = {
     {"c20_scale", 1.0, "multiplies the reconstructed c20", NULL, "[0, 1e6]"},
     {"rdelta_scale", 1.0, "observations at ||W||_p >= rdelta_scale * R_delta", NULL, "[0, 1e6]"},
     {"sign", 1.0, "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)", NULL, "[-1, 1]"},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits)", NULL, "int [128, 8192]"},
-    {"ndir", 6, "random cone directions per instance (quick: half)", NULL, "int [0, 256]"},
+    {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits) (from 128 to 8192)", NULL, "int [128, 8192]"},
+    {"ndir", 6, "random cone directions per instance (quick: half) (at most 256: cost bound)", NULL, "int [0, 256]"},
     {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"eta", 1.0, "step size of the trajectory configuration", NULL, "(0, 1e3]"},
     {NULL, 0, NULL, NULL, NULL}};

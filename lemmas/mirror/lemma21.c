@@ -57,12 +57,12 @@ static const lm_param_def params[] = {
     {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "[-100, 100]"},
     {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL, "[0, 100]"},
     {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "(0, 1e6]"},
-    {"nrad", 7, "radii r_star 2^j, j < nrad", NULL, "int [3, 24]"},
-    {"nfit", 4, "the slope is fitted over the last nfit radii", NULL, "int [2, 24]"},
-    {"nsup", 6, "support constraints whose Hoelder duals span the search", NULL, "int [1, 32]"},
-    {"ndir", 4, "random cone directions per radius", NULL, "int [0, 256]"},
-    {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half)", NULL, "int [1, 10000]"},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits)", NULL, "int [128, 8192]"},
+    {"nrad", 7, "radii r_star 2^j, j < nrad (from 3 to 24)", NULL, "int [3, 24]"},
+    {"nfit", 4, "the slope is fitted over the last nfit radii (at least 2 for a slope; at most nrad)", NULL, "int [2, 24]"},
+    {"nsup", 6, "support constraints whose Hoelder duals span the search (at most 32)", NULL, "int [1, 32]"},
+    {"ndir", 4, "random cone directions per radius (at most 256: cost bound)", NULL, "int [0, 256]"},
+    {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half) (at most 10000: cost bound)", NULL, "int [1, 10000]"},
+    {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits) (from 128 to 8192)", NULL, "int [128, 8192]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};

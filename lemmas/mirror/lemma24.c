@@ -75,7 +75,7 @@ static const lm_param_def params[] = {
     {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
     {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {"reading", 0, "meaning of 'eta sufficiently small'", "shrink|parenthetical", NULL},
-    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test", NULL, "int [1, 100000]"},
+    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test (at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {

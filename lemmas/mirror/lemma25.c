@@ -68,7 +68,7 @@ static const lm_param_def params[] = {
     {"tele_scale", 1.0, "multiplies the right side of the telescoping bound (25b) (paper: 1)", NULL, "[0, 1e6]"},
     {"tol_ulps", 256.0, "relative tolerance of (25a) in units of the context's roundoff", NULL, "[0, 1e15]"},
     {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test", NULL, "int [1, 100000]"},
+    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test (at most 100000: run length bound)", NULL, "int [1, 100000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
