@@ -289,9 +289,12 @@ Test(report_safety, killed_weave_recovers, .timeout = 600)
                   {pdflatex_started, 0}, {pdflatex_started, 150}};
     int killed = 0;
     for (size_t k = 0; k < sizeof points / sizeof points[0]; k++) {
-        killed += kill_weave(db, points[k].ready, points[k].delay, 20000);
-        /* whatever the killed weave did, the previous report is intact */
-        assert_same_pdf(pdf0, n0, "after kill -9");
+        int was_killed = kill_weave(db, points[k].ready, points[k].delay, 20000);
+        killed += was_killed;
+        /* whatever the killed weave did, the previous report is intact; a weave that
+         * finished before the kill (slow ASan timing) legitimately replaced it */
+        if (was_killed) assert_same_pdf(pdf0, n0, "after kill -9");
+        else { free(pdf0); pdf0 = read_rel("report/lemmata.pdf", &n0); cr_assert_not_null(pdf0); }
     }
     cr_assert_gt(killed, 3, "the weaves finished before they could be killed");
     /* the last one was killed in pdflatex: its directory is still there */
