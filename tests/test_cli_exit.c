@@ -35,9 +35,7 @@ static void expect_status(int want, const char *args, const char *needle)
 
 static void rm_rf(const char *dir)
 {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    cr_expect_eq(lm_test_rmtree(dir), 0, "could not remove %s", dir);
 }
 
 static int entries(const char *dir)

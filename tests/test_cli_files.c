@@ -76,9 +76,7 @@ static void one_line(const char *what, const char *out)
 
 static void rm_rf(const char *dir)
 {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    cr_expect_eq(lm_test_rmtree(dir), 0, "could not remove %s", dir);
 }
 
 /* `ulimit -f 8` left 8 KiB of a 28 KiB file and exit 0: now exit 3, one line, nothing left */

@@ -1,5 +1,6 @@
 /* test_report.c -- escaping, number formats, literate blocks, and a whole
  * report built from a fabricated database in a temporary root. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 
 #include "../src/report/report_priv.h"
@@ -22,18 +23,9 @@ static void mkroot(void)
     cr_assert_not_null(mkdtemp(root));
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void rmroot(void)
 {
-    /* not rm -rf: a test may have emptied PATH */
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    lm_test_rmtree(root);
 }
 
 TestSuite(report, .init = mkroot, .fini = rmroot);

@@ -2,6 +2,7 @@
  * or failing leaves the previous report intact and the next weave works; a
  * hostile database or claim file cannot make pdflatex or gnuplot read a file
  * or run a command, and claim files are read only from the source tree. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 
 #include "../src/report/report_priv.h"
@@ -31,17 +32,9 @@ static void mkroot(void)
     cr_assert_not_null(mkdtemp(root));
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void rmroot(void)
 {
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    lm_test_rmtree(root);
 }
 
 TestSuite(report_safety, .init = mkroot, .fini = rmroot);

@@ -1,4 +1,5 @@
 /* test_store.c -- results database: round trip, resume, has_claim, counts. */
+#include "test_support.h"
 #include <criterion/criterion.h>
 
 #include "../src/report/report_priv.h"
@@ -44,18 +45,9 @@ static void mkdir_tmp(void)
     cr_assert_not_null(mkdtemp(dir));
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void rm_tmp(void)
 {
-    /* not rm -rf: a test may have emptied PATH */
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    lm_test_rmtree(dir);
 }
 
 TestSuite(store, .init = mkdir_tmp, .fini = rm_tmp);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/wait.h>
 
 /* Run claim `id` with a small budget.  sets: NULL-terminated "k=v" list (may
@@ -78,4 +79,18 @@ static inline int lm_test_cli(char *out, size_t cap, const char *args)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static inline int lm_test_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* removes a test's temporary directory and everything in it, links not followed (not rm -rf:
+ * a test may have emptied PATH); 0 on success */
+static inline int lm_test_rmtree(const char *dir)
+{
+    return nftw(dir, lm_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 #endif

@@ -56,15 +56,22 @@ static char *rows(const char *db, int run)
     return out;
 }
 
-static int count_reused(const char *db, int run)
+/* COUNT(*) of the claims of run `run` matching `cond` (an SQL condition); -1 when the database
+ * cannot be read yet */
+static int count_claims(const char *db, int run, const char *cond)
 {
     sqlite3 *h = NULL;
-    sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
-    sqlite3_stmt *st = NULL;
-    sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM claims WHERE run_id=?1 AND reused_from IS NOT NULL", -1, &st, NULL);
-    sqlite3_bind_int(st, 1, run);
-    int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-    sqlite3_finalize(st);
+    int n = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(h, 2000); /* a verify may be writing it */
+        char sql[300];
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM claims WHERE run_id=?1 AND %s", cond);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_bind_int(st, 1, run) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
     sqlite3_close(h);
     return n;
 }
@@ -91,20 +98,19 @@ Test(verify_jobs, two_workers_store_what_one_stores_and_unchanged_claims_are_reu
     cr_assert(strstr(out, "0 items run, 8 unchanged and reused"), "%s", out);
     char *c = rows(db2, 2);
     cr_assert_str_eq(a, c);
-    cr_assert_eq(count_reused(db2, 2), 8);
+    cr_assert_eq(count_claims(db2, 2, "reused_from IS NOT NULL"), 8);
     /* --force re-runs; so does another seed */
     snprintf(args, sizeof args, "%s -j 2 --force --db %s", base, db2);
     cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     cr_assert(strstr(out, "8 items run, 0 unchanged"), "%s", out);
-    cr_assert_eq(count_reused(db2, 3), 0);
+    cr_assert_eq(count_claims(db2, 3, "reused_from IS NOT NULL"), 0);
     snprintf(args, sizeof args, "%s -j 2 --seed 7 --db %s", base, db2);
     cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     cr_assert(strstr(out, "8 items run, 0 unchanged"), "%s", out);
     free(a);
     free(b);
     free(c);
-    snprintf(args, sizeof args, "rm -rf %s", d);
-    cr_assert_eq(system(args), 0);
+    cr_assert_eq(lm_test_rmtree(d), 0);
 }
 
 Test(verify_jobs, bad_values_are_one_line_errors)
@@ -167,23 +173,7 @@ Test(verify_jobs, same_numbers_on_any_number_of_jobs_and_in_check, .timeout = 30
     cr_assert_gt(n, 1);
     free(a);
     free(b);
-    snprintf(args, sizeof args, "rm -rf %s", d);
-    cr_assert_eq(system(args), 0);
-}
-
-static int count_claims(const char *db)
-{
-    sqlite3 *h = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) { sqlite3_close(h); return 0; }
-    sqlite3_busy_timeout(h, 2000);
-    sqlite3_stmt *st = NULL;
-    int n = 0;
-    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM claims WHERE run_id=1", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return n;
+    cr_assert_eq(lm_test_rmtree(d), 0);
 }
 
 /* issue 15: kill -9 in the middle of a verify, then verify again: it resumes the same run and
@@ -210,7 +200,7 @@ Test(verify_jobs, killed_run_resumes_to_the_uninterrupted_result, .timeout = 300
         }
         /* kill it once some claims (not all eight) are saved */
         int have = 0;
-        for (int t = 0; t < 6000 && (have = count_claims(db2)) < 2 + 3 * attempt; t++) usleep(10000);
+        for (int t = 0; t < 6000 && (have = count_claims(db2, 1, "1")) < 2 + 3 * attempt; t++) usleep(10000);
         kill(p, SIGKILL);
         int st;
         waitpid(p, &st, 0);
@@ -223,6 +213,5 @@ Test(verify_jobs, killed_run_resumes_to_the_uninterrupted_result, .timeout = 300
     cr_assert_str_eq(a, b);
     free(a);
     free(b);
-    snprintf(args, sizeof args, "rm -rf %s", d);
-    cr_assert_eq(system(args), 0);
+    cr_assert_eq(lm_test_rmtree(d), 0);
 }

@@ -185,8 +185,7 @@ static void fuzz_param(const lm_claim *c, int k)
         char *end;
         double dv = strtod(vals[v], &end);
         int numeric = vals[v][0] && !*end && vals[v][0] != ' ';
-        int inside = p->choices ? (numeric && lm_range_contains(&r, dv)) : (numeric && lm_range_contains(&r, dv));
-        if (p->choices && !numeric) inside = 0;
+        int inside = numeric && lm_range_contains(&r, dv); /* a switch's range is its indices */
         if (prc != 0) {
             nrefused++;
             if (inside) fail("%s --set %s: an in-range value was refused: %s", c->id, kv, err);

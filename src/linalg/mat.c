@@ -158,7 +158,7 @@ static void mat_alloc(lm_mat *A, int r, int c)
         return;
     }
     if (!A->mp) {
-        A->d = lm_xcalloc_aligned(n, sizeof *A->d);
+        A->d = lm_xcalloc(n, sizeof *A->d);
         return;
     }
     A->m = lm_xcalloc(n, sizeof *A->m);

@@ -37,8 +37,6 @@ void *lm_xcalloc(size_t n, size_t size)
     return p;
 }
 
-void *lm_xcalloc_aligned(size_t n, size_t size) { return lm_xcalloc(n, size); }
-
 void *lm_xrealloc(void *q, size_t n)
 {
     if (!q) return lm_xmalloc(n);

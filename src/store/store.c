@@ -180,6 +180,16 @@ static int finalize(sqlite3_stmt *st, int rc)
     return rc == SQLITE_OK ? f : rc;
 }
 
+/* Steps st once (when rc is still SQLITE_OK): *id = column 0 of the first row, left as it is
+ * when there is none.  Returns the statement's status with "a row" and "no row" both OK. */
+static int step_first(sqlite3_stmt *st, int rc, long long *id)
+{
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int begin(lm_store *s)
 {
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -321,14 +331,14 @@ static int change(lm_store *s, const char *sql, char *err, int errlen)
     return rc;
 }
 
-/* Compares the database with `tables`.  apply = 0: counts in *todo the tables to create,
+/* Compares the database with `tables`.  apply = 0: counts in *pending the tables to create,
  * columns to add, the index and the user_version to write; apply = 1: makes those changes
  * (in the caller's transaction).  -1 with err set when the file must not be used. */
-static int inspect(lm_store *s, int apply, int *todo, char *err, int errlen)
+static int inspect(lm_store *s, int apply, int *pending, char *err, int errlen)
 {
     int present[T_COUNT] = {0}, have_index = 0, version = 0;
     char foreign[80] = "";
-    *todo = 0;
+    *pending = 0;
     sqlite3_stmt *st = NULL;
     const char *what = "reading the schema";
     int rc = sqlite3_prepare_v2(s->db, "SELECT type, name FROM sqlite_master", -1, &st, NULL);
@@ -388,7 +398,7 @@ static int inspect(lm_store *s, int apply, int *todo, char *err, int errlen)
                                  "--db, %s", s->path, t->name, untouched);
             return -1;
         }
-        (*todo)++;
+        (*pending)++;
         if (apply && create_table_sql(t, sql, sizeof sql)) {
             set_err(err, errlen, "%s: the statement creating table '%s' is too long", s->path, t->name);
             return -1;
@@ -412,7 +422,7 @@ static int inspect(lm_store *s, int apply, int *todo, char *err, int errlen)
                                      "database); use a new --db, %s", s->path, c->name, t->name, untouched);
                 return -1;
             }
-            (*todo)++;
+            (*pending)++;
             if (!apply) continue;
             size_t w = 0;
             int bad = put_str(sql, sizeof sql, &w, "ALTER TABLE ") || put_ident(sql, sizeof sql, &w, t->name) ||
@@ -431,11 +441,11 @@ static int inspect(lm_store *s, int apply, int *todo, char *err, int errlen)
         return -1;
     }
     if (!have_index) {
-        (*todo)++;
+        (*pending)++;
         if (apply && change(s, index_sql, err, errlen)) return -1;
     }
     if (version != LM_STORE_SCHEMA) {
-        (*todo)++;
+        (*pending)++;
         snprintf(sql, sizeof sql, "PRAGMA user_version=%d", LM_STORE_SCHEMA);
         if (apply && change(s, sql, err, errlen)) return -1;
     }
@@ -509,12 +519,12 @@ static lm_store *open_checked(const char *path, int rw, char *err, int errlen)
         }
         free(parent);
     }
-    int todo = 0;
-    if (quick_check(s, err, errlen) || inspect(s, 0, &todo, err, errlen)) {
+    int pending = 0;
+    if (quick_check(s, err, errlen) || inspect(s, 0, &pending, err, errlen)) {
         lm_store_close(s);
         return NULL;
     }
-    if (!rw || !todo) return s;
+    if (!rw || !pending) return s;
     /* create or migrate, in one transaction, looking again under the write lock
      * (another process may have done it meanwhile) */
     rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -523,7 +533,7 @@ static lm_store *open_checked(const char *path, int rw, char *err, int errlen)
         lm_store_close(s);
         return NULL;
     }
-    if (inspect(s, 1, &todo, err, errlen)) {
+    if (inspect(s, 1, &pending, err, errlen)) {
         rollback(s);
         lm_store_close(s);
         return NULL;
@@ -587,14 +597,7 @@ long long lm_store_begin_run(lm_store *s, const lm_run_meta *m, int *resumed)
     b_int(st, 4, m->budget, &rc);
     b_int(st, 5, m->quick ? 1 : 0, &rc);
     long long id = -1;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            id = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    }
-    rc = finalize(st, rc);
+    rc = finalize(st, step_first(st, rc, &id));
     if (rc != SQLITE_OK) {
         complain(s, "looking for a run to resume", rc);
         return -1;
@@ -635,18 +638,13 @@ static int exists_row(lm_store *s, const char *sql, long long run, const char *k
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     b_int(st, 1, run, &rc);
     b_text(st, 2, key, &rc);
-    int found = 0;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        found = rc == SQLITE_ROW;
-        if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
-    }
-    rc = finalize(st, rc);
+    long long found = 0; /* the statements select the constant 1 */
+    rc = finalize(st, step_first(st, rc, &found));
     if (rc != SQLITE_OK) {
         complain(s, what, rc);
         return -1;
     }
-    return found;
+    return (int)found;
 }
 
 int lm_store_has_claim(lm_store *s, long long run, const char *claim_id)
@@ -869,12 +867,7 @@ long long lm_store_latest_run(lm_store *s)
     int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs ORDER BY finished DESC, id DESC LIMIT 1", -1, &st,
                                 NULL);
     long long id = -1;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-        if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
-    }
-    rc = finalize(st, rc);
+    rc = finalize(st, step_first(st, rc, &id));
     if (rc != SQLITE_OK) {
         complain(s, "looking for the latest run", rc);
         return -2;
@@ -946,12 +939,7 @@ long long lm_store_find_fingerprint(lm_store *s, long long run, int live, const 
     b_text(st, 2, fp, &rc);
     b_int(st, 3, run, &rc);
     long long id = -1;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-        if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
-    }
-    rc = finalize(st, rc);
+    rc = finalize(st, step_first(st, rc, &id));
     if (rc != SQLITE_OK) {
         complain(s, "looking for an unchanged result", rc);
         return -2;
