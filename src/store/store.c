@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -453,6 +454,25 @@ static int inspect(lm_store *s, int apply, int *pending, char *err, int errlen)
 }
 
 /* rw = 1: for lm_store_open (creates, migrates); 0: the read-only lm_store_check */
+/* A writer killed in the middle of a transaction leaves a hot journal beside the database; a
+ * read-only connection cannot roll it back and reports SQLITE_READONLY_ROLLBACK, so a check of
+ * a database that is merely in need of crash recovery would refuse it.  This does what the next
+ * writer would do anyway: a read-write connection rolls the journal back to the last committed
+ * state on its first read.  Nothing happens without a journal or without write permission. */
+static void recover_hot_journal(const char *path)
+{
+    char journal[PATH_MAX + 16];
+    struct stat jb;
+    snprintf(journal, sizeof journal, "%s-journal", path);
+    if (stat(journal, &jb) != 0 || jb.st_size == 0 || access(path, W_OK) != 0) return;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 10000);
+        sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    }
+    sqlite3_close(db);
+}
+
 static lm_store *open_checked(const char *path, int rw, char *err, int errlen)
 {
     if (!path || !*path) {
@@ -477,6 +497,7 @@ static lm_store *open_checked(const char *path, int rw, char *err, int errlen)
         set_err(err, errlen, "no results database %s (run: make verify)", path);
         return NULL;
     }
+    if (!rw) recover_hot_journal(path);
     lm_store *s = calloc(1, sizeof *s);
     if (!s) {
         set_err(err, errlen, "out of memory opening %s", path);
