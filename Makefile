@@ -116,7 +116,7 @@ test: deps $(BIN) $(TBIN)
 	LEMMATA_BIN=$(BIN) ./$(TBIN) --jobs 2
 
 san:
-	$(MAKE) SAN=1 bin/lemmata-san bin/test_lemmata-san && LEMMATA_BIN=bin/lemmata-san ./bin/test_lemmata-san --jobs 2
+	$(MAKE) SAN=1 bin/lemmata-san bin/test_lemmata-san && LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 LEMMATA_BIN=bin/lemmata-san ./bin/test_lemmata-san --jobs 2
 
 clean:
 	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf figures/*.stamp report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk

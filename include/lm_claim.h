@@ -52,6 +52,41 @@ typedef struct {
     const char *range;   /* "int [lo, hi]", "[lo, hi]", "(lo, hi]" ...; NULL only for switches */
 } lm_param_def;
 
+/* What a parameter is to the paper, for `lemmata mutate` and `lemmata tighten`, read
+ * from the type word of its range (lm_param_role):
+ *   "constant [lo, hi]"  a constant of the statement (mutated past its sharpest value)
+ *   "exponent [lo, hi]"  an exponent of a rate or a bound (mutated by -1 and +1)
+ *   "setting [lo, hi]"   a setting of the check (a tolerance, a run length): never mutated
+ *   no word ("[lo, hi]", "int [lo, hi]"): decided from the name and doc
+ *   (lm_param_is_constant: *_scale, *_factor, *_coef, "multiplies ..."; tolerances and
+ *   run lengths are not).  All three words are real numbers. */
+typedef enum { LM_ROLE_AUTO = 0, LM_ROLE_CONSTANT, LM_ROLE_EXPONENT, LM_ROLE_SETTING } lm_param_role;
+lm_param_role lm_param_role_of(const lm_param_def *p);
+
+/* A configuration's reading of the paper (design.md section 2).  The claim's
+ * verdict is the worst over its `paper` configurations; `repaired` and `probe`
+ * configurations are judged and shown beside it ("false as printed; holds
+ * with eta/2").  Every claim has at least one `paper` configuration (a test
+ * checks every claim).
+ *   LM_READ_PAPER     the statement as printed, or as the catalogue
+ *                     reconstructs the printed statement
+ *   LM_READ_REPAIRED  a corrected constant, an added condition, a restricted
+ *                     hypothesis: note says which ("coefficient eta/2")
+ *   LM_READ_PROBE     a stress test beyond the hypotheses: note says what */
+typedef enum { LM_READ_PAPER = 0, LM_READ_REPAIRED, LM_READ_PROBE, LM_READ_COUNT } lm_reading_kind;
+
+const char *lm_reading_name(lm_reading_kind k); /* "paper", "repaired", "probe" */
+
+typedef struct {
+    lm_reading_kind kind;
+    const char *note; /* what was repaired or probed (NULL allowed for paper) */
+    const char *set;  /* this configuration's parameter values, "name=value,name=value"
+                         (switches by choice name or index), applied before any --set;
+                         NULL: the declared defaults */
+} lm_reading;
+
+#define LM_READINGS_END {LM_READ_COUNT, NULL, NULL}
+
 /* a parsed range */
 typedef struct {
     int integer;        /* 1: integers only */
@@ -79,6 +114,10 @@ typedef struct lm_claim {
     const char *confidence; /* catalogue confidence: high/medium/low */
     const lm_param_def *params;  /* terminated by {NULL} */
     const char *const *configs;  /* NULL-terminated names; NULL = one "default" */
+    /* one reading per configuration, in configs order, ended by LM_READINGS_END
+     * (NULL: every configuration reads the paper as printed, with the declared
+     * defaults); a test checks the count against configs */
+    const lm_reading *readings;
     double inst_scale;      /* random instances per config = budget*inst_scale (>=1) */
     int search_dim;         /* adversarial search dimension; 0 = none */
     /* optional: 0 for configurations where the search does not apply */
@@ -92,6 +131,9 @@ typedef struct lm_claim {
 } lm_claim;
 
 #define LM_CLAIM(sym) const lm_claim sym
+
+/* number of readings before LM_READINGS_END (0 when none are declared) */
+int lm_claim_nreadings(const lm_claim *c);
 
 struct lm_eval_priv;
 
@@ -134,6 +176,15 @@ int lm_assume(lm_eval *ev, int ok, const char *why, ...) __attribute__((format(p
 /* An inner solver failed or a value is not finite: the instance is `error`.
  * Returns -1 so a claim can write `return lm_fail(ev, ...)`. */
 int lm_fail(lm_eval *ev, const char *why, ...) __attribute__((format(printf, 2, 3)));
+/* The instance satisfied the claim only vacuously: its hypothesis is not met on
+ * the instance the paper targets (so "if X then Y" held because X failed), or
+ * the right-hand side is trivially large (at or above the quantity's a-priori
+ * maximum).  A configuration whose every instance is vacuous gets the verdict
+ * `vacuous` (a finding, not a pass).  Returns 0. */
+int lm_vacuous(lm_eval *ev, const char *why, ...) __attribute__((format(printf, 2, 3)));
+/* lm_vacuous when b >= amax (the RHS is at or above the LHS's a-priori maximum amax);
+ * returns 1 when it was */
+int lm_rhs_trivial(lm_eval *ev, double b, double amax, const char *what);
 /* The claim cannot be checked numerically (keep rare). */
 int lm_not_checkable(lm_eval *ev, const char *why);
 

@@ -35,6 +35,9 @@
 
 /* 1 when a parameter is a constant of the paper (rule above) */
 int lm_param_is_constant(const char *name, double def, const char *choices, const char *doc);
+/* the same for a declared parameter, its range's type word first (lm_param_role_of):
+ * "constant" (positive default) yes, "exponent" and "setting" no, else the rule above */
+int lm_param_def_is_constant(const lm_param_def *p);
 /* indices of c's constants, in declaration order, into idx[0..max); returns how many
  * (may exceed max: only the first max are written) */
 int lm_claim_constants(const lm_claim *c, int *idx, int max);

@@ -30,7 +30,7 @@
  *   - holds no lemmata table but tables of something else.
  * A path that does not exist or is zero-length, or an SQLite file holding no
  * table at all (or only lemmata's `constants`), gets the full schema.  An
- * older schema (user_version 1 or 2, or 0 = before versions were recorded) is
+ * older schema (user_version 1 to 3, or 0 = before versions were recorded) is
  * migrated in one transaction: missing tables and columns of later versions
  * are added and user_version is set to LM_STORE_SCHEMA.
  * After a successful open, every function below reports a failed SQLite call
@@ -56,8 +56,9 @@ typedef struct {
 } lm_run_meta;
 
 /* the schema version written to PRAGMA user_version (2: shrunk counterexamples and
- * near-miss escalation in configs; 3: fingerprints for incremental verify) */
-#define LM_STORE_SCHEMA 3
+ * near-miss escalation in configs; 3: fingerprints for incremental verify; 4: readings,
+ * vacuous counts and check strength) */
+#define LM_STORE_SCHEMA 4
 
 /* Opens (creating or migrating, see the integrity rules above) the database at path
  * for reading and writing.  NULL with a one-line message in err when it cannot. */

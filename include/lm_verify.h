@@ -10,6 +10,7 @@
 typedef enum {
     LM_V_HOLDS = 0,
     LM_V_CONSISTENT,
+    LM_V_VACUOUS,
     LM_V_NOT_CHECKABLE,
     LM_V_ARTIFACT,
     LM_V_ASSUMPTION_FAILED,
@@ -29,6 +30,9 @@ const char *lm_fmt_ratio(char *buf, int n, double r);
 typedef struct {
     char config[64];
     lm_verdict verdict;
+    lm_reading_kind reading; /* the configuration's reading of the paper (lm_claim.readings) */
+    char reading_note[200];  /* what was repaired or probed ("" for the paper as printed) */
+    long vacuous;            /* instances that held only vacuously (lm_vacuous) */
     long instances;          /* instances evaluated */
     long observations;       /* inequalities compared */
     long assumption_failed;  /* instances whose hypotheses failed */
@@ -66,7 +70,14 @@ typedef struct {
 
 typedef struct {
     const lm_claim *claim;
-    lm_verdict verdict;
+    lm_verdict verdict;  /* the worst over the `paper` configurations run (over all run when
+                            none of them reads the paper: --config picked a repaired one) */
+    int repaired_verdict; /* the worst over `repaired` configurations (-1: none run) */
+    int probe_verdict;    /* the worst over `probe` configurations (-1: none run) */
+    char mutation[48];    /* "" or the mutant checked: "scale=0.5", "flip" */
+    /* check strength (lm_mutants): standard mutants run and killed (0 run: not measured) */
+    int mutants_run, mutants_killed;
+    char mutants_note[300]; /* the mutants that survived, one phrase each */
     double worst_ratio;
     long instances;
     char precisions[64];
@@ -99,6 +110,11 @@ typedef struct {
     const char *size_name[16];
     int size_val[16];
     int round_bits;      /* cut random draws to this many significant bits (0: full) */
+    /* a mutant of the claim (`check --mutate`, `lemmata mutate`), no claim code involved:
+     * every right-hand side b times mutate_scale (> 0; 1: none), then, with mutate_flip,
+     * every inequality a <= b read as b <= a */
+    double mutate_scale;
+    int mutate_flip;
 } lm_run_opts;
 
 void lm_run_opts_default(lm_run_opts *o);
@@ -112,6 +128,11 @@ int lm_claim_param_index(const lm_claim *c, const char *name);
 int lm_claim_parse_set(const lm_claim *c, const char *kv, int *idx, double *val,
                        char *err, int errlen);
 int lm_claim_nconfigs(const lm_claim *c);
+/* configuration k's reading (the paper as printed when the claim declares none) */
+lm_reading lm_claim_reading(const lm_claim *c, int k);
+/* applies configuration k's parameter values (its reading's set) to par (claim->params
+ * order); 0, or -1 with err when a value does not parse (a defect of the claim file) */
+int lm_claim_config_params(const lm_claim *c, int k, double *par, char *err, int errlen);
 const char *lm_claim_config(const lm_claim *c, int k);
 
 /* run one claim; returns 0 when the check ran (whatever the verdict), 2 when an option

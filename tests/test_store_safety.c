@@ -389,6 +389,11 @@ Test(store_safety, dropped_column_is_refused)
     make_db(db, 1, 100);
     raw_exec(db, "ALTER TABLE configs DROP COLUMN detail");
     assert_refused(db, "column 'detail' of table 'configs' is missing");
+    /* a column of schema 4 in a schema-4 database */
+    tmp_path(db, sizeof db, "dropreading.db");
+    make_db(db, 1, 100);
+    raw_exec(db, "ALTER TABLE configs DROP COLUMN reading");
+    assert_refused(db, "column 'reading' of table 'configs' is missing");
     /* a column of schema 3 in a schema-3 database: damage, not an old database */
     tmp_path(db, sizeof db, "dropfp.db");
     make_db(db, 1, 100);
@@ -404,7 +409,7 @@ Test(store_safety, future_schema_is_refused)
     char db[128];
     tmp_path(db, sizeof db, "future.db");
     make_db(db, 1, 100);
-    raw_exec(db, "PRAGMA user_version=4");
+    raw_exec(db, "PRAGMA user_version=5");
     assert_refused(db, "written by a newer lemmata");
     raw_exec(db, "PRAGMA user_version=-1");
     assert_refused(db, "unknown schema version -1");

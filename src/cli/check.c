@@ -41,12 +41,24 @@ static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opt
         if (json) lm_claim_result_json(stdout, &r, o->seed);
         else {
             print_line(&r, k + 1, nid);
+            if (r.mutation[0]) printf("    mutant %s: %s%s%s\n", r.mutation,
+                                      o->mutate_scale != 1.0 ? "every right-hand side scaled" : "",
+                                      o->mutate_scale != 1.0 && o->mutate_flip ? ", then " : "",
+                                      o->mutate_flip ? "every inequality reversed" : "");
             for (int c = 0; c < r.nconfig; c++) {
                 const lm_config_result *cr = &r.cfg[c];
                 char wr[32];
-                printf("    %-28s %-17s worst %-9s %4ld inst  %s%s%s\n", cr->config,
-                       lm_verdict_name(cr->verdict), lm_fmt_ratio(wr, sizeof wr, cr->worst_ratio), cr->instances,
+                printf("    %-28s %-8s %-17s worst %-9s %4ld inst  %s%s%s\n", cr->config,
+                       lm_reading_name(cr->reading), lm_verdict_name(cr->verdict),
+                       lm_fmt_ratio(wr, sizeof wr, cr->worst_ratio), cr->instances,
                        cr->worst_where, cr->detail[0] ? "  -- " : "", cr->detail);
+                if (cr->reading_note[0]) printf("    %-28s %s: %s\n", "", lm_reading_name(cr->reading), cr->reading_note);
+            }
+            if (r.repaired_verdict >= 0 || r.probe_verdict >= 0) {
+                printf("    as printed: %s", lm_verdict_name(r.verdict));
+                if (r.repaired_verdict >= 0) printf("; repaired: %s", lm_verdict_name((lm_verdict)r.repaired_verdict));
+                if (r.probe_verdict >= 0) printf("; probes: %s", lm_verdict_name((lm_verdict)r.probe_verdict));
+                printf("\n");
             }
             if (r.reproduce[0]) printf("    reproduce: %s\n", r.reproduce);
             for (int c = 0; c < r.nconfig; c++)
@@ -135,6 +147,17 @@ int lm_cmd_check(int argc, char **argv)
                 o.size_name[o.nsize] = names[o.nsize];
                 o.size_val[o.nsize++] = (int)b;
             }
+            k++;
+        } else if (!strcmp(a, "--mutate")) {
+            /* a mutant of the claim, no claim code involved: scale=F multiplies every
+             * right-hand side by F, flip reverses every inequality */
+            double f;
+            char *end;
+            if (v && !strcmp(v, "flip")) o.mutate_flip = 1;
+            else if (v && !strncmp(v, "scale=", 6) && v[6] && v[6] != ' ' &&
+                     (f = strtod(v + 6, &end), *end == 0) && isfinite(f) && f > 0 && f <= 1e300)
+                o.mutate_scale = f;
+            else st = check_usage(a, "flip or scale=F with F a number in (0, 1e300]", v);
             k++;
         } else if (!strcmp(a, "--round")) {
             if (parse_long(v, 1, 52, &b)) st = check_usage(a, "a number of significant bits in [1, 52]", v);

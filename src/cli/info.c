@@ -26,9 +26,13 @@ int lm_cmd_params(int argc, char **argv)
     const lm_claim *c = lm_claim_find(argv[0]);
     if (!c) return die_usage("unknown claim id '%s' (see: lemmata list)", argv[0]);
     printf("%s -- %s\n", c->id, c->title);
-    printf("configurations:");
-    for (int k = 0; k < lm_claim_nconfigs(c); k++) printf(" %s", lm_claim_config(c, k));
-    printf("\n");
+    printf("configurations (--config C; the claim's verdict is the worst over its paper readings):\n");
+    for (int k = 0; k < lm_claim_nconfigs(c); k++) {
+        lm_reading rd = lm_claim_reading(c, k);
+        printf("  %-28s %-8s%s%s%s%s%s\n", lm_claim_config(c, k), lm_reading_name(rd.kind),
+               rd.note ? "  " : "", rd.note ? rd.note : "", rd.set ? "  [" : "", rd.set ? rd.set : "",
+               rd.set ? "]" : "");
+    }
     if (!c->params || !c->params[0].name) { printf("(no parameters)\n"); return 0; }
     printf("parameters (--set NAME=V; a value outside its range is refused):\n");
     for (int k = 0; c->params[k].name; k++) {
@@ -49,8 +53,10 @@ int lm_cmd_params(int argc, char **argv)
         } else {
             lm_range r;
             char rs[64] = "(no range declared)";
+            static const char *const role[] = {NULL, "constant", "exponent", "setting"};
+            lm_param_role ro = lm_param_role_of(p);
             if (lm_param_range(&r, p) == 0)
-                snprintf(rs, sizeof rs, "%s %c%.6g, %.6g%c", r.integer ? "int" : "real",
+                snprintf(rs, sizeof rs, "%s %c%.6g, %.6g%c", r.integer ? "int" : ro ? role[ro] : "real",
                          r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
             printf("  %-18s = %-12.6g %-22s %s\n", p->name, p->def, rs, p->doc);
         }

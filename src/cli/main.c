@@ -20,6 +20,8 @@ static const struct {
      "      --config C    only configuration C;  --instance K  only instance K (0..count-1)\n"
      "      --size N=V    set the claim's size N (as in a shrunk counterexample; repeatable)\n"
      "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
+     "      --mutate M    check a mutant: scale=F (every right-hand side times F) or flip\n"
+     "                    (every inequality reversed); both may be given\n"
      "      --json        one JSON object per claim per line\n"
      "      --strict      exit 1 when any claim is violated or inconsistent\n"
      "                                a claim that cannot run is reported on stderr, the\n"

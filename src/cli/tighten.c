@@ -89,7 +89,7 @@ int lm_cmd_tighten(int argc, char **argv)
         return LM_EXIT_USAGE;
     }
     const lm_param_def *p = &c->params[param];
-    if (!lm_param_is_constant(p->name, p->def, p->choices, p->doc)) return not_a_constant(c, p);
+    if (!lm_param_def_is_constant(p)) return not_a_constant(c, p);
     for (int s = 0; s < nsets; s++) {
         int idx;
         double val;

@@ -99,7 +99,7 @@ typedef struct {
 } writer;
 
 static const char *const vcolor[LM_V_COUNT] = {
-    "vholds", "vconsistent", "vnotcheckable", "vartifact",
+    "vholds", "vconsistent", "vvacuous", "vnotcheckable", "vartifact",
     "vassumption", "verror", "vinconsistent", "vviolated"};
 
 static const char *const kind_short[LM_KIND_COUNT] = {
@@ -240,6 +240,7 @@ static void put_preamble(writer *w, const lm_results *R)
     lm_tex_unicode_preamble(&w->b);
     P(w, "\\definecolor{vholds}{RGB}{0,130,40}\n"
          "\\definecolor{vconsistent}{RGB}{0,120,110}\n"
+         "\\definecolor{vvacuous}{RGB}{150,110,0}\n"
          "\\definecolor{vnotcheckable}{RGB}{100,100,100}\n"
          "\\definecolor{vartifact}{RGB}{215,110,0}\n"
          "\\definecolor{vassumption}{RGB}{200,100,0}\n"
@@ -329,6 +330,8 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
     static const char *const meaning[LM_V_COUNT] = {
         "every instance held in double, and every near miss held again in MPFR",
         "rate or asymptotic claim: the stated falsifiable proxy agreed with the claim",
+        "the inequality held only because its hypothesis is never met on the instances the paper "
+        "targets, or its right-hand side is trivially large: a finding, not a pass",
         "the claim cannot be checked numerically (the reason is given)",
         "a break seen in double vanished in MPFR: a floating-point artefact",
         "the instances could not meet the claim's hypotheses; never counted as a pass",
@@ -338,7 +341,8 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
         "($\\ge$ 256 bits)"};
     static const int order[LM_V_COUNT] = {LM_V_VIOLATED, LM_V_INCONSISTENT, LM_V_ERROR,
                                           LM_V_ASSUMPTION_FAILED, LM_V_ARTIFACT,
-                                          LM_V_NOT_CHECKABLE, LM_V_CONSISTENT, LM_V_HOLDS};
+                                          LM_V_VACUOUS, LM_V_NOT_CHECKABLE, LM_V_CONSISTENT,
+                                          LM_V_HOLDS};
     for (int j = 0; j < LM_V_COUNT; j++) {
         verdict_tex(w, (lm_verdict)order[j]);
         lm_tbuf_printf(&w->b, " & %s\\\\\n", meaning[order[j]]);

@@ -67,7 +67,7 @@ static int claim_entries(const lm_results_claim *rc, const lm_constant_row *rows
         const lm_claim *c = lm_claim_find(rc->claim.id);
         for (int k = 0; c && c->params && c->params[k].name && n < max; k++) {
             const lm_param_def *p = &c->params[k];
-            if (!lm_param_is_constant(p->name, p->def, p->choices, p->doc)) continue;
+            if (!lm_param_def_is_constant(p)) continue;
             snprintf(e[n].name, sizeof e[n].name, "%s", p->name);
             e[n].def = p->def;
             snprintf(e[n].doc, sizeof e[n].doc, "%s", p->doc ? p->doc : "");

@@ -70,7 +70,10 @@ static const table_def tables[] = {
       {"seconds", "REAL", 1}, {"reproduce", "TEXT", 1}, {"title", "TEXT", 1}, {"file", "TEXT", 1},
       {"kind", "TEXT", 1}, {"source", "TEXT", 1}, {"origin", "TEXT", 1}, {"confidence", "TEXT", 1},
       {"proxy", "INTEGER", 1}, {"params", "TEXT", 1}, {"nconfig", "INTEGER", 1}, {"saved", "TEXT", 1},
-      {"fingerprint", "TEXT", 3}, {"reused_from", "INTEGER", 3}, {NULL, NULL, 0}}},
+      {"fingerprint", "TEXT", 3}, {"reused_from", "INTEGER", 3},
+      {"repaired_verdict", "TEXT", 4}, {"probe_verdict", "TEXT", 4},
+      {"mutants_run", "INTEGER", 4}, {"mutants_killed", "INTEGER", 4}, {"mutants_note", "TEXT", 4},
+      {NULL, NULL, 0}}},
     {"configs", 1,
      "PRIMARY KEY(run_id, claim_id, seq), FOREIGN KEY(run_id, claim_id) REFERENCES "
      "claims(run_id, claim_id) ON DELETE CASCADE",
@@ -83,7 +86,8 @@ static const table_def tables[] = {
       {"precisions", "TEXT", 1}, {"seconds", "REAL", 1}, {"detail", "TEXT", 1},
       {"measures", "TEXT", 1}, {"series", "TEXT", 1}, {"ratios", "TEXT", 1}, {"axes", "TEXT", 1},
       {"shrunk", "TEXT", 2}, {"shrunk_reproduce", "TEXT", 2}, {"shrunk_data", "TEXT", 2},
-      {"escalation", "TEXT", 2}, {NULL, NULL, 0}}},
+      {"escalation", "TEXT", 2}, {"reading", "TEXT", 4}, {"reading_note", "TEXT", 4},
+      {"vacuous", "INTEGER", 4}, {NULL, NULL, 0}}},
     /* written since schema 1, but early schema-1 databases predate it */
     {"live", 2, "PRIMARY KEY(run_id, name)",
      {{"run_id", "INTEGER NOT NULL", 1}, {"name", "TEXT NOT NULL", 1}, {"doc", "TEXT", 1},
@@ -742,9 +746,11 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
     what = "saving the claim";
     rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO claims(run_id, claim_id, seq, verdict, worst_ratio, "
                                    "instances, precisions, seconds, reproduce, title, file, kind, source, origin, "
-                                   "confidence, proxy, params, nconfig, saved) VALUES(?1, ?2, "
+                                   "confidence, proxy, params, nconfig, saved, repaired_verdict, probe_verdict, "
+                                   "mutants_run, mutants_killed, mutants_note) VALUES(?1, ?2, "
                                    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM claims WHERE run_id=?1), ?3, ?4, ?5, "
-                                   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                                   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+                                   "?22, ?23)",
                             -1, &st, NULL);
     b_int(st, 1, run, &rc);
     b_text(st, 2, c->id, &rc);
@@ -764,6 +770,16 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
     b_text(st, 16, params, &rc);
     b_int(st, 17, r->nconfig, &rc);
     b_text(st, 18, saved, &rc);
+    b_text(st, 19, r->repaired_verdict >= 0 ? lm_verdict_name((lm_verdict)r->repaired_verdict) : NULL, &rc);
+    b_text(st, 20, r->probe_verdict >= 0 ? lm_verdict_name((lm_verdict)r->probe_verdict) : NULL, &rc);
+    if (r->mutants_run > 0) {
+        b_int(st, 21, r->mutants_run, &rc);
+        b_int(st, 22, r->mutants_killed, &rc);
+    } else {
+        b_text(st, 21, NULL, &rc);
+        b_text(st, 22, NULL, &rc);
+    }
+    b_text(st, 23, r->mutants_note[0] ? r->mutants_note : NULL, &rc);
     if (rc == SQLITE_OK) rc = step_done(st);
     rc = finalize(st, rc);
     st = NULL;
@@ -774,9 +790,9 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
                                    "instances, observations, assumption_failed, errors, breaks_double, confirmed, "
                                    "artifacts, near_misses, worst_where, worst_index, reproduce, precisions, "
                                    "seconds, detail, measures, series, ratios, axes, shrunk, shrunk_reproduce, "
-                                   "shrunk_data, escalation) VALUES(?1, ?2, ?3, ?4, ?5, "
-                                   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-                                   "?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+                                   "shrunk_data, escalation, reading, reading_note, vacuous) VALUES(?1, ?2, ?3, "
+                                   "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+                                   "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
                             -1, &st, NULL);
     for (int k = 0; rc == SQLITE_OK && k < r->nconfig; k++) {
         const lm_config_result *g = &r->cfg[k];
@@ -810,6 +826,9 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r)
         b_text(st, 26, g->shrunk_reproduce[0] ? g->shrunk_reproduce : NULL, &rc);
         b_text(st, 27, g->shrunk_data, &rc);
         b_text(st, 28, g->escalation[0] ? g->escalation : NULL, &rc);
+        b_text(st, 29, lm_reading_name(g->reading), &rc);
+        b_text(st, 30, g->reading_note[0] ? g->reading_note : NULL, &rc);
+        b_int(st, 31, g->vacuous, &rc);
         if (rc == SQLITE_OK) rc = step_done(st);
     }
     rc = finalize(st, rc);

@@ -54,12 +54,22 @@ int lm_param_is_constant(const char *name, double def, const char *choices, cons
     return 1;
 }
 
+int lm_param_def_is_constant(const lm_param_def *p)
+{
+    switch (lm_param_role_of(p)) {
+    case LM_ROLE_CONSTANT: return isfinite(p->def) && p->def > 0; /* tighten brackets geometrically */
+    case LM_ROLE_EXPONENT:
+    case LM_ROLE_SETTING: return 0;
+    default: return lm_param_is_constant(p->name, p->def, p->choices, p->doc);
+    }
+}
+
 int lm_claim_constants(const lm_claim *c, int *idx, int max)
 {
     int n = 0;
     for (int k = 0; c->params && c->params[k].name; k++) {
         const lm_param_def *p = &c->params[k];
-        if (!lm_param_is_constant(p->name, p->def, p->choices, p->doc)) continue;
+        if (!lm_param_def_is_constant(p)) continue;
         if (n < max) idx[n] = k;
         n++;
     }

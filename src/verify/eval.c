@@ -173,6 +173,16 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     vlabel(lab, sizeof lab, where, ap);
     va_end(ap);
     if (!lm_num_isfinite(a) || !lm_num_isfinite(b)) { nonfinite(ev, lab); return; }
+    /* a mutant (lm_run_opts.mutate_*): b scaled by F, then the sides swapped */
+    lm_num bs, as;
+    int mut = ev->p->mutate_scale != 1.0 || ev->p->mutate_flip;
+    if (mut) {
+        lm_num_inits(ev->ctx, &bs, &as, (lm_num *)NULL);
+        lm_num_mul_d(&bs, b, ev->p->mutate_scale);
+        lm_num_set(&as, a);
+        if (ev->p->mutate_flip) { a = &bs; b = &as; }
+        else { a = &as; b = &bs; }
+    }
     lm_num bt;
     lm_num_init(&bt, ev->ctx);
     lm_num_mul_d(&bt, b, reltol); /* b(1+tol) formed in the context: a tolerance */
@@ -206,6 +216,7 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
         lm_num_clear(&m);
     }
     lm_num_clear(&bt);
+    if (mut) lm_num_clears(&bs, &as, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
 }
 
@@ -218,6 +229,16 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     vlabel(lab, sizeof lab, where, ap);
     va_end(ap);
     if (!lm_num_isfinite(loga) || !lm_num_isfinite(logb)) { nonfinite(ev, lab); return; }
+    /* a mutant: log b + log F, then the sides swapped */
+    lm_num ls, la;
+    int mut = ev->p->mutate_scale != 1.0 || ev->p->mutate_flip;
+    if (mut) {
+        lm_num_inits(ev->ctx, &ls, &la, (lm_num *)NULL);
+        lm_num_add_d(&ls, logb, log(ev->p->mutate_scale));
+        lm_num_set(&la, loga);
+        if (ev->p->mutate_flip) { loga = &ls; logb = &la; }
+        else { loga = &la; logb = &ls; }
+    }
     lm_num lb, diff;
     lm_num_inits(ev->ctx, &lb, &diff, (lm_num *)NULL);
     lm_num_add_d(&lb, logb, log1p(reltol));
@@ -236,6 +257,7 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     lm_num_sub(&diff, loga, &lb); /* against log b + log1p(tol), as in lm_obs_le */
     double l10 = lm_num_get_d(&diff) / M_LN10;
     lm_num_clears(&lb, &diff, (lm_num *)NULL);
+    if (mut) lm_num_clears(&ls, &la, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
 }
 
@@ -247,6 +269,8 @@ void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const ch
     vlabel(lab, sizeof lab, where, ap);
     va_end(ap);
     if (!isfinite(a) || !isfinite(b)) { nonfinite(ev, lab); return; }
+    if (ev->p->mutate_scale != 1.0) b *= ev->p->mutate_scale; /* a mutant */
+    if (ev->p->mutate_flip) { double sw = a; a = b; b = sw; }
     double bt = b * (1.0 + reltol);
     int broke = a > bt;
     double l10 = (a > 0 && bt > 0) ? (log(a) - log(bt)) / M_LN10
@@ -276,6 +300,26 @@ int lm_fail(lm_eval *ev, const char *why, ...)
         ev->p->failed = 1;
     }
     return -1;
+}
+
+int lm_vacuous(lm_eval *ev, const char *why, ...)
+{
+    if (!ev->p->vacuous) {
+        va_list ap;
+        va_start(ap, why);
+        vsnprintf(ev->p->why_vacuous, sizeof ev->p->why_vacuous, why, ap);
+        va_end(ap);
+        ev->p->vacuous = 1;
+    }
+    return 0;
+}
+
+int lm_rhs_trivial(lm_eval *ev, double b, double amax, const char *what)
+{
+    if (!(b >= amax)) return 0;
+    lm_vacuous(ev, "the bound on %s is %.6g, at or above its a-priori maximum %.6g", what ? what : "the quantity",
+               b, amax);
+    return 1;
 }
 
 int lm_not_checkable(lm_eval *ev, const char *why)

@@ -29,6 +29,10 @@ struct lm_eval_priv {
     int near_untimed;       /* a near miss outside a trajectory (t < 0) */
     int break_untimed;      /* a break outside a trajectory (t < 0) */
     int failed, assume_failed, not_checkable;
+    int vacuous;            /* lm_vacuous: held only because the hypothesis is not met */
+    char why_vacuous[240];
+    double mutate_scale;    /* --mutate scale=F: every right-hand side times F (1: none) */
+    int mutate_flip;        /* --mutate flip: every inequality reversed */
     int cert_broke;         /* in a ball context: some observation broke for every point of its balls */
     char why[400];
     lm_sb measures, series;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const verdict_names[LM_V_COUNT] = {
-    "holds", "consistent", "not-checkable", "artifact", "assumption-failed",
+    "holds", "consistent", "vacuous", "not-checkable", "artifact", "assumption-failed",
     "error", "inconsistent", "violated"};
 
 const char *lm_verdict_name(lm_verdict v)
@@ -51,4 +51,10 @@ int lm_parse_long(const char *s, long lo, long hi, long *out)
     if (*e || errno || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+const char *lm_reading_name(lm_reading_kind k)
+{
+    static const char *const names[LM_READ_COUNT] = {"paper", "repaired", "probe"};
+    return (k >= 0 && k < LM_READ_COUNT) ? names[k] : "?";
 }

@@ -33,6 +33,58 @@ const char *lm_claim_config(const lm_claim *c, int k)
     return c->configs ? c->configs[k] : "default";
 }
 
+int lm_claim_nreadings(const lm_claim *c)
+{
+    int n = 0;
+    if (c->readings)
+        while (c->readings[n].kind >= 0 && c->readings[n].kind < LM_READ_COUNT && n < 4096) n++;
+    return n;
+}
+
+lm_reading lm_claim_reading(const lm_claim *c, int k)
+{
+    lm_reading paper = {LM_READ_PAPER, NULL, NULL};
+    if (!c->readings || k < 0 || k >= lm_claim_nconfigs(c) || k >= lm_claim_nreadings(c)) return paper;
+    return c->readings[k];
+}
+
+int lm_claim_config_params(const lm_claim *c, int k, double *par, char *err, int errlen)
+{
+    lm_reading r = lm_claim_reading(c, k);
+    if (!r.set || !*r.set) return 0;
+    const char *s = r.set;
+    while (*s) {
+        size_t l = strcspn(s, ",");
+        char kv[160];
+        if (l >= sizeof kv) l = sizeof kv - 1;
+        memcpy(kv, s, l);
+        kv[l] = 0;
+        int idx;
+        double v;
+        char e2[200];
+        if (lm_claim_parse_set(c, kv, &idx, &v, e2, sizeof e2) != 0) {
+            snprintf(err, (size_t)errlen, "internal error: configuration '%s' of %s: %s",
+                     lm_claim_config(c, k), c->id, e2);
+            return -1;
+        }
+        par[idx] = v;
+        s += l;
+        if (*s == ',') s++;
+    }
+    return 0;
+}
+
+lm_param_role lm_param_role_of(const lm_param_def *p)
+{
+    if (!p || p->choices || !p->range) return LM_ROLE_AUTO;
+    const char *s = p->range;
+    while (*s == ' ') s++;
+    if (!strncmp(s, "constant", 8)) return LM_ROLE_CONSTANT;
+    if (!strncmp(s, "exponent", 8)) return LM_ROLE_EXPONENT;
+    if (!strncmp(s, "setting", 7)) return LM_ROLE_SETTING;
+    return LM_ROLE_AUTO;
+}
+
 static int nchoices(const char *choices)
 {
     int n = 1;
@@ -74,6 +126,9 @@ int lm_param_range(lm_range *r, const lm_param_def *p)
     while (*s == ' ') s++;
     if (!strncmp(s, "int", 3)) { r->integer = 1; s += 3; }
     else if (!strncmp(s, "real", 4)) s += 4;
+    else if (!strncmp(s, "constant", 8)) s += 8;
+    else if (!strncmp(s, "exponent", 8)) s += 8;
+    else if (!strncmp(s, "setting", 7)) s += 7;
     while (*s == ' ') s++;
     if (*s != '[' && *s != '(') return -1;
     r->lo_open = *s++ == '(';

@@ -31,6 +31,7 @@ void lm_run_opts_default(lm_run_opts *o)
     o->certify = 1;
     o->cert_max_prec = 2048;
     o->shrink = 1;
+    o->mutate_scale = 1.0;
 }
 
 static double now_s(void)
@@ -46,6 +47,7 @@ typedef struct {
     char where[160];
     int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
     int failed, assume_failed, not_checkable;
+    int vacuous;
     int cert_broke;
     long nobs;
     char why[400];
@@ -121,6 +123,8 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     ov.used = 0;
     p.ov = &ov;
     p.want_data = sq ? sq->want_data : 0;
+    p.mutate_scale = o->mutate_scale > 0 ? o->mutate_scale : 1.0;
+    p.mutate_flip = o->mutate_flip;
     int bits = sq ? sq->round_bits : o->round_bits, old_bits = lm_rng_round();
     double xr[64];
     if (x && bits > 0) { /* an adversarial point in short binary fractions too */
@@ -156,9 +160,12 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
+    out->vacuous = p.vacuous;
     out->cert_broke = p.cert_broke;
     out->nobs = p.nobs;
     memcpy(out->why, p.why, sizeof out->why);
+    if (p.vacuous && !p.failed && !p.assume_failed && !p.not_checkable)
+        snprintf(out->why, sizeof out->why, "%s", p.why_vacuous);
     memcpy(out->axes, p.axes, sizeof out->axes);
     out->measures = lm_sb_take(&p.measures);
     out->series = lm_sb_take(&p.series);
@@ -261,7 +268,16 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
     }
     for (int k = 0; k < o->nsize && (size_t)w < n; k++)
         w += snprintf(dst + w, n - (size_t)w, " --size %s=%d", o->size_name[k], o->size_val[k]);
-    if (o->round_bits > 0 && (size_t)w < n) snprintf(dst + w, n - (size_t)w, " --round %d", o->round_bits);
+    if (o->round_bits > 0 && (size_t)w < n) w += snprintf(dst + w, n - (size_t)w, " --round %d", o->round_bits);
+    if (o->mutate_scale != 1.0 && (size_t)w < n) {
+        char v[40];
+        for (int p = 1; p <= 17; p++) {
+            snprintf(v, sizeof v, "%.*g", p, o->mutate_scale);
+            if (strtod(v, NULL) == o->mutate_scale) break;
+        }
+        w += snprintf(dst + w, n - (size_t)w, " --mutate scale=%s", v);
+    }
+    if (o->mutate_flip && (size_t)w < n) snprintf(dst + w, n - (size_t)w, " --mutate flip");
 }
 
 /* Certify the worst confirmed break of a configuration: re-evaluate its instance in ball
@@ -534,6 +550,7 @@ static void shrink(lm_config_result *cr, const lm_claim *c, int cfg, const doubl
 typedef struct {
     int ok, nx, cfg;
     double x[64];
+    double par[128]; /* the configuration's parameter values */
     lm_ctx prim, rep;
 } shrink_seed;
 
@@ -560,7 +577,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     long ok_inst = 0, notchk = 0;
     lm_sb ratios;
     lm_sb_init(&ratios);
-    char why_af[400] = "", why_err[400] = "";
+    char why_af[400] = "", why_err[400] = "", why_vac[400] = "";
     int worst_confirmed = 0, worst_break_t = -1, worst_nx = 0;
     double worst_x[64];
     /* near-miss escalation: instances still within the replay's rounding, the largest precision
@@ -652,6 +669,10 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 snprintf(why_err, sizeof why_err, "instance %d recorded no observation", k);
         } else {
             ok_inst++;
+            if (r.vacuous) {
+                cr->vacuous++;
+                if (!why_vac[0]) snprintf(why_vac, sizeof why_vac, "instance %d: %.340s", k, r.why);
+            }
             double l = r.log10 > 400 ? 400 : (r.log10 < -400 ? -400 : r.log10);
             lm_sb_printf(&ratios, "%.6g\n", l);
             if (r.log10 > worst || cr->worst_index < 0) {
@@ -699,9 +720,16 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     } else if (ok_inst == 0) {
         cr->verdict = notchk ? LM_V_NOT_CHECKABLE : LM_V_ASSUMPTION_FAILED;
         snprintf(cr->detail, sizeof cr->detail, "%s", why_af);
+    } else if (cr->vacuous == ok_inst) {
+        /* every instance that met the check held only vacuously: a finding, not a pass */
+        cr->verdict = LM_V_VACUOUS;
+        snprintf(cr->detail, sizeof cr->detail, "all %ld instance(s) held only vacuously; %.400s", ok_inst, why_vac);
     } else {
         cr->verdict = c->proxy ? LM_V_CONSISTENT : LM_V_HOLDS;
-        if (cr->assumption_failed)
+        if (cr->vacuous)
+            snprintf(cr->detail, sizeof cr->detail, "%ld of %ld instance(s) held only vacuously; %.400s",
+                     cr->vacuous, ok_inst, why_vac);
+        else if (cr->assumption_failed)
             snprintf(cr->detail, sizeof cr->detail, "%ld instance(s) missed the hypotheses; %.400s",
                      cr->assumption_failed, why_af);
     }
@@ -744,38 +772,51 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     sizes_seen[0] = 0;
     int np = 0;
     while (c->params && c->params[np].name) np++;
-    double par[128];
-    for (int k = 0; k < np && k < 128; k++) par[k] = c->params[k].def;
-    for (int s = 0; s < o->nset; s++) {
-        int k = lm_claim_param_index(c, o->set_name[s]);
-        if (k >= 0) par[k] = o->set_val[s];
-    }
+    if (np > 128) np = 128;
     int nc = lm_claim_nconfigs(c);
     res->cfg = lm_xcalloc((size_t)nc, sizeof *res->cfg);
     shrink_seed *seeds = lm_xcalloc((size_t)nc, sizeof *seeds);
     res->verdict = LM_V_HOLDS;
+    res->repaired_verdict = res->probe_verdict = -1;
     res->worst_ratio = NAN;
+    if (o->mutate_flip || o->mutate_scale != 1.0) {
+        int w = 0;
+        if (o->mutate_scale != 1.0)
+            w = snprintf(res->mutation, sizeof res->mutation, "scale=%.6g", o->mutate_scale);
+        if (o->mutate_flip) snprintf(res->mutation + w, sizeof res->mutation - (size_t)w, "%sflip", w ? "," : "");
+    }
     double t0 = now_s();
-    int worst_cfg = -1;
     for (int k = 0; k < nc; k++) {
         if (o->only_config && strcmp(o->only_config, lm_claim_config(c, k)) != 0) continue;
+        /* the declared defaults, the configuration's own values, then the command line's */
+        double par[128];
+        for (int j = 0; j < np; j++) par[j] = c->params[j].def;
+        char perr[200];
+        if (lm_claim_config_params(c, k, par, perr, sizeof perr) != 0) {
+            free(seeds);
+            return refuse(res, perr, "");
+        }
+        for (int s = 0; s < o->nset; s++) {
+            int j = lm_claim_param_index(c, o->set_name[s]);
+            if (j >= 0 && j < np) par[j] = o->set_val[s];
+        }
         lm_config_result *cr = &res->cfg[res->nconfig++];
         shrink_seed *sk = &seeds[res->nconfig - 1];
         sk->cfg = k;
+        memcpy(sk->par, par, sizeof par);
         run_config(cr, c, k, par, o, sk);
+        lm_reading rd = lm_claim_reading(c, k);
+        cr->reading = rd.kind;
+        snprintf(cr->reading_note, sizeof cr->reading_note, "%s", rd.note ? rd.note : "");
         if (size_err[0]) {
             free(seeds);
             return refuse(res, size_err, " (the bounds keep one instance within seconds and megabytes)");
         }
         res->instances += cr->instances;
-        if (cr->verdict > res->verdict || res->nconfig == 1) res->verdict = cr->verdict;
-        if (!isnan(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
-            res->worst_ratio = cr->worst_ratio;
-        /* the reproduce command points at the worst configuration */
-        if (worst_cfg < 0 || cr->verdict > res->cfg[worst_cfg].verdict ||
-            (cr->verdict == res->cfg[worst_cfg].verdict && !isnan(cr->worst_ratio) &&
-             !(cr->worst_ratio <= res->cfg[worst_cfg].worst_ratio)))
-            worst_cfg = res->nconfig - 1;
+        if (cr->reading == LM_READ_REPAIRED && (int)cr->verdict > res->repaired_verdict)
+            res->repaired_verdict = (int)cr->verdict;
+        if (cr->reading == LM_READ_PROBE && (int)cr->verdict > res->probe_verdict)
+            res->probe_verdict = (int)cr->verdict;
         for (char *p = cr->precisions; *p;) {
             char tok[32];
             int l = 0;
@@ -788,10 +829,28 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
             }
         }
     }
+    /* the claim's verdict, worst ratio and reproduce command come from its paper
+     * configurations (from all that ran when --config picked no paper one) */
+    int any_paper = 0;
+    for (int k = 0; k < res->nconfig; k++) any_paper |= res->cfg[k].reading == LM_READ_PAPER;
+    int worst_cfg = -1, first = 1;
+    for (int k = 0; k < res->nconfig; k++) {
+        lm_config_result *cr = &res->cfg[k];
+        if (any_paper && cr->reading != LM_READ_PAPER) continue;
+        if (cr->verdict > res->verdict || first) res->verdict = cr->verdict;
+        first = 0;
+        if (!isnan(cr->worst_ratio) && !(cr->worst_ratio <= res->worst_ratio))
+            res->worst_ratio = cr->worst_ratio;
+        /* the reproduce command points at the worst configuration */
+        if (worst_cfg < 0 || cr->verdict > res->cfg[worst_cfg].verdict ||
+            (cr->verdict == res->cfg[worst_cfg].verdict && !isnan(cr->worst_ratio) &&
+             !(cr->worst_ratio <= res->cfg[worst_cfg].worst_ratio)))
+            worst_cfg = k;
+    }
     /* one counterexample per violated claim: its worst violated configuration's, shrunk */
     if (worst_cfg >= 0 && o->shrink && res->cfg[worst_cfg].verdict == LM_V_VIOLATED && seeds[worst_cfg].ok) {
         shrink_seed *sk = &seeds[worst_cfg];
-        shrink(&res->cfg[worst_cfg], c, sk->cfg, sk->x, sk->nx, par, o, &sk->prim, &sk->rep);
+        shrink(&res->cfg[worst_cfg], c, sk->cfg, sk->x, sk->nx, sk->par, o, &sk->prim, &sk->rep);
     }
     free(seeds);
     res->sizes_used = sizes_used;
@@ -805,7 +864,8 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
         return refuse(res, m, "");
     }
     for (int k = 0; k < res->nconfig; k++)
-        if (res->verdict == LM_V_VIOLATED && res->cfg[k].verdict == LM_V_VIOLATED && res->cfg[k].certified)
+        if (res->verdict == LM_V_VIOLATED && res->cfg[k].verdict == LM_V_VIOLATED && res->cfg[k].certified &&
+            (res->cfg[k].reading == LM_READ_PAPER || !any_paper))
             res->certified = 1;
     if (worst_cfg >= 0) snprintf(res->reproduce, sizeof res->reproduce, "%s", res->cfg[worst_cfg].reproduce);
     res->seconds = now_s() - t0;
@@ -860,6 +920,17 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
     fputs(",\"reproduce\":", f);
     json_str(f, r->reproduce);
     fprintf(f, ",\"certified\":%s", r->certified ? "true" : "false");
+    /* the paper's verdict above; the repaired and probe readings' beside it */
+    fputs(",\"repaired_verdict\":", f);
+    if (r->repaired_verdict >= 0) json_str(f, lm_verdict_name((lm_verdict)r->repaired_verdict));
+    else fputs("null", f);
+    fputs(",\"probe_verdict\":", f);
+    if (r->probe_verdict >= 0) json_str(f, lm_verdict_name((lm_verdict)r->probe_verdict));
+    else fputs("null", f);
+    if (r->mutation[0]) {
+        fputs(",\"mutation\":", f);
+        json_str(f, r->mutation);
+    }
     fprintf(f, ",\"seed\":%llu,\"kind\":", (unsigned long long)seed);
     json_str(f, lm_kind_name(r->claim->kind));
     fputs(",\"configs\":[", f);
@@ -869,6 +940,10 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         json_str(f, c->config);
         fputs(",\"verdict\":", f);
         json_str(f, lm_verdict_name(c->verdict));
+        fputs(",\"reading\":", f);
+        json_str(f, lm_reading_name(c->reading));
+        fputs(",\"reading_note\":", f);
+        json_str(f, c->reading_note);
         fputs(",\"worst_ratio\":", f);
         json_num(f, c->worst_ratio);
         fprintf(f, ",\"instances\":%ld,\"assumption_failed\":%ld,\"breaks_double\":%ld,"
@@ -878,7 +953,7 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         fprintf(f, ",\"certified\":%s,\"certified_bits\":%d", c->certified ? "true" : "false", c->cert_prec);
         fputs(",\"detail\":", f);
         json_str(f, c->detail);
-        fprintf(f, ",\"near_misses\":%ld,\"escalation\":", c->near_misses);
+        fprintf(f, ",\"vacuous\":%ld,\"near_misses\":%ld,\"escalation\":", c->vacuous, c->near_misses);
         json_str(f, c->escalation);
         if (c->shrunk[0]) {
             fputs(",\"shrunk\":{\"instance\":", f);

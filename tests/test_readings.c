@@ -1,0 +1,164 @@
+/* Readings, vacuous verdicts and mutants (issue 16), on planted claims and on the
+ * registry:
+ *   - every claim declares one reading per configuration (or none: all `paper`), at least
+ *     one of them `paper`, and every configuration's parameter values parse;
+ *   - the claim's verdict is the worst over its `paper` configurations; the repaired and
+ *     probe readings' verdicts are kept beside it, and a configuration's values reach it;
+ *   - an instance that held only vacuously is never a pass: all vacuous -> `vacuous`;
+ *   - `--mutate scale=F` multiplies every right-hand side, `--mutate flip` reverses every
+ *     inequality, in every observation kind (lm_obs_le, lm_obs_le_log, lm_obs_le_d). */
+#include "test_support.h"
+#include <math.h>
+
+Test(readings, every_claim_has_a_paper_reading_and_its_values_parse)
+{
+    int nrep = 0;
+    for (int i = 0; i < lm_registry_count; i++) {
+        const lm_claim *c = lm_registry[i];
+        int nc = lm_claim_nconfigs(c), nr = lm_claim_nreadings(c);
+        cr_assert(c->readings == NULL || nr == nc, "%s declares %d readings for %d configurations", c->id, nr,
+                  nc);
+        int paper = 0;
+        for (int k = 0; k < nc; k++) {
+            lm_reading rd = lm_claim_reading(c, k);
+            paper += rd.kind == LM_READ_PAPER;
+            if (rd.kind != LM_READ_PAPER) {
+                nrep++;
+                cr_assert(rd.note && *rd.note, "%s configuration %s: a %s reading must say what it changes",
+                          c->id, lm_claim_config(c, k), lm_reading_name(rd.kind));
+            }
+            double par[128];
+            char err[256];
+            cr_assert_eq(lm_claim_config_params(c, k, par, err, sizeof err), 0, "%s", err);
+        }
+        cr_assert_gt(paper, 0, "%s has no configuration that reads the paper as printed", c->id);
+    }
+    cr_log_info("%d repaired or probe configurations", nrep);
+}
+
+/* planted: a = x * 0.5, b = 1 (held with ratio 0.5) through each observation kind; the
+ * "repaired" configuration sets x = 1 (tight), the "broken" probe x = 4 (violated) */
+static int eval_planted(lm_eval *ev)
+{
+    double x = lm_par(ev, "x");
+    int kind = lm_par_i(ev, "obs");
+    if (ev->config == 3) lm_vacuous(ev, "planted: hypothesis never met");
+    lm_num a, b;
+    lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
+    lm_num_set_d(&a, 0.5 * x);
+    lm_num_set_d(&b, 1.0);
+    if (kind == 0) lm_obs_le(ev, -1, &a, &b, 0.0, "planted");
+    else if (kind == 1) {
+        lm_num_log(&a, &a);
+        lm_num_log(&b, &b);
+        lm_obs_le_log(ev, -1, &a, &b, 0.0, "planted (log)");
+    } else
+        lm_obs_le_d(ev, -1, 0.5 * x, 1.0, 0.0, "planted (double)");
+    lm_num_clears(&a, &b, (lm_num *)NULL);
+    return 0;
+}
+
+static const char *const cfgs[] = {"paper", "repaired", "broken probe", "vacuous", NULL};
+static const lm_reading rds[] = {{LM_READ_PAPER, NULL, NULL},
+                                 {LM_READ_REPAIRED, "x = 2", "x=2"},
+                                 {LM_READ_PROBE, "x = 4, beyond the hypotheses", "x=4"},
+                                 {LM_READ_PAPER, "a hypothesis never met", NULL},
+                                 LM_READINGS_END};
+static const lm_param_def pars[] = {{"x", 1.0, "multiplies a", NULL, "[0, 100]"},
+                                    {"obs", 0, "observation kind", "le|log|d", NULL},
+                                    {NULL, 0, NULL, NULL, NULL}};
+
+static lm_claim planted(void)
+{
+    lm_claim c = {.id = "test/readings", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = cfgs,
+                  .readings = rds, .params = pars, .inst_scale = 1.0, .eval = eval_planted};
+    return c;
+}
+
+static lm_claim_result run(const lm_claim *c, int obs, double scale, int flip, const char *only)
+{
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 2;
+    o.shrink = 0;
+    o.only_config = only;
+    o.set_name[0] = "obs";
+    o.set_val[0] = obs;
+    o.nset = 1;
+    o.mutate_scale = scale;
+    o.mutate_flip = flip;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, c, &o), 0);
+    return r;
+}
+
+Test(readings, verdict_is_the_paper_readings_and_the_others_are_kept_beside)
+{
+    lm_claim c = planted();
+    for (int obs = 0; obs < 3; obs++) {
+        lm_claim_result r = run(&c, obs, 1.0, 0, NULL);
+        cr_assert_eq(r.nconfig, 4);
+        cr_assert_eq(r.cfg[0].verdict, LM_V_HOLDS);
+        cr_assert_float_eq(r.cfg[0].worst_ratio, 0.5, 1e-12);
+        cr_assert_eq(r.cfg[1].reading, LM_READ_REPAIRED);
+        cr_assert_float_eq(r.cfg[1].worst_ratio, 1.0, 1e-12, "the configuration's x=2 reached it");
+        cr_assert_eq(r.cfg[2].verdict, LM_V_VIOLATED, "obs %d: probe x=4 breaks", obs);
+        cr_assert_eq(r.cfg[3].verdict, LM_V_VACUOUS, "obs %d: got %s", obs, lm_verdict_name(r.cfg[3].verdict));
+        cr_assert(strstr(r.cfg[3].detail, "never met"), "%s", r.cfg[3].detail);
+        /* paper readings: holds and vacuous -> vacuous; the probe's violation stays beside */
+        cr_assert_eq(r.verdict, LM_V_VACUOUS, "obs %d: got %s", obs, lm_verdict_name(r.verdict));
+        cr_assert_eq(r.probe_verdict, LM_V_VIOLATED);
+        cr_assert_eq(r.repaired_verdict, LM_V_HOLDS);
+        cr_assert_float_eq(r.worst_ratio, 0.5, 1e-12, "the worst ratio is the paper readings'");
+        lm_claim_result_clear(&r);
+    }
+    /* --config picking a probe alone: its verdict is the run's */
+    lm_claim_result r = run(&c, 0, 1.0, 0, "broken probe");
+    cr_assert_eq(r.verdict, LM_V_VIOLATED);
+    lm_claim_result_clear(&r);
+}
+
+Test(readings, scale_and_flip_mutants_in_every_observation_kind)
+{
+    lm_claim c = planted();
+    for (int obs = 0; obs < 3; obs++) {
+        /* a = 0.5 <= b: scale 0.25 makes b = 0.25 < a: killed; scale 0.75 does not */
+        lm_claim_result r = run(&c, obs, 0.25, 0, "paper");
+        cr_assert_eq(r.verdict, LM_V_VIOLATED, "obs %d scale: got %s", obs, lm_verdict_name(r.verdict));
+        cr_assert_float_eq(r.worst_ratio, 2.0, 1e-12);
+        cr_assert_str_eq(r.mutation, "scale=0.25");
+        lm_claim_result_clear(&r);
+        r = run(&c, obs, 0.75, 0, "paper");
+        cr_assert_eq(r.verdict, LM_V_HOLDS, "obs %d scale 0.75", obs);
+        lm_claim_result_clear(&r);
+        /* flip: b <= a is 1 <= 0.5: killed; flipped at x = 2 (a = b) ties: holds */
+        r = run(&c, obs, 1.0, 1, "paper");
+        cr_assert_eq(r.verdict, LM_V_VIOLATED, "obs %d flip: got %s", obs, lm_verdict_name(r.verdict));
+        cr_assert_str_eq(r.mutation, "flip");
+        cr_assert(strstr(r.reproduce, "--mutate flip"), "%s", r.reproduce);
+        lm_claim_result_clear(&r);
+        r = run(&c, obs, 1.0, 1, "repaired");
+        cr_assert_eq(r.verdict, LM_V_HOLDS, "obs %d flip at equality", obs);
+        lm_claim_result_clear(&r);
+    }
+}
+
+Test(readings, cli_check_mutate_and_reading)
+{
+    char out[1 << 16];
+    int rc = lm_test_cli(out, sizeof out, "check dynamics/lemma1 --quick --json --mutate flip");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"reading\":\"paper\""), "%s", out);
+    cr_assert(strstr(out, "\"mutation\":\"flip\""), "%s", out);
+    cr_assert(strstr(out, "\"verdict\":\"violated\""), "%s", out);
+    rc = lm_test_cli(out, sizeof out, "check dynamics/lemma1 --quick --mutate scale=0");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--mutate needs flip or scale=F"), "%s", out);
+    rc = lm_test_cli(out, sizeof out, "check dynamics/lemma1 --quick --mutate scale=nan");
+    cr_assert_eq(rc, 2, "%s", out);
+    rc = lm_test_cli(out, sizeof out, "check dynamics/lemma1 --quick --mutate bogus");
+    cr_assert_eq(rc, 2, "%s", out);
+    rc = lm_test_cli(out, sizeof out, "params dynamics/lemma1");
+    cr_assert(strstr(out, "paper"), "%s", out);
+}
