@@ -30,6 +30,39 @@ double lm_t_quantile(double conf, int dof);
 /* standard normal quantile */
 double lm_normal_quantile(double p);
 
+/* ---- rate proxies (issue 16): a fitted exponent judged without false alarms ----
+ * The rule, for a sequence y_k observed at times t_k > 0 (y already transformed, e.g.
+ * log e_t, so that the claimed rate is the slope of y against log t):
+ *   1. the asymptotic window is t in [T/8, T], T the last time: the transient before T/8
+ *      is discarded (three doublings of the horizon are kept);
+ *   2. the slope is fitted (least squares, conf-level interval) on that window and, by
+ *      the same rule, on the horizon T/2 (window [T/16, T/2]); it is *stable* when the two
+ *      differ by at most max(stab_tol, 2 sqrt(se^2 + se_half^2));
+ *   3. unstable, or fewer than 4 points in either window: LM_RATE_TOO_SHORT (the caller
+ *      runs longer within its budget -- doubling T -- or reports not-checkable);
+ *   4. stable: LM_RATE_INCONSISTENT when the interval excludes the claimed slope by more
+ *      than tol on the side the claim constrains (side -1: the claim is "slope <= claimed",
+ *      a decay at least that fast; +1: "slope >= claimed"; 0: both), else
+ *      LM_RATE_CONSISTENT.
+ * excess = how far the interval lies beyond the claimed slope on the constrained side
+ * (<= 0 when it reaches it): the observation lm_rate_judge records is excess <= tol. */
+typedef enum { LM_RATE_CONSISTENT = 0, LM_RATE_INCONSISTENT, LM_RATE_TOO_SHORT } lm_rate_decision;
+
+typedef struct lm_rate_fit {
+    double slope, se, lo, hi;  /* on the window [T/8, T] */
+    double slope_half, se_half; /* on [T/16, T/2] */
+    double drift;              /* |slope - slope_half| */
+    int stable, n, n_half;
+    double t_lo, t_hi;         /* the window */
+    double claimed, tol, excess;
+    int side;
+    lm_rate_decision decision;
+    char why[200];
+} lm_rate_fit;
+
+void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                     double tol, double conf, double stab_tol);
+
 /* Wilson score interval for k successes in m trials at two-sided level conf */
 void lm_wilson(double *lo, double *hi, long k, long m, double conf);
 

@@ -79,6 +79,8 @@ int lm_store_save_claim(lm_store *s, long long run, const lm_claim_result *r);
 int lm_store_finish_run(lm_store *s, long long run, double seconds);
 /* counts[v] = number of claims of run `run` with verdict v (LM_V_COUNT slots) */
 int lm_store_verdict_counts(lm_store *s, long long run, long *counts);
+/* the standard mutants run and killed over a run's claims (0, 0 when none were measured) */
+int lm_store_mutant_totals(lm_store *s, long long run, long *nrun, long *nkilled);
 /* Live training runs repeated wholly in MPFR (table live): series holds
  * "name\tx\ty" lines for the report's figure, summary one line of text.
  * has_live: 1 / 0 / -1 on a database error, as lm_store_has_claim. */

@@ -33,6 +33,8 @@ typedef struct {
     lm_reading_kind reading; /* the configuration's reading of the paper (lm_claim.readings) */
     char reading_note[200];  /* what was repaired or probed ("" for the paper as printed) */
     long vacuous;            /* instances that held only vacuously (lm_vacuous) */
+    long flip_held;          /* instances with an observation that held strictly (b > a(1+tol)):
+                                the flip mutant breaks there (measured in the first precision) */
     long instances;          /* instances evaluated */
     long observations;       /* inequalities compared */
     long assumption_failed;  /* instances whose hypotheses failed */
@@ -165,5 +167,35 @@ typedef struct {
  * already failing at the stated value and nothing passes) */
 int lm_tighten(lm_tighten_result *t, const lm_claim *c, int param, const lm_run_opts *o, double rtol,
                int max_runs);
+
+/* ---- mutate: lemmata audits itself (src/verify/mutate.c has the rules) ---- */
+#define LM_MAX_MUTANTS 64
+typedef struct {
+    char kind[16];      /* scale | flip | constant | exponent */
+    char name[80];      /* "scale=0.0412", "flip", "c_scale=0.03", "rate=2" */
+    double value;       /* the mutated value (NaN for flip) */
+    lm_verdict verdict; /* the mutant run's verdict (LM_V_COUNT: read off the claim's run) */
+    int killed;         /* 1 killed (violated/inconsistent), 0 survived, -1 undecided (not counted) */
+    char note[200];
+} lm_mutant;
+
+typedef struct {
+    const lm_claim *claim;
+    lm_verdict stated;  /* the claim's verdict as stated */
+    double worst_ratio;
+    int nm;
+    lm_mutant m[LM_MAX_MUTANTS];
+    int run, killed;    /* mutants counted (killed != -1) and killed */
+    int runs_extra;     /* claim runs spent bisecting constants */
+    char note[300];     /* the survivors, one phrase each */
+} lm_mutation_report;
+
+/* The standard mutants of c on o's instances.  base: the claim's own result on the same
+ * options (NULL: run it).  cheap: scale and flip read off base, constants moved 16-fold
+ * each way (make verify); else every mutant is run and constants are bisected (lemmata
+ * mutate).  0, or -1 when the claim could not be run. */
+int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, const lm_claim_result *base,
+              int cheap);
+void lm_mutation_json(FILE *f, const lm_mutation_report *mr);
 
 #endif

@@ -131,5 +131,6 @@ int lm_cmd_verify(int argc, char **argv);
 int lm_cmd_report(int argc, char **argv);
 int lm_cmd_tighten(int argc, char **argv);
 int lm_cmd_constants(int argc, char **argv);
+int lm_cmd_mutate(int argc, char **argv);
 
 #endif

@@ -34,6 +34,14 @@ static const struct {
      "                                must be one of the claim's constants (`lemmata constants\n"
      "                                --list ID`), not a switch, size or run length; one\n"
      "                                progress line per claim run on stderr\n"},
+    {"mutate",
+     "mutate ID... | --paper P | --all [--quick] [--seed S] [--budget N] [--cheap] [--json]\n"
+     "                                the standard mutants of each claim (right-hand side scaled\n"
+     "                                to half its worst ratio, inequality flipped, each constant\n"
+     "                                moved past its sharpest value, each exponent +-1) run on\n"
+     "                                the same instances: killed = violated or inconsistent;\n"
+     "                                --cheap reads scale/flip off the claim's run and moves\n"
+     "                                constants 16-fold (as make verify does)\n"},
     {"constants", "constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"},
     {"train",
      "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
@@ -48,8 +56,10 @@ static const struct {
      "                                regular file, never a symbolic link, device or directory\n"},
     {"verify",
      "verify [--quick] [--seed S] [--budget N] [--db FILE] [--out-dir DIR] [--strict]\n"
-     "       [-j N] [--force] [--only P] [--no-report] [--no-wait]\n"
+     "       [-j N] [--force] [--only P] [--no-report] [--no-wait] [--no-mutants]\n"
      "                                every claim -> results/lemmata.db -> report/lemmata.pdf;\n"
+     "                                each claim's check strength is measured on its standard\n"
+     "                                mutants (lemmata mutate --cheap) unless --no-mutants;\n"
      "                                -j N worker processes (default: the cores); a claim whose\n"
      "                                file, library sources, seed and budget are unchanged since\n"
      "                                a stored result is not re-run unless --force;\n"
@@ -145,6 +155,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "check")) return lm_cmd_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "tighten")) return lm_cmd_tighten(argc - 2, argv + 2);
     if (!strcmp(cmd, "constants")) return lm_cmd_constants(argc - 2, argv + 2);
+    if (!strcmp(cmd, "mutate")) return lm_cmd_mutate(argc - 2, argv + 2);
     if (!strcmp(cmd, "train")) return lm_cmd_train(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return lm_cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return lm_cmd_report(argc - 2, argv + 2);

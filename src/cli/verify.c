@@ -3,6 +3,9 @@
 #include "cli.h"
 #include <sys/prctl.h>
 
+/* make verify measures each claim's check strength (lm_mutate, cheap mode) unless --no-mutants */
+static int mutants_on = 1;
+
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int s) { (void)s; interrupted = 1; }
 
@@ -271,6 +274,16 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
             sh->status[k] = ST_FAILED;
             continue;
         }
+        if (mutants_on && !interrupted) {
+            /* check strength: the standard mutants, scale and flip read off this run */
+            lm_mutation_report *mr = lm_xmalloc(sizeof *mr);
+            if (lm_mutate(mr, c, o, &r, 1) == 0) {
+                r.mutants_run = mr->run;
+                r.mutants_killed = mr->killed;
+                snprintf(r.mutants_note, sizeof r.mutants_note, "%s", mr->note);
+            }
+            free(mr);
+        }
         if (interrupted) {
             lm_claim_result_clear(&r);
             sh->status[k] = ST_PENDING;
@@ -336,6 +349,7 @@ int lm_cmd_verify(int argc, char **argv)
         else if (!strcmp(a, "--no-report")) noreport = 1;
         else if (!strcmp(a, "--no-wait")) nowait = 1;
         else if (!strcmp(a, "--force")) force = 1;
+        else if (!strcmp(a, "--no-mutants")) mutants_on = 0;
         else if (!strcmp(a, "--only")) {
             if (!lm_cli_name_value(v)) return verify_usage(a, "a claim id or id prefix (e.g. mirror/ or mirror/lemma1)", v);
             only = v;
@@ -500,14 +514,19 @@ int lm_cmd_verify(int argc, char **argv)
         lm_store_close(st);
         return LM_EXIT_FAILED;
     }
-    long counts[LM_V_COUNT] = {0};
+    long counts[LM_V_COUNT] = {0}, mrun = 0, mkill = 0;
     lm_store_verdict_counts(st, run, counts);
+    lm_store_mutant_totals(st, run, &mrun, &mkill);
     lm_store_close(st);
     fprintf(stdout, "verdicts:");
     for (int v = LM_V_COUNT - 1; v >= 0; v--)
         if (counts[v]) fprintf(stdout, " %ld %s", counts[v], lm_verdict_name((lm_verdict)v));
     fprintf(stdout, "  (%d claims; %d items run, %d unchanged and reused, %d resumed; %.1f s on %ld worker%s)\n",
             nclaims, tot.ran, tot.reused, tot.resumed, secs, jobs, jobs > 1 ? "s" : "");
+    if (mrun > 0)
+        fprintf(stdout, "check strength: %ld of %ld standard mutants killed (%.1f%%); "
+                        "lemmata mutate ID lists a claim's survivors\n",
+                mkill, mrun, 100.0 * (double)mkill / (double)mrun);
     fflush(stdout);
     int any_bad = counts[LM_V_VIOLATED] + counts[LM_V_INCONSISTENT] > 0;
     int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;

@@ -1,6 +1,9 @@
 /* src/num/stats.c -- see lm_stats.h */
 #include "lm_stats.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void lm_welford_init(lm_welford *w)
 {
@@ -125,4 +128,72 @@ void lm_wilson(double *lo, double *hi, long k, long m, double conf)
            half = z * sqrt(ph * (1 - ph) / mm + z2 / (4 * mm * mm)) / den;
     *lo = k == 0 ? 0.0 : fmax(0.0, cen - half);
     *hi = k == m ? 1.0 : fmin(1.0, cen + half);
+}
+
+/* the fit of y against log t over the points with t in [a, b] */
+static int window_fit(lm_fit *f, const double *t, const double *y, int n, double a, double b, double conf)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) m += t[i] >= a && t[i] <= b;
+    f->n = m;
+    if (m < 4) return 1;
+    double *x = malloc(sizeof(double) * (size_t)m * 2);
+    if (!x) return 1;
+    double *yy = x + m;
+    m = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i] >= a && t[i] <= b) {
+            x[m] = log(t[i]);
+            yy[m++] = y[i];
+        }
+    int rc = lm_fit_line(f, x, yy, m, conf);
+    free(x);
+    return rc;
+}
+
+void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                     double tol, double conf, double stab_tol)
+{
+    memset(r, 0, sizeof *r);
+    r->claimed = claimed;
+    r->tol = tol;
+    r->side = side;
+    r->decision = LM_RATE_TOO_SHORT;
+    r->slope = r->slope_half = r->excess = NAN;
+    double T = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i] > T) T = t[i];
+    r->t_lo = T / 8;
+    r->t_hi = T;
+    lm_fit f, h;
+    int bad = window_fit(&f, t, y, n, T / 8, T, conf);
+    int bad_h = window_fit(&h, t, y, n, T / 16, T / 2, conf);
+    r->n = f.n;
+    r->n_half = h.n;
+    if (bad || bad_h) {
+        snprintf(r->why, sizeof r->why, "horizon too short: %d and %d points in the windows [T/8, T] and "
+                 "[T/16, T/2] (T = %g; 4 needed in each)", f.n, h.n, T);
+        return;
+    }
+    r->slope = f.slope;
+    r->se = f.se;
+    r->lo = f.lo;
+    r->hi = f.hi;
+    r->slope_half = h.slope;
+    r->se_half = h.se;
+    r->drift = fabs(f.slope - h.slope);
+    double allow = 2 * sqrt(f.se * f.se + h.se * h.se);
+    if (allow < stab_tol) allow = stab_tol;
+    r->stable = r->drift <= allow;
+    /* how far the interval lies beyond the claimed slope on the constrained side */
+    double up = f.lo - claimed, down = claimed - f.hi;
+    r->excess = side < 0 ? up : side > 0 ? down : (up > down ? up : down);
+    if (!r->stable) {
+        snprintf(r->why, sizeof r->why, "horizon too short: the fitted slope moved from %.4g to %.4g when the "
+                 "horizon doubled from %g to %g (allowed %.3g)", h.slope, f.slope, T / 2, T, allow);
+        return;
+    }
+    r->decision = r->excess > tol ? LM_RATE_INCONSISTENT : LM_RATE_CONSISTENT;
+    snprintf(r->why, sizeof r->why, "slope %.4g [%.4g, %.4g] on t in [%g, %g] (%.4g at half the horizon) vs "
+             "claimed %.4g +- %.3g", f.slope, f.lo, f.hi, T / 8, T, h.slope, claimed, tol);
 }

@@ -900,6 +900,29 @@ int lm_store_verdict_counts(lm_store *s, long long run, long *counts)
     return 0;
 }
 
+int lm_store_mutant_totals(lm_store *s, long long run, long *nrun, long *nkilled)
+{
+    *nrun = *nkilled = 0;
+    if (!usable(s)) return -1;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT COALESCE(SUM(mutants_run), 0), COALESCE(SUM(mutants_killed), 0) "
+                                       "FROM claims WHERE run_id=?1", -1, &st, NULL);
+    b_int(st, 1, run, &rc);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *nrun = (long)sqlite3_column_int64(st, 0);
+        *nkilled = (long)sqlite3_column_int64(st, 1);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    rc = finalize(st, rc);
+    if (rc != SQLITE_OK) {
+        complain(s, "counting mutants", rc);
+        *nrun = *nkilled = 0;
+        return -1;
+    }
+    return 0;
+}
+
 long long lm_store_latest_run(lm_store *s)
 {
     if (!usable(s)) return -2;

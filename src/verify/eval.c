@@ -6,6 +6,7 @@
  * not finite turns the instance into an `error`, never a pass.
  */
 #include "eval_priv.h"
+#include "lm_stats.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,6 +189,14 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
     lm_num_mul_d(&bt, b, reltol); /* b(1+tol) formed in the context: a tolerance */
     lm_num_add(&bt, &bt, b);      /* below 2^-53 must survive an MPFR replay     */
     int broke = lm_num_cmp(a, &bt) > 0;
+    if (!mut && !broke) { /* the flip mutant on the same numbers: b > a(1+tol)? */
+        lm_num at;
+        lm_num_init(&at, ev->ctx);
+        lm_num_mul_d(&at, a, reltol);
+        lm_num_add(&at, &at, a);
+        if (lm_num_cmp(b, &at) > 0) ev->p->flip_broke = 1;
+        lm_num_clear(&at);
+    }
     /* only when both sides really are balls: a check that computed in another context is
      * never certified by mistake */
     if (ev->ctx->backend == LM_ARB && a->ab && bt.ab && lm_num_certainly_gt(a, &bt)) ev->p->cert_broke = 1;
@@ -244,6 +253,8 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
     lm_num_add_d(&lb, logb, log1p(reltol));
     lm_num_sub(&diff, loga, &lb);
     int broke = lm_num_sgn(&diff) > 0;
+    /* the flip mutant on the same numbers: log b > log a + log1p(tol)? */
+    if (!mut && !broke && lm_num_get_d(logb) > lm_num_get_d(loga) + log1p(reltol)) ev->p->flip_broke = 1;
     if (ev->ctx->backend == LM_ARB && loga->ab && lb.ab && lm_num_certainly_gt(loga, &lb))
         ev->p->cert_broke = 1;
     double dd = lm_num_get_d(&diff);
@@ -273,6 +284,7 @@ void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const ch
     if (ev->p->mutate_flip) { double sw = a; a = b; b = sw; }
     double bt = b * (1.0 + reltol);
     int broke = a > bt;
+    if (!broke && ev->p->mutate_scale == 1.0 && !ev->p->mutate_flip && b > a * (1.0 + reltol)) ev->p->flip_broke = 1;
     double l10 = (a > 0 && bt > 0) ? (log(a) - log(bt)) / M_LN10
                                    : (bt > 0 ? -400.0 : (broke ? 400.0 : 0.0));
     record(ev, t, l10, broke, 0, lab);
@@ -345,4 +357,20 @@ void lm_series(lm_eval *ev, const char *name, double x, double y)
 void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int logy)
 {
     snprintf(ev->p->axes, sizeof ev->p->axes, "%s\t%s\t%d", xlabel, ylabel, logy);
+}
+
+void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
+{
+    char m[160];
+    snprintf(m, sizeof m, "%s: fitted slope on [T/8, T]", what);
+    lm_measure(ev, m, r->slope);
+    snprintf(m, sizeof m, "%s: slope standard error", what);
+    lm_measure(ev, m, r->se);
+    snprintf(m, sizeof m, "%s: fitted slope on [T/16, T/2]", what);
+    lm_measure(ev, m, r->slope_half);
+    if (r->decision == LM_RATE_TOO_SHORT) {
+        lm_not_checkable(ev, r->why);
+        return;
+    }
+    lm_obs_le_d(ev, -1, r->excess, r->tol, 0.0, "%s: %s", what, r->why);
 }

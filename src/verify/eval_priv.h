@@ -33,6 +33,8 @@ struct lm_eval_priv {
     char why_vacuous[240];
     double mutate_scale;    /* --mutate scale=F: every right-hand side times F (1: none) */
     int mutate_flip;        /* --mutate flip: every inequality reversed */
+    int flip_broke;         /* some observation held strictly: b > a(1+tol), so the flipped
+                               inequality b <= a(1+tol) breaks (the flip mutant, measured for free) */
     int cert_broke;         /* in a ball context: some observation broke for every point of its balls */
     char why[400];
     lm_sb measures, series;

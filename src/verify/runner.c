@@ -48,6 +48,7 @@ typedef struct {
     int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
     int failed, assume_failed, not_checkable;
     int vacuous;
+    int flip_broke;
     int cert_broke;
     long nobs;
     char why[400];
@@ -161,6 +162,7 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
     out->vacuous = p.vacuous;
+    out->flip_broke = p.flip_broke;
     out->cert_broke = p.cert_broke;
     out->nobs = p.nobs;
     memcpy(out->why, p.why, sizeof out->why);
@@ -669,6 +671,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 snprintf(why_err, sizeof why_err, "instance %d recorded no observation", k);
         } else {
             ok_inst++;
+            if (r.flip_broke) cr->flip_held++;
             if (r.vacuous) {
                 cr->vacuous++;
                 if (!why_vac[0]) snprintf(why_vac, sizeof why_vac, "instance %d: %.340s", k, r.why);

@@ -1,0 +1,102 @@
+/* mutate.c -- lemmata mutate ID... : the standard mutants of each claim (lm_mutate) and
+ * whether its check kills them -- how much a verdict of this check is worth.
+ * Exit status: 0 when the mutants ran (killed or not), 2 on a usage error, 3 when a claim
+ * could not be run. */
+#include "cli.h"
+
+static int mutate_usage(const char *opt, const char *what, const char *v)
+{
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+int lm_cmd_mutate(int argc, char **argv)
+{
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    int json = 0, quick = 0, budget_set = 0, all = 0, cheap = 0, nid = 0;
+    const char *paper = NULL;
+    const lm_claim **cl = lm_xcalloc((size_t)(argc > 0 ? argc : 1) + (size_t)lm_registry_count, sizeof *cl);
+    int st = -1;
+    for (int k = 0; k < argc && st < 0; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        long b;
+        if (lm_cli_is_help(a)) st = lm_cli_help("mutate");
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else if (!strcmp(a, "--all")) all = 1;
+        else if (!strcmp(a, "--cheap")) cheap = 1;
+        else if (!strcmp(a, "--paper")) {
+            if (!lm_cli_name_value(v)) st = mutate_usage(a, "a paper name (see: lemmata list)", v);
+            else paper = v;
+            k++;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(v, &o.seed)) st = mutate_usage(a, "a non-negative integer (digits only, below 2^64)", v);
+            k++;
+        } else if (!strcmp(a, "--budget")) {
+            if (parse_long(v, 1, 100000, &b)) st = mutate_usage(a, "an integer in [1, 100000]", v);
+            else {
+                o.budget = (int)b;
+                budget_set = 1;
+            }
+            k++;
+        } else if (a[0] == '-') st = die_usage("mutate: unknown option '%s' (see: lemmata mutate --help)", a);
+        else {
+            const lm_claim *c = lm_claim_find(a);
+            if (!c) st = die_usage("unknown claim id '%s' (see: lemmata list)", a);
+            else cl[nid++] = c;
+        }
+    }
+    if (st < 0 && (all || paper)) {
+        int before = nid;
+        for (int k = 0; k < lm_registry_count; k++) {
+            char p[64];
+            if (paper && strcmp(paper_of(lm_registry[k]->id, p, sizeof p), paper)) continue;
+            cl[nid++] = lm_registry[k];
+        }
+        if (paper && nid == before) st = die_usage("mutate: no claims for paper '%s'", paper);
+    }
+    if (st < 0 && nid == 0) st = die_usage("%s", "mutate needs claim ids, --paper P or --all (see: lemmata list)");
+    if (st >= 0) {
+        free(cl);
+        return st;
+    }
+    if (quick) {
+        o.quick = 1;
+        if (!budget_set) o.budget = 8;
+    }
+    long run = 0, killed = 0;
+    int failed = 0;
+    for (int k = 0; k < nid; k++) {
+        lm_mutation_report mr;
+        if (isatty(2)) fprintf(stderr, "\r  mutating %-44s [%d/%d]", cl[k]->id, k + 1, nid);
+        if (lm_mutate(&mr, cl[k], &o, NULL, cheap) != 0) {
+            if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
+            fprintf(stderr, "lemmata: %s could not be run (%s)\n", cl[k]->id, mr.note);
+            failed++;
+            continue;
+        }
+        if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
+        run += mr.run;
+        killed += mr.killed;
+        if (json) lm_mutation_json(stdout, &mr);
+        else {
+            printf("%-44s %-17s %2d/%-2d mutants killed\n", cl[k]->id, lm_verdict_name(mr.stated), mr.killed,
+                   mr.run);
+            for (int j = 0; j < mr.nm; j++) {
+                const lm_mutant *m = &mr.m[j];
+                printf("    %-9s %-34s %-10s %-17s %s\n", m->kind, m->name,
+                       m->killed == 1 ? "killed" : m->killed == 0 ? "SURVIVED" : "undecided",
+                       m->verdict < LM_V_COUNT ? lm_verdict_name(m->verdict) : "(from the run)", m->note);
+            }
+        }
+        fflush(stdout);
+    }
+    if (!json && nid > 1)
+        printf("standard mutants killed: %ld of %ld (%.1f%%) over %d claims\n", killed, run,
+               run ? 100.0 * (double)killed / (double)run : 0.0, nid - failed);
+    free(cl);
+    return failed ? LM_EXIT_FAILED : LM_EXIT_OK;
+}

@@ -1,0 +1,285 @@
+/* src/verify/mutate.c -- lemmata audits itself: the standard mutants of a claim
+ * (lm_verify.h, lm_mutate) and whether its check kills them.
+ *
+ * A mutant is the claim with one deliberate error, run on the same instances (same
+ * seed, budget, configurations).  It is killed when its verdict is `violated` or
+ * `inconsistent`, survives when it passes (holds, consistent, artifact, vacuous), and
+ * is undecided otherwise (an error, unmet hypotheses, a refused value): an undecided
+ * mutant is listed but not counted.  The standard mutants:
+ *   scale     every right-hand side times half the worst ratio seen (so the worst
+ *             instance's ratio becomes 2); with no positive finite worst ratio there is
+ *             nothing to scale and the mutant survives ("the left side is never positive");
+ *             not for identities (their right-hand side is a rounding tolerance)
+ *   flip      every inequality reversed (not for identities, whose residual <= tol
+ *             flipped says nothing); killed when some observation held strictly
+ *   constant  each named constant moved past the sharpest value with which the claim
+ *             still passes (lm_tighten's nearest failing value); survives when no value
+ *             in its range breaks the claim
+ *   exponent  each exponent (range type word "exponent") moved by -1 and by +1
+ * In the cheap mode (make verify), scale and flip are read off the claim's own run
+ * (worst ratio; lm_config_result.flip_held), and a constant is moved 16-fold each
+ * way instead of bisected. */
+#include "lm_constants.h"
+#include "lm_verify.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static int killed_by(lm_verdict v)
+{
+    if (v == LM_V_VIOLATED || v == LM_V_INCONSISTENT) return 1;
+    if (v == LM_V_HOLDS || v == LM_V_CONSISTENT || v == LM_V_ARTIFACT || v == LM_V_VACUOUS) return 0;
+    return -1;
+}
+
+static lm_mutant *add(lm_mutation_report *mr, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static lm_mutant *add(lm_mutation_report *mr, const char *kind, const char *fmt, ...)
+{
+    if (mr->nm >= LM_MAX_MUTANTS) return NULL;
+    lm_mutant *m = &mr->m[mr->nm++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->name, sizeof m->name, fmt, ap);
+    va_end(ap);
+    m->verdict = LM_V_COUNT;
+    m->value = NAN;
+    return m;
+}
+
+/* one run of c with o's settings plus a mutation; the verdict (LM_V_ERROR when refused) */
+static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double scale, int flip, const char *pname,
+                             double pval, double *worst)
+{
+    lm_run_opts q = *o;
+    q.progress = 0;
+    q.shrink = 0;
+    q.certify = 0;
+    q.mutate_scale = scale;
+    q.mutate_flip = flip;
+    if (pname) {
+        int slot = -1;
+        for (int k = 0; k < q.nset; k++)
+            if (!strcmp(q.set_name[k], pname)) slot = k;
+        if (slot < 0 && q.nset < 64) slot = q.nset++;
+        if (slot >= 0) {
+            q.set_name[slot] = pname;
+            q.set_val[slot] = pval;
+        }
+    }
+    lm_claim_result r;
+    lm_verdict v = LM_V_ERROR;
+    if (lm_run_claim(&r, c, &q) == 0) {
+        v = r.verdict;
+        if (worst) *worst = r.worst_ratio;
+    }
+    lm_claim_result_clear(&r);
+    return v;
+}
+
+static void settle(lm_mutant *m, lm_verdict v)
+{
+    m->verdict = v;
+    m->killed = killed_by(v);
+}
+
+/* an exponent: the range type word says so, or the doc starts with "exponent" */
+static int is_exponent(const lm_param_def *p)
+{
+    lm_param_role r = lm_param_role_of(p);
+    if (r == LM_ROLE_EXPONENT) return 1;
+    if (r != LM_ROLE_AUTO || p->choices) return 0;
+    return p->doc && !strncasecmp(p->doc, "exponent", 8);
+}
+
+static double param_value(const lm_claim *c, int k, const lm_run_opts *o)
+{
+    double v = c->params[k].def;
+    for (int s = 0; s < o->nset; s++)
+        if (!strcmp(o->set_name[s], c->params[k].name)) v = o->set_val[s];
+    return v;
+}
+
+int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, const lm_claim_result *base,
+              int cheap)
+{
+    memset(mr, 0, sizeof *mr);
+    mr->claim = c;
+    lm_claim_result own;
+    int have_own = 0;
+    if (!base) {
+        lm_run_opts q = *o;
+        q.progress = 0;
+        q.shrink = 0;
+        q.certify = 0;
+        if (lm_run_claim(&own, c, &q) != 0) {
+            lm_claim_result_clear(&own);
+            snprintf(mr->note, sizeof mr->note, "the claim could not be run as stated");
+            return -1;
+        }
+        base = &own;
+        have_own = 1;
+    }
+    mr->stated = base->verdict;
+    mr->worst_ratio = base->worst_ratio;
+
+    /* scale: the worst instance's ratio made 2 (not for identities: their right-hand side is
+     * a rounding tolerance, and a residual of double's rounding over a scaled tolerance is an
+     * artifact in MPFR, not a false identity) */
+    double w = base->worst_ratio;
+    lm_mutant *m = c->kind == LM_KIND_IDENTITY ? NULL : add(mr, "scale", "right-hand side x worst/2");
+    if (m) {
+        if (!(w > 0) || !isfinite(w)) {
+            m->killed = 0;
+            snprintf(m->note, sizeof m->note, "no positive finite worst ratio (%g): nothing to scale", w);
+        } else {
+            double f = w / 2;
+            if (f < 1e-300) f = 1e-300;
+            if (f > 1e300) f = 1e300;
+            m->value = f;
+            snprintf(m->name, sizeof m->name, "scale=%.3g", f);
+            if (cheap) { /* the worst instance's observation at ratio 2 breaks: the run has it */
+                m->killed = 1;
+                snprintf(m->note, sizeof m->note, "read off the run: its worst instance has ratio 2 against the "
+                                                  "scaled right-hand side");
+            } else
+                settle(m, run_mutant(c, o, f, 0, NULL, 0, NULL));
+        }
+    }
+    /* flip */
+    if (c->kind != LM_KIND_IDENTITY && (m = add(mr, "flip", "flip"))) {
+        if (cheap) {
+            long held = 0, inst = 0;
+            for (int k = 0; k < base->nconfig; k++) {
+                const lm_config_result *cr = &base->cfg[k];
+                if (cr->reading != LM_READ_PAPER) continue;
+                held += cr->flip_held;
+                inst += cr->instances;
+            }
+            m->killed = held > 0;
+            snprintf(m->note, sizeof m->note, "read off the run: %ld of %ld paper instances held strictly", held,
+                     inst);
+        } else
+            settle(m, run_mutant(c, o, 1.0, 1, NULL, 0, NULL));
+    }
+    /* constants */
+    int idx[128];
+    int nconst = lm_claim_constants(c, idx, 128);
+    for (int j = 0; j < nconst && j < 128; j++) {
+        const lm_param_def *p = &c->params[idx[j]];
+        double v0 = param_value(c, idx[j], o);
+        if (!(m = add(mr, "constant", "%s past its sharpest", p->name))) break;
+        if (cheap) {
+            /* 16-fold each way, within the declared range */
+            lm_range rg;
+            int have_range = lm_param_range(&rg, p) == 0;
+            int any = 0, undecided = 0;
+            for (int dir = -1; dir <= 1 && m->killed != 1; dir += 2) {
+                double x = dir < 0 ? v0 / 16 : v0 * 16;
+                if (have_range && !lm_range_contains(&rg, x)) continue;
+                lm_verdict v = run_mutant(c, o, 1.0, 0, p->name, x, NULL);
+                any = 1;
+                if (killed_by(v) == 1) {
+                    m->killed = 1;
+                    m->value = x;
+                    m->verdict = v;
+                    snprintf(m->name, sizeof m->name, "%s=%.6g", p->name, x);
+                } else if (killed_by(v) < 0)
+                    undecided++;
+            }
+            if (m->killed != 1) {
+                m->killed = !any || undecided == 2 ? -1 : 0;
+                snprintf(m->note, sizeof m->note, "%s = %g moved 16-fold each way%s does not break the claim",
+                         p->name, v0, any ? "" : " (outside its range)");
+            }
+        } else {
+            lm_tighten_result t;
+            lm_run_opts q = *o;
+            q.progress = 0;
+            q.shrink = 0;
+            q.certify = 0;
+            int rc = lm_tighten(&t, c, idx[j], &q, 0.25, 16);
+            mr->runs_extra += t.runs;
+            if (rc == 0 && isfinite(t.breaks_at) && (t.stated_verdict == LM_V_HOLDS ||
+                                                     t.stated_verdict == LM_V_CONSISTENT ||
+                                                     t.stated_verdict == LM_V_ARTIFACT)) {
+                m->value = t.breaks_at;
+                m->killed = 1;
+                m->verdict = c->proxy ? LM_V_INCONSISTENT : LM_V_VIOLATED; /* tighten's failing run */
+                snprintf(m->name, sizeof m->name, "%s=%.6g", p->name, t.breaks_at);
+                snprintf(m->note, sizeof m->note, "sharpest passing %.6g (stated %.6g)", t.sharpest, v0);
+            } else if (killed_by(t.stated_verdict) == 1) {
+                /* fails as stated: the mutant moved further breaks too, by the same run */
+                m->killed = 1;
+                m->verdict = t.stated_verdict;
+                snprintf(m->note, sizeof m->note, "the claim fails at the stated value already");
+            } else {
+                m->killed = killed_by(t.stated_verdict) < 0 ? -1 : 0;
+                snprintf(m->note, sizeof m->note, "%.190s", t.msg);
+            }
+        }
+    }
+    /* exponents */
+    for (int k = 0; c->params && c->params[k].name; k++) {
+        const lm_param_def *p = &c->params[k];
+        if (!is_exponent(p)) continue;
+        double v0 = param_value(c, k, o);
+        lm_range rg;
+        int have_range = lm_param_range(&rg, p) == 0;
+        for (int d = -1; d <= 1; d += 2) {
+            double x = v0 + d;
+            if (!(m = add(mr, "exponent", "%s=%.6g", p->name, x))) break;
+            m->value = x;
+            if (have_range && !lm_range_contains(&rg, x)) {
+                m->killed = -1;
+                snprintf(m->note, sizeof m->note, "outside the declared range %s", p->range ? p->range : "");
+                continue;
+            }
+            settle(m, run_mutant(c, o, 1.0, 0, p->name, x, NULL));
+        }
+    }
+    for (int k = 0; k < mr->nm; k++) {
+        if (mr->m[k].killed < 0) continue;
+        mr->run++;
+        mr->killed += mr->m[k].killed == 1;
+    }
+    /* the survivors, one phrase each */
+    int wn = 0;
+    for (int k = 0; k < mr->nm && (size_t)wn < sizeof mr->note; k++)
+        if (mr->m[k].killed == 0)
+            wn += snprintf(mr->note + wn, sizeof mr->note - (size_t)wn, "%s%s survives", wn ? "; " : "",
+                           mr->m[k].name);
+    if (have_own) lm_claim_result_clear(&own);
+    return 0;
+}
+
+void lm_mutation_json(FILE *f, const lm_mutation_report *mr)
+{
+    fprintf(f, "{\"id\":\"%s\",\"stated\":\"%s\",\"mutants\":%d,\"killed\":%d,\"strength\":", mr->claim->id,
+            lm_verdict_name(mr->stated), mr->run, mr->killed);
+    if (mr->run) fprintf(f, "%.6g", (double)mr->killed / mr->run);
+    else fputs("null", f);
+    fputs(",\"list\":[", f);
+    for (int k = 0; k < mr->nm; k++) {
+        const lm_mutant *m = &mr->m[k];
+        fprintf(f, "%s{\"kind\":\"%s\",\"name\":\"", k ? "," : "", m->kind);
+        for (const char *s = m->name; *s; s++) {
+            if (*s == '"' || *s == '\\') fputc('\\', f);
+            if ((unsigned char)*s >= 0x20) fputc(*s, f);
+        }
+        fprintf(f, "\",\"verdict\":");
+        if (m->verdict < LM_V_COUNT) fprintf(f, "\"%s\"", lm_verdict_name(m->verdict));
+        else fputs("null", f);
+        fprintf(f, ",\"killed\":%s,\"note\":\"", m->killed == 1 ? "true" : m->killed == 0 ? "false" : "null");
+        for (const char *s = m->note; *s; s++) {
+            if (*s == '"' || *s == '\\') fputc('\\', f);
+            if ((unsigned char)*s >= 0x20) fputc(*s, f);
+        }
+        fputs("\"}", f);
+    }
+    fputs("]}\n", f);
+}

@@ -1,0 +1,115 @@
+/* Rate proxies without false alarms (issue 16, item 6): the rule of lm_stats.h on
+ * synthetic sequences with a known rate.
+ *   e_t = 1/t + exp(-t/200): rate -1 after a long transient (the exponential dominates
+ *   until t ~ 1500).  A short horizon must not be `inconsistent` (it is "too short"),
+ *   doubling the horizon within a budget reaches a stable fit that is consistent with the
+ *   true rate -1 and inconsistent with a wrong rate -2; and through the claim API an
+ *   unstable fit is not-checkable, a stable wrong one inconsistent. */
+#include "lm_stats.h"
+#include "test_support.h"
+#include <math.h>
+
+static int seq(double *t, double *y, int T)
+{
+    int n = 0;
+    for (int k = 1; k <= T; k = k < 64 ? k + 1 : (int)(k * 1.02) + 1) {
+        t[n] = k;
+        y[n++] = log(1.0 / k + exp(-k / 200.0));
+    }
+    return n;
+}
+
+/* the driver a claim uses: double the horizon within the budget until the fit is stable */
+static lm_rate_decision judge_within(int T0, int Tmax, double claimed, int *Tused, lm_rate_fit *r)
+{
+    static double t[4096], y[4096];
+    int T = T0;
+    for (;;) {
+        int n = seq(t, y, T);
+        lm_rate_fit_seq(r, t, y, n, claimed, -1, 0.05, 0.95, 0.02);
+        if (r->decision != LM_RATE_TOO_SHORT || 2 * T > Tmax) break;
+        T *= 2;
+    }
+    *Tused = T;
+    return r->decision;
+}
+
+Test(ratefit, a_long_transient_is_too_short_not_inconsistent)
+{
+    lm_rate_fit r;
+    int T;
+    /* T = 400: e_t is still exp(-t/200) there; its slope against log t is -t/200, not stable */
+    cr_assert_eq(judge_within(400, 400, -1.0, &T, &r), LM_RATE_TOO_SHORT, "%s", r.why);
+    cr_assert(strstr(r.why, "horizon too short"), "%s", r.why);
+    /* a wrong claim is not called inconsistent on that horizon either */
+    cr_assert_eq(judge_within(400, 400, -2.0, &T, &r), LM_RATE_TOO_SHORT, "%s", r.why);
+}
+
+Test(ratefit, a_longer_horizon_within_budget_decides)
+{
+    lm_rate_fit r;
+    int T;
+    cr_assert_eq(judge_within(400, 1 << 20, -1.0, &T, &r), LM_RATE_CONSISTENT, "%s", r.why);
+    cr_assert(T > 400 && T <= (1 << 20), "T = %d", T);
+    cr_assert_float_eq(r.slope, -1.0, 0.02, "%s", r.why);
+    /* the true rate is consistent; a wrong one (decay like t^-2) is not */
+    cr_assert_eq(judge_within(400, 1 << 20, -2.0, &T, &r), LM_RATE_INCONSISTENT, "%s", r.why);
+    cr_assert_gt(r.excess, r.tol);
+    /* "at least t^-0.5" is a true, weaker claim: consistent */
+    cr_assert_eq(judge_within(400, 1 << 20, -0.5, &T, &r), LM_RATE_CONSISTENT, "%s", r.why);
+}
+
+Test(ratefit, too_few_points_is_too_short)
+{
+    double t[3] = {1, 2, 3}, y[3] = {0, -1, -2};
+    lm_rate_fit r;
+    lm_rate_fit_seq(&r, t, y, 3, -1.0, 0, 0.05, 0.95, 0.02);
+    cr_assert_eq(r.decision, LM_RATE_TOO_SHORT);
+}
+
+/* through the claim API: config 0 stops at T = 400 (unstable), 1 at T = 409600 with the
+ * claimed rate from the parameter */
+static int eval_rate(lm_eval *ev)
+{
+    static double t[4096], y[4096];
+    int n = seq(t, y, ev->config == 0 ? 400 : 409600);
+    lm_rate_fit r;
+    lm_rate_fit_seq(&r, t, y, n, lm_par(ev, "rate"), -1, 0.05, 0.95, 0.02);
+    lm_rate_judge(ev, &r, "e_t");
+    return 0;
+}
+static const char *const rcfgs[] = {"short", "long", NULL};
+static const lm_param_def rpars[] = {{"rate", -1.0, "exponent of t (claimed)", NULL, "exponent [-10, 10]"},
+                                     {NULL, 0, NULL, NULL, NULL}};
+
+static lm_claim_result run_rate(double rate)
+{
+    lm_claim c = {.id = "test/rate", .title = "planted rate", .file = __FILE__, .kind = LM_KIND_RATE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = rcfgs,
+                  .params = rpars, .proxy = 1, .no_replay = 1, .inst_scale = 0.125, .eval = eval_rate};
+    static lm_claim keep;
+    keep = c;
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    o.set_name[0] = "rate";
+    o.set_val[0] = rate;
+    o.nset = 1;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, &keep, &o), 0);
+    return r;
+}
+
+Test(ratefit, claim_api_unstable_is_not_checkable_stable_wrong_is_inconsistent)
+{
+    lm_claim_result r = run_rate(-1.0);
+    cr_assert_eq(r.cfg[0].verdict, LM_V_NOT_CHECKABLE, "%s", r.cfg[0].detail);
+    cr_assert(strstr(r.cfg[0].detail, "horizon too short"), "%s", r.cfg[0].detail);
+    cr_assert_eq(r.cfg[1].verdict, LM_V_CONSISTENT, "%s", r.cfg[1].detail);
+    lm_claim_result_clear(&r);
+    r = run_rate(-2.0);
+    cr_assert_eq(r.cfg[0].verdict, LM_V_NOT_CHECKABLE, "a short horizon never says inconsistent");
+    cr_assert_eq(r.cfg[1].verdict, LM_V_INCONSISTENT);
+    lm_claim_result_clear(&r);
+}
