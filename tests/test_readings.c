@@ -162,3 +162,57 @@ Test(readings, cli_check_mutate_and_reading)
     rc = lm_test_cli(out, sizeof out, "params dynamics/lemma1");
     cr_assert(strstr(out, "paper"), "%s", out);
 }
+
+/* lm_mutate on the planted claim (paper configuration only): a = 0.5 x <= 1 with x a
+ * constant; scale (worst 0.5 -> F = 0.25) and flip are killed, x moved past its sharpest
+ * value (2) is killed; the cheap mode agrees with the full one */
+static const lm_param_def mpars[] = {{"x", 1.0, "multiplies a", NULL, "constant [0.001, 100]"},
+                                     {"obs", 0, "observation kind", "le|log|d", NULL},
+                                     {NULL, 0, NULL, NULL, NULL}};
+
+Test(readings, mutate_kills_the_standard_mutants_of_a_sound_check)
+{
+    static const char *const one[] = {"paper", NULL};
+    lm_claim c = {.id = "test/mutants", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = one,
+                  .params = mpars, .inst_scale = 1.0, .eval = eval_planted};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 2;
+    for (int cheap = 0; cheap < 2; cheap++) {
+        lm_mutation_report *mr = malloc(sizeof *mr);
+        cr_assert_eq(lm_mutate(mr, &c, &o, NULL, cheap), 0);
+        cr_assert_eq(mr->stated, LM_V_HOLDS);
+        cr_assert_eq(mr->run, 3, "cheap %d: %d mutants", cheap, mr->run); /* scale, flip, x */
+        cr_assert_eq(mr->killed, 3, "cheap %d: survivors: %s", cheap, mr->note);
+        cr_assert_str_eq(mr->m[2].kind, "constant");
+        free(mr);
+    }
+    /* a check that cannot fail: a = 0 always (x = 0 is outside the constant's use) */
+    lm_param_def weak[3];
+    memcpy(weak, mpars, sizeof weak);
+    weak[0].def = 0.001; /* 16-fold up stays far below 1; 1e-12..1e12 bracketing finds x=2 */
+    c.params = weak;
+    lm_mutation_report *mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    cr_assert_eq(mr->killed, 2, "cheap: only scale and flip kill; %s", mr->note);
+    cr_assert(strstr(mr->note, "x past its sharpest survives"), "%s", mr->note);
+    free(mr);
+}
+
+Test(readings, cli_mutate)
+{
+    char out[1 << 16];
+    int rc = lm_test_cli(out, sizeof out, "mutate precond/lemma1.2 --quick --json");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"mutants\":") && strstr(out, "\"kind\":\"scale\""), "%s", out);
+    rc = lm_test_cli(out, sizeof out, "mutate");
+    cr_assert_eq(rc, 2, "%s", out);
+    rc = lm_test_cli(out, sizeof out, "mutate no/such --quick");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "unknown claim id"), "%s", out);
+    rc = lm_test_cli(out, sizeof out, "mutate --paper nosuch");
+    cr_assert_eq(rc, 2, "%s", out);
+    rc = lm_test_cli(out, sizeof out, "mutate precond/lemma1.2 --budget 0");
+    cr_assert_eq(rc, 2, "%s", out);
+}
