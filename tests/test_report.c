@@ -8,6 +8,7 @@
 #include "lm_store.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,7 @@ static void save_fake(const char *db, const char *db_commit)
 
     lm_claim_result r;
     memset(&r, 0, sizeof r);
+    r.repaired_verdict = r.probe_verdict = -1;
     lm_config_result cfg[2];
     memset(cfg, 0, sizeof cfg);
     r.claim = &fake1;
@@ -409,6 +411,7 @@ static void save_fake(const char *db, const char *db_commit)
     cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
 
     memset(&r, 0, sizeof r);
+    r.repaired_verdict = r.probe_verdict = -1;
     memset(cfg, 0, sizeof cfg);
     r.claim = &fake2;
     r.verdict = LM_V_CONSISTENT;
@@ -545,4 +548,216 @@ Test(report, missing_database)
     snprintf(db, sizeof db, "%s/nothing.db", root);
     cr_assert_neq(lm_report_build(db, -1, root, err, sizeof err), 0);
     cr_assert_not_null(strstr(err, "nothing.db"), "%s", err);
+}
+
+/* ---- readings and check strength (schema 4) ----------------------------------------- */
+
+/* the note of the repaired reading: plain text with characters LaTeX must not see raw */
+static const char repaired_note[] = "coefficient \xce\xb7/2 & 50% of x_1";
+
+/* one claim: false as printed, holds when repaired, a probe that breaks; 4 of 6 mutants
+ * killed; the second claim of the run has no check strength measured */
+static void save_readings(const char *db)
+{
+    char err[256] = "";
+    lm_store *s = lm_store_open(db, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    lm_run_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.commit, sizeof m.commit, "abc");
+    m.seed = 7;
+    m.budget = 8;
+    m.quick = 1;
+    long long run = lm_store_begin_run(s, &m, NULL);
+    cr_assert_gt(run, 0);
+
+    lm_claim_result r;
+    memset(&r, 0, sizeof r);
+    lm_config_result cfg[3];
+    memset(cfg, 0, sizeof cfg);
+    r.claim = &fake1;
+    r.verdict = LM_V_VIOLATED;
+    r.repaired_verdict = LM_V_HOLDS;
+    r.probe_verdict = LM_V_VIOLATED;
+    r.mutants_run = 6;
+    r.mutants_killed = 4;
+    snprintf(r.mutants_note, sizeof r.mutants_note, "c_scale past its sharpest survives; flip survives");
+    r.worst_ratio = 1.5;
+    r.instances = 24;
+    r.seconds = 0.3;
+    r.nconfig = 3;
+    r.cfg = cfg;
+    const char *name[3] = {"as printed", "eta/2", "large eta"};
+    const lm_verdict v[3] = {LM_V_VIOLATED, LM_V_HOLDS, LM_V_VIOLATED};
+    const lm_reading_kind kind[3] = {LM_READ_PAPER, LM_READ_REPAIRED, LM_READ_PROBE};
+    const double worst[3] = {1.5, 0.5, 40.0};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cfg[k].config, sizeof cfg[k].config, "%s", name[k]);
+        cfg[k].verdict = v[k];
+        cfg[k].reading = kind[k];
+        cfg[k].instances = 8;
+        cfg[k].worst_ratio = worst[k];
+        cfg[k].worst_index = 0;
+        cfg[k].seconds = 0.1;
+        cfg[k].ratios = "";
+    }
+    snprintf(cfg[1].reading_note, sizeof cfg[1].reading_note, "%s", repaired_note);
+    snprintf(cfg[2].reading_note, sizeof cfg[2].reading_note, "step size 10 eta_0, beyond the hypotheses");
+    cfg[1].vacuous = 3;
+    cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
+
+    memset(&r, 0, sizeof r);
+    memset(cfg, 0, sizeof cfg);
+    r.claim = &fake2;
+    r.verdict = LM_V_CONSISTENT;
+    r.repaired_verdict = r.probe_verdict = -1;
+    r.worst_ratio = 0.25;
+    r.instances = 8;
+    r.nconfig = 1;
+    r.cfg = cfg;
+    snprintf(cfg[0].config, sizeof cfg[0].config, "default");
+    cfg[0].verdict = LM_V_CONSISTENT;
+    cfg[0].instances = 8;
+    cfg[0].worst_ratio = 0.25;
+    cfg[0].worst_index = -1;
+    cfg[0].ratios = "";
+    cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
+    cr_assert_eq(lm_store_finish_run(s, run, 1.0), 0);
+    lm_store_close(s);
+}
+
+static void tex_has(const char *tex, const char *want)
+{
+    cr_assert_not_null(strstr(tex, want), "the report lacks: %s", want);
+}
+
+Test(report, readings_and_check_strength, .timeout = 240)
+{
+    write_text("lemmas/fake/lemma_1.c", good_file);
+    write_text("lemmas/other_paper/theorem_2.c", "int theorem2;\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_readings(db);
+
+    /* read back */
+    lm_results R;
+    cr_assert_eq(lm_results_load(&R, db, -1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(R.nclaims, 2);
+    const lm_claim_result *a = &R.claims[0].res, *b = &R.claims[1].res;
+    cr_assert_str_eq(R.claims[0].claim.id, "fake/lemma_1");
+    cr_assert_eq(a->verdict, LM_V_VIOLATED);
+    cr_assert_eq(a->repaired_verdict, LM_V_HOLDS);
+    cr_assert_eq(a->probe_verdict, LM_V_VIOLATED);
+    cr_assert_eq(a->mutants_run, 6);
+    cr_assert_eq(a->mutants_killed, 4);
+    cr_assert_str_eq(a->mutants_note, "c_scale past its sharpest survives; flip survives");
+    cr_assert_eq(a->nconfig, 3);
+    cr_assert_eq(a->cfg[0].reading, LM_READ_PAPER);
+    cr_assert_str_eq(a->cfg[0].reading_note, "");
+    cr_assert_eq(a->cfg[1].reading, LM_READ_REPAIRED);
+    cr_assert_str_eq(a->cfg[1].reading_note, repaired_note);
+    cr_assert_eq(a->cfg[1].vacuous, 3);
+    cr_assert_eq(a->cfg[2].reading, LM_READ_PROBE);
+    cr_assert_eq(b->repaired_verdict, -1);
+    cr_assert_eq(b->probe_verdict, -1);
+    cr_assert_eq(b->mutants_run, 0);
+    cr_assert_eq(b->mutants_killed, 0);
+    lm_results_free(&R);
+
+    cr_assert_eq(lm_report_build(db, -1, root, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(file_size("report/lemmata.pdf"), 10000);
+    char *tex = read_text("report/lemmata.tex");
+    cr_assert_not_null(tex);
+    char *note = lm_tex_escape_str(repaired_note);
+    cr_assert_not_null(note);
+    cr_assert_not_null(strstr(note, "\\&"));
+    char want[600];
+    /* the summary: check strength beside the verdict, "--" when not measured */
+    tex_has(tex, "verdict & mutants killed & worst ratio");
+    tex_has(tex, "\\vd{vviolated}{violated}$^\\dagger$\\newline{\\scriptsize repaired: "
+                 "\\vd{vholds}{holds}} & \\textcolor{vartifact}{\\textbf{4/6}} & ");
+    tex_has(tex, "\\vd{vconsistent}{consistent} & -- & ");
+    /* the overall kill rate */
+    tex_has(tex, "The checks killed 4 of 6 standard mutants (66.7\\%) of the 1 claim measured");
+    tex_has(tex, "1 claim was not measured.");
+    tex_has(tex, "repaired readings in 1 claim (passing in 1, of which 1 is violated");
+    /* the claim's section: the verdict as printed, the repaired reading, the probe */
+    snprintf(want, sizeof want,
+             "\\textbf{As printed:} \\vd{vviolated}{violated}; \\textbf{repaired} (%s): "
+             "\\vd{vholds}{holds}; \\textbf{probe}: \\vd{vviolated}{violated}",
+             note);
+    tex_has(tex, want);
+    /* the worst ratio of the verdict is the paper configuration's, not the probe's */
+    tex_has(tex, "= \\textbf{1.5} in configuration \\texttt{as printed}");
+    tex_has(tex, "\\textbf{Check strength 4/6:} c\\_scale past its sharpest survives; flip survives.");
+    /* each configuration row with its reading; notes of the others on a row of their own;
+     * vacuous beside assumption-failed */
+    tex_has(tex, "\\texttt{as printed}\\newline{\\scriptsize\\emph{paper}} & ");
+    tex_has(tex, "\\newline{\\scriptsize\\emph{repaired}} & \\vd{vholds}{holds} & 8 & 0.5 & 0 / 3 & ");
+    snprintf(want, sizeof want, "{\\scriptsize\\emph{repaired reading}: %s}", note);
+    tex_has(tex, want);
+    tex_has(tex, "{\\scriptsize\\emph{probe}: step size 10 eta\\_0, beyond the hypotheses}");
+    tex_has(tex, "assum. failed / vacuous");
+    /* "Where it broke" marks the probe */
+    tex_has(tex, "\\texttt{large eta} {\\scriptsize(\\emph{probe})}");
+    free(note);
+    free(tex);
+}
+
+/* a database written before schema 4 (no reading, vacuous or check-strength columns)
+ * still loads, with the defaults, and weaves */
+Test(report, old_schema_weaves, .timeout = 240)
+{
+    write_text("lemmas/fake/lemma_1.c", good_file);
+    write_text("lemmas/other_paper/theorem_2.c", "int theorem2;\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    save_fake(db, "abc");
+    sqlite3 *h = NULL;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(h,
+                          "ALTER TABLE claims DROP COLUMN repaired_verdict;"
+                          "ALTER TABLE claims DROP COLUMN probe_verdict;"
+                          "ALTER TABLE claims DROP COLUMN mutants_run;"
+                          "ALTER TABLE claims DROP COLUMN mutants_killed;"
+                          "ALTER TABLE claims DROP COLUMN mutants_note;"
+                          "ALTER TABLE configs DROP COLUMN reading;"
+                          "ALTER TABLE configs DROP COLUMN reading_note;"
+                          "ALTER TABLE configs DROP COLUMN vacuous;"
+                          "PRAGMA user_version=3;",
+                          NULL, NULL, &msg);
+    cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "?");
+    sqlite3_free(msg);
+    sqlite3_close(h);
+
+    lm_results R;
+    cr_assert_eq(lm_results_load(&R, db, -1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(R.nclaims, 2);
+    for (int k = 0; k < R.nclaims; k++) {
+        const lm_claim_result *r = &R.claims[k].res;
+        cr_assert_eq(r->repaired_verdict, -1);
+        cr_assert_eq(r->probe_verdict, -1);
+        cr_assert_eq(r->mutants_run, 0);
+        cr_assert_eq(r->mutants_killed, 0);
+        cr_assert_str_eq(r->mutants_note, "");
+        for (int j = 0; j < r->nconfig; j++) {
+            cr_assert_eq(r->cfg[j].reading, LM_READ_PAPER);
+            cr_assert_str_eq(r->cfg[j].reading_note, "");
+            cr_assert_eq(r->cfg[j].vacuous, 0);
+        }
+    }
+    cr_assert_eq(R.claims[0].res.cfg[1].assumption_failed, 8); /* the older columns still read */
+    lm_results_free(&R);
+
+    cr_assert_eq(lm_report_build(db, -1, root, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(file_size("report/lemmata.pdf"), 10000);
+    char *tex = read_text("report/lemmata.tex");
+    cr_assert_not_null(tex);
+    tex_has(tex, "Check strength was not measured in this run");
+    tex_has(tex, "\\vd{vviolated}{violated}$^\\dagger$ & -- & ");
+    tex_has(tex, "& 8 / 0 & ");
+    cr_assert_null(strstr(tex, "As printed:"));
+    cr_assert_null(strstr(tex, "\\emph{paper}"));
+    free(tex);
 }

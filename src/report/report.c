@@ -185,18 +185,56 @@ static void put_title(writer *w, const doc *d, int k, int with_pdf_string)
         E(w, plain);
 }
 
-/* worst configuration: largest worst ratio, else most severe verdict */
+/* 1 when configuration k counts for the claim's verdict: it reads the paper as
+ * printed, or no configuration does (--config picked a repaired one) */
+static int counts_for_verdict(const lm_claim_result *r, int k)
+{
+    if (r->cfg[k].reading == LM_READ_PAPER) return 1;
+    for (int j = 0; j < r->nconfig; j++)
+        if (r->cfg[j].reading == LM_READ_PAPER) return 0;
+    return 1;
+}
+
+/* 1 when some configuration reads a repaired statement or probes beyond it */
+static int has_readings(const lm_claim_result *r)
+{
+    for (int k = 0; k < r->nconfig; k++)
+        if (r->cfg[k].reading != LM_READ_PAPER) return 1;
+    return 0;
+}
+
+static const char *reading_word(lm_reading_kind k)
+{
+    return k >= 0 && k < LM_READ_COUNT ? lm_reading_name(k) : "?";
+}
+
+/* worst configuration among those the claim's verdict is taken over: largest worst
+ * ratio, else most severe verdict */
 static int worst_config(const lm_claim_result *r)
 {
     int best = -1;
     for (int k = 0; k < r->nconfig; k++) {
         double x = r->cfg[k].worst_ratio;
-        if (!isnan(x) && (best < 0 || x > r->cfg[best].worst_ratio)) best = k;
+        if (counts_for_verdict(r, k) && !isnan(x) && (best < 0 || x > r->cfg[best].worst_ratio))
+            best = k;
     }
     if (best >= 0) return best;
     for (int k = 0; k < r->nconfig; k++)
-        if (best < 0 || r->cfg[k].verdict > r->cfg[best].verdict) best = k;
+        if (counts_for_verdict(r, k) && (best < 0 || r->cfg[k].verdict > r->cfg[best].verdict))
+            best = k;
     return best;
+}
+
+/* the worst verdict over the configurations of reading `kind` (whose note is `note`,
+ * when not NULL); -1 when there is none */
+static int reading_verdict(const lm_claim_result *r, lm_reading_kind kind, const char *note)
+{
+    int v = -1;
+    for (int k = 0; k < r->nconfig; k++)
+        if (r->cfg[k].reading == kind && (!note || !strcmp(r->cfg[k].reading_note, note)) &&
+            (int)r->cfg[k].verdict > v)
+            v = (int)r->cfg[k].verdict;
+    return v;
 }
 
 static void put_precisions(writer *w, const char *p)
@@ -210,6 +248,30 @@ static void put_precisions(writer *w, const char *p)
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         if (tok != buf) P(w, ", ");
         E(w, tok);
+    }
+}
+
+/* the same, MPFR precisions run together: "double, mpfr256/512/1024" (narrow columns) */
+static void put_precisions_short(writer *w, const char *p)
+{
+    if (!p || !*p) {
+        P(w, "--");
+        return;
+    }
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", p);
+    int mpfr = 0, first = 1;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int bits = !strncmp(tok, "mpfr", 4) && tok[4] >= '0' && tok[4] <= '9';
+        if (bits && mpfr) {
+            P(w, "/\\allowbreak{}");
+            E(w, tok + 4);
+            continue;
+        }
+        if (!first) P(w, ", ");
+        E(w, tok);
+        first = 0;
+        mpfr = bits;
     }
 }
 
@@ -297,6 +359,79 @@ static void put_preamble(writer *w, const lm_results *R)
          "\\fancypagestyle{plain}{}\n");
 }
 
+/* how many claims carry a repaired reading or a probe, and how those came out */
+static void put_readings_count(writer *w, const doc *docs, int n)
+{
+    int nrep = 0, nrep_pass = 0, nrep_fixed = 0, nprobe = 0, nprobe_bad = 0;
+    for (int k = 0; k < n; k++) {
+        const lm_claim_result *r = &docs[k].c->res;
+        int rv = reading_verdict(r, LM_READ_REPAIRED, NULL);
+        int pv = reading_verdict(r, LM_READ_PROBE, NULL);
+        int pass_rep = rv == LM_V_HOLDS || rv == LM_V_CONSISTENT;
+        if (rv >= 0) {
+            nrep++;
+            nrep_pass += pass_rep;
+            nrep_fixed += pass_rep && (r->verdict == LM_V_VIOLATED || r->verdict == LM_V_INCONSISTENT);
+        }
+        if (pv >= 0) {
+            nprobe++;
+            nprobe_bad += pv != LM_V_HOLDS && pv != LM_V_CONSISTENT;
+        }
+    }
+    if (!nrep && !nprobe) return;
+    P(w, "Beside these verdicts of the statements as printed: ");
+    if (nrep)
+        lm_tbuf_printf(&w->b,
+                       "repaired readings in %d claim%s (passing in %d, of which %d %s violated or "
+                       "inconsistent as printed)",
+                       nrep, nrep == 1 ? "" : "s", nrep_pass, nrep_fixed, nrep_fixed == 1 ? "is" : "are");
+    if (nrep && nprobe) P(w, "; ");
+    if (nprobe)
+        lm_tbuf_printf(&w->b, "probes beyond the hypotheses in %d claim%s (not passing in %d)", nprobe,
+                       nprobe == 1 ? "" : "s", nprobe_bad);
+    P(w, ". Each claim's section shows them under its verdict.\n\n");
+}
+
+/* check strength over the run: the standard mutants the checks killed */
+static void put_strength_total(writer *w, const doc *docs, int n)
+{
+    long run = 0, killed = 0;
+    int measured = 0, weak = 0, blind = 0;
+    for (int k = 0; k < n; k++) {
+        const lm_claim_result *r = &docs[k].c->res;
+        if (r->mutants_run <= 0) continue;
+        measured++;
+        run += r->mutants_run;
+        killed += r->mutants_killed;
+        weak += r->mutants_killed < r->mutants_run;
+        blind += r->mutants_killed == 0;
+    }
+    if (!measured) {
+        P(w, "\\emph{Check strength was not measured in this run} (\\texttt{verify --no-mutants}, "
+             "or results from before it was recorded).\n\n");
+        return;
+    }
+    lm_tbuf_printf(&w->b,
+                   "\\textbf{Check strength.} The checks killed %ld of %ld standard mutant%s "
+                   "(%.1f\\%%) of the %d claim%s measured: the right-hand side scaled to half its "
+                   "worst ratio, the inequality flipped, each constant moved past its sharpest value, "
+                   "each exponent $\\pm1$; a mutant is killed when it comes out violated or "
+                   "inconsistent (a check that kills none cannot fail).",
+                   killed, run, run == 1 ? "" : "s", 100.0 * (double)killed / (double)run, measured,
+                   measured == 1 ? "" : "s");
+    if (weak)
+        lm_tbuf_printf(&w->b, " %d claim%s let%s a mutant survive (column \\emph{mutants killed} of "
+                              "the summary; each section names the survivors).",
+                       weak, weak == 1 ? "" : "s", weak == 1 ? "s" : "");
+    if (blind)
+        lm_tbuf_printf(&w->b, " \\textcolor{vviolated}{%d claim%s killed none.}", blind,
+                       blind == 1 ? "'s check" : "s' checks");
+    if (measured < n)
+        lm_tbuf_printf(&w->b, " %d claim%s %s not measured.", n - measured,
+                       n - measured == 1 ? "" : "s", n - measured == 1 ? "was" : "were");
+    P(w, "\n\n");
+}
+
 static void put_front(writer *w, const lm_results *R, const doc *docs, const char *dbpath)
 {
     long counts[LM_V_COUNT] = {0};
@@ -325,7 +460,11 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
          "instances (and along live training runs), with every break and near miss "
          "re-evaluated in MPFR. The \\emph{worst ratio} is the largest LHS/RHS seen: "
          "below 1 the bound held with that much slack; above 1 it broke. "
-         "Each claim gets exactly one verdict, the worst over its configurations:\n\n"
+         "Each claim gets exactly one verdict, the worst over its configurations that read "
+         "the statement \\emph{as printed} (or as the catalogue reconstructs the printed "
+         "statement); configurations that read a \\emph{repaired} statement (a corrected "
+         "constant, an added condition) and \\emph{probes} beyond the hypotheses are judged "
+         "and shown beside it:\n\n"
          "{\\small\\begin{longtable}{@{}L{3.1cm}L{13.8cm}@{}}\n");
     static const char *const meaning[LM_V_COUNT] = {
         "every instance held in double, and every near miss held again in MPFR",
@@ -396,15 +535,15 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
         int found = 0;
         for (int j = 0; j < R->nclaims && !found; j++) found = !strcmp(docs[j].c->claim.id, c->id);
         if (found) continue;
-        if (nmiss++ == 0) P(w, "\\textbf{Claims of this build that are not in this run:} ");
+        if (nmiss++ == 0) P(w, "{\\sloppy\\textbf{Claims of this build that are not in this run:} ");
         else P(w, ", ");
         P(w, "\\texttt{");
         ETT(w, c->id);
         P(w, "}");
     }
-    if (nmiss) P(w, ".\n\n");
+    if (nmiss) P(w, ".\\par}\n\n");
 
-    P(w, "\\subsection*{Verdicts}\n{\\small\\begin{tabular}{@{}");
+    P(w, "\\subsection*{Verdicts}\n{\\small\\setlength{\\tabcolsep}{3pt}\\begin{tabular}{@{}");
     for (int j = 0; j < LM_V_COUNT; j++) P(w, "c");
     P(w, "@{}}\n");
     for (int j = 0; j < LM_V_COUNT; j++) {
@@ -416,6 +555,8 @@ static void put_front(writer *w, const lm_results *R, const doc *docs, const cha
         lm_tbuf_printf(&w->b, "%s%s%ld%s", j ? " & " : "", counts[order[j]] ? "\\textbf{" : "",
                        counts[order[j]], counts[order[j]] ? "}" : "");
     P(w, "\\\\\n\\end{tabular}}\n\n");
+    put_readings_count(w, docs, R->nclaims);
+    put_strength_total(w, docs, R->nclaims);
 }
 
 /* measures named "flag: ..." with a positive value (vacuous guarantees, failed
@@ -454,15 +595,29 @@ static void put_flags(writer *w, const lm_claim_result *r)
     }
 }
 
+/* "5/6" mutants killed, in colour when some survived; "--" when not measured */
+static void put_strength_cell(writer *w, const lm_claim_result *r)
+{
+    if (r->mutants_run <= 0) {
+        P(w, "--");
+        return;
+    }
+    const char *col = r->mutants_killed == 0                ? "vviolated"
+                      : r->mutants_killed < r->mutants_run ? "vartifact"
+                                                            : NULL;
+    if (col) lm_tbuf_printf(&w->b, "\\textcolor{%s}{\\textbf{%d/%d}}", col, r->mutants_killed, r->mutants_run);
+    else lm_tbuf_printf(&w->b, "%d/%d", r->mutants_killed, r->mutants_run);
+}
+
 static void put_summary(writer *w, const doc *docs, int n)
 {
     P(w, "\\Needspace{10\\baselineskip}\n\\section*{Summary}\n\\pdfbookmark[1]{Summary}{summary}\n"
          "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
-         "\\begin{longtable}{@{}L{1.9cm}L{3.15cm}L{1.8cm}L{2.75cm}R{2.0cm}R{1.0cm}"
-         "L{2.4cm}R{0.9cm}@{}}\n"
-         "\\toprule paper & id & kind & verdict & worst ratio & inst. & precisions & "
-         "s\\\\\\midrule\n\\endhead\n"
-         "\\midrule\\multicolumn{8}{r}{\\emph{continued}}\\\\\n\\endfoot\n"
+         "\\begin{longtable}{@{}L{1.6cm}L{2.85cm}L{1.75cm}L{2.75cm}R{1.15cm}R{1.9cm}R{0.9cm}"
+         "L{1.8cm}R{0.9cm}@{}}\n"
+         "\\toprule paper & id & kind & verdict & mutants killed & worst ratio & inst. & "
+         "precisions & s\\\\\\midrule\n\\endhead\n"
+         "\\midrule\\multicolumn{9}{r}{\\emph{continued}}\\\\\n\\endfoot\n"
          "\\bottomrule\n\\endlastfoot\n");
     for (int k = 0; k < n; k++) {
         const doc *d = &docs[k];
@@ -481,14 +636,24 @@ static void put_summary(writer *w, const doc *docs, int n)
         if (r->verdict == LM_V_VIOLATED && r->certified) P(w, "\\,{\\scriptsize(cert.)}");
         if (d->low_recon) P(w, "$^\\dagger$");
         if (d->recon_const) P(w, "$^{\\mathrm R}$");
+        /* "false as printed; holds when repaired" at a glance */
+        int rv = reading_verdict(r, LM_READ_REPAIRED, NULL);
+        if (rv >= 0 && r->repaired_verdict >= 0) rv = r->repaired_verdict;
+        if (rv >= 0) {
+            P(w, "\\newline{\\scriptsize repaired: ");
+            verdict_tex(w, (lm_verdict)rv);
+            P(w, "}");
+        }
+        P(w, " & ");
+        put_strength_cell(w, r);
         char ratio[80], secs[40];
         lm_tex_ratio(ratio, sizeof ratio, r->worst_ratio);
         lm_tex_seconds(secs, sizeof secs, r->seconds);
         lm_tbuf_printf(&w->b, " & %s & %ld & ", ratio, r->instances);
-        put_precisions(w, r->precisions);
+        put_precisions_short(w, r->precisions);
         lm_tbuf_printf(&w->b, " & %s\\\\\n", secs);
     }
-    if (n == 0) P(w, "\\multicolumn{8}{l}{\\emph{no claims in this run}}\\\\\n");
+    if (n == 0) P(w, "\\multicolumn{9}{l}{\\emph{no claims in this run}}\\\\\n");
     P(w, "\\end{longtable}}\n");
     int ndagger = 0;
     for (int k = 0; k < n; k++) ndagger += docs[k].low_recon;
@@ -515,7 +680,7 @@ static void put_counterexamples(writer *w, const doc *docs, int n)
         if (r->verdict != LM_V_VIOLATED) continue;
         const lm_config_result *g = NULL;
         for (int j = 0; j < r->nconfig; j++)
-            if (r->cfg[j].shrunk[0]) g = &r->cfg[j];
+            if (r->cfg[j].shrunk[0] && (!g || counts_for_verdict(r, j))) g = &r->cfg[j];
         if (!any++)
             P(w, "\\Needspace{8\\baselineskip}\\section*{Counterexamples}\\pdfbookmark[1]{Counterexamples}{counterexamples}\n"
                  "For every violated claim, the break of its worst violated configuration shrunk to the "
@@ -564,7 +729,9 @@ static void put_findings(writer *w, const doc *docs, int n)
             if (!any) {
                 P(w, "\\Needspace{8\\baselineskip}\\section*{Where it broke}\\pdfbookmark[1]{Where it broke}{findings}\n"
                      "Every configuration whose verdict is not a pass (the claim's verdict is the worst of its "
-                     "configurations; the others passed).\n\n"
+                     "configurations that read the statement as printed; the others passed).  Repaired "
+                     "readings and probes beyond the hypotheses are marked: they do not count for the "
+                     "claim's verdict.\n\n"
                      "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
                      "\\begin{longtable}{@{}L{3.3cm}L{6.6cm}L{2.6cm}R{2.0cm}R{1.1cm}@{}}\n"
                      "\\toprule claim & configuration & verdict & worst ratio & inst.\\\\\\midrule\n\\endhead\n"
@@ -577,7 +744,13 @@ static void put_findings(writer *w, const doc *docs, int n)
             ETT(w, slash ? slash + 1 : id);
             P(w, "}} & \\texttt{");
             ETT(w, c->config);
-            P(w, "} & ");
+            P(w, "}");
+            if (c->reading != LM_READ_PAPER) {
+                P(w, " {\\scriptsize(\\emph{");
+                P(w, reading_word(c->reading));
+                P(w, "})}");
+            }
+            P(w, " & ");
             verdict_tex(w, v);
             char ratio[80];
             lm_tex_ratio(ratio, sizeof ratio, c->worst_ratio);
@@ -603,7 +776,7 @@ static void put_shrunk(writer *w, const lm_config_result *g)
         ETT(w, g->shrunk_reproduce);
         P(w, "}");
     }
-    P(w, "}\n");
+    P(w, "\\par}\n"); /* the paragraph ends inside the group: ragged right */
     if (!g->shrunk_data || !g->shrunk_data[0]) {
         P(w, "\\par\\noindent{\\small\\emph{The check records no data for its instances.}}\n");
         return;
@@ -651,10 +824,14 @@ static void put_shrunk(writer *w, const lm_config_result *g)
 
 static void put_configs(writer *w, const lm_claim_result *r)
 {
+    /* the reading of each row is shown when the claim has repaired or probe
+     * configurations (or a note on the paper's), with its note on a row of its own */
+    int readings = has_readings(r);
+    for (int k = 0; k < r->nconfig && !readings; k++) readings = r->cfg[k].reading_note[0] != 0;
     P(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
-         "\\begin{longtable}{@{}L{2.3cm}L{2.75cm}R{1.0cm}R{2.0cm}R{1.2cm}R{0.9cm}R{1.9cm}"
-         "R{1.0cm}L{1.6cm}R{0.85cm}@{}}\n"
-         "\\toprule config & verdict & inst. & worst ratio & assum. failed & errors & "
+         "\\begin{longtable}{@{}L{2.35cm}L{2.7cm}R{0.9cm}R{1.9cm}R{1.5cm}R{0.8cm}R{1.9cm}"
+         "R{0.9cm}L{1.5cm}R{0.9cm}@{}}\n"
+         "\\toprule config & verdict & inst. & worst ratio & assum. failed / vacuous & errors & "
          "breaks double / confirmed MPFR / artifacts & near misses & precisions & s\\\\"
          "\\midrule\n\\endhead\n\\bottomrule\n\\endlastfoot\n");
     for (int k = 0; k < r->nconfig; k++) {
@@ -664,13 +841,28 @@ static void put_configs(writer *w, const lm_claim_result *r)
         lm_tex_seconds(secs, sizeof secs, g->seconds);
         P(w, "\\texttt{");
         ETT(w, g->config);
-        P(w, "} & ");
+        P(w, "}");
+        if (readings) {
+            P(w, "\\newline{\\scriptsize\\emph{");
+            P(w, reading_word(g->reading));
+            P(w, "}}");
+        }
+        P(w, " & ");
         verdict_tex(w, g->verdict);
-        lm_tbuf_printf(&w->b, " & %ld & %s & %ld & %ld & %ld / %ld / %ld & %ld & ",
-                       g->instances, ratio, g->assumption_failed, g->errors, g->breaks_double,
-                       g->confirmed, g->artifacts, g->near_misses);
+        lm_tbuf_printf(&w->b, " & %ld & %s & %ld / %ld & %ld & %ld / %ld / %ld & %ld & ",
+                       g->instances, ratio, g->assumption_failed, g->vacuous, g->errors,
+                       g->breaks_double, g->confirmed, g->artifacts, g->near_misses);
         put_precisions(w, g->precisions);
-        lm_tbuf_printf(&w->b, " & %s\\\\\n", secs);
+        lm_tbuf_printf(&w->b, " & %s", secs);
+        if (readings && g->reading_note[0]) {
+            /* the note under the row, the table's whole width, kept with it */
+            P(w, "\\\\*\n\\multicolumn{10}{@{}L{16.9cm}@{}}{\\hspace*{1em}{\\scriptsize\\emph{");
+            P(w, reading_word(g->reading));
+            P(w, g->reading == LM_READ_PROBE ? "}: " : " reading}: ");
+            E(w, g->reading_note);
+            P(w, "}}");
+        }
+        P(w, readings && k + 1 < r->nconfig ? "\\\\\\addlinespace[3pt]\n" : "\\\\\n");
     }
     if (r->nconfig == 0) P(w, "\\multicolumn{10}{l}{\\emph{no configuration was recorded}}\\\\\n");
     P(w, "\\end{longtable}}\n");
@@ -862,6 +1054,67 @@ static void put_commands(writer *w, const char *const *cmd, int n)
     P(w, "\\end{flushleft}\n");
 }
 
+/* under the verdict: "As printed: violated; repaired (coefficient eta/2): holds; probes:
+ * violated" -- repaired readings one by one (by note), probes together */
+static void put_readings(writer *w, const lm_claim_result *r)
+{
+    if (!has_readings(r)) return;
+    int paper = 0, ngroups = 0;
+    for (int j = 0; j < r->nconfig; j++) paper |= r->cfg[j].reading == LM_READ_PAPER;
+    for (int j = 0; j < r->nconfig; j++) {
+        if (r->cfg[j].reading != LM_READ_REPAIRED) continue;
+        int first = 1;
+        for (int i = 0; i < j && first; i++)
+            first = !(r->cfg[i].reading == LM_READ_REPAIRED &&
+                      !strcmp(r->cfg[i].reading_note, r->cfg[j].reading_note));
+        ngroups += first;
+    }
+    P(w, "\\\\ \\textbf{As printed:} ");
+    if (paper) verdict_tex(w, r->verdict);
+    else P(w, "\\emph{not run}");
+    for (int j = 0; j < r->nconfig; j++) {
+        const lm_config_result *g = &r->cfg[j];
+        if (g->reading != LM_READ_REPAIRED) continue;
+        int first = 1;
+        for (int i = 0; i < j && first; i++)
+            first = !(r->cfg[i].reading == LM_READ_REPAIRED && !strcmp(r->cfg[i].reading_note, g->reading_note));
+        if (!first) continue;
+        int v = reading_verdict(r, LM_READ_REPAIRED, g->reading_note);
+        if (ngroups == 1 && r->repaired_verdict >= 0) v = r->repaired_verdict; /* as stored */
+        P(w, "; \\textbf{repaired}");
+        if (g->reading_note[0]) {
+            P(w, " (");
+            E(w, g->reading_note);
+            P(w, ")");
+        }
+        P(w, ": ");
+        verdict_tex(w, (lm_verdict)v);
+    }
+    int np = 0;
+    for (int j = 0; j < r->nconfig; j++) np += r->cfg[j].reading == LM_READ_PROBE;
+    if (np) {
+        int v = r->probe_verdict >= 0 ? r->probe_verdict : reading_verdict(r, LM_READ_PROBE, NULL);
+        P(w, np == 1 ? "; \\textbf{probe}: " : "; \\textbf{probes}: ");
+        verdict_tex(w, (lm_verdict)v);
+    }
+}
+
+/* the standard mutants that survived the check, when some did */
+static void put_strength_line(writer *w, const lm_claim_result *r)
+{
+    if (r->mutants_run <= 0 || r->mutants_killed >= r->mutants_run) return;
+    lm_tbuf_printf(&w->b, "\\\\ \\textbf{Check strength %d/%d:} ", r->mutants_killed, r->mutants_run);
+    if (r->mutants_note[0]) {
+        E(w, r->mutants_note);
+        size_t l = strlen(r->mutants_note);
+        if (r->mutants_note[l - 1] != '.') P(w, ".");
+    } else {
+        int n = r->mutants_run - r->mutants_killed;
+        lm_tbuf_printf(&w->b, "%d standard mutant%s survived.", n, n == 1 ? "" : "s");
+    }
+    if (r->mutants_killed == 0) P(w, " \\textcolor{vviolated}{This check killed no mutant: it cannot fail.}");
+}
+
 static void put_claim(writer *w, const doc *d, int k)
 {
     const lm_claim *c = &d->c->claim;
@@ -920,7 +1173,9 @@ static void put_claim(writer *w, const doc *d, int k)
         E(w, r->cfg[wc].worst_where);
         P(w, "''");
     }
-    lm_tbuf_printf(&w->b, ".\\\\ %ld instance%s \\textperiodcentered{} precisions ",
+    P(w, ".");
+    put_readings(w, r);
+    lm_tbuf_printf(&w->b, "\\\\ %ld instance%s \\textperiodcentered{} precisions ",
                    r->instances, r->instances == 1 ? "" : "s");
     put_precisions(w, r->precisions);
     /* on the same line whether run here or reused (see Provenance), so an
@@ -933,9 +1188,9 @@ static void put_claim(writer *w, const doc *d, int k)
     /* the reason, for verdicts that are not about a ratio */
     for (int j = 0; j < r->nconfig; j++) {
         const lm_config_result *g = &r->cfg[j];
-        if (g->verdict != r->verdict || !g->detail[0] ||
+        if (g->verdict != r->verdict || !g->detail[0] || !counts_for_verdict(r, j) ||
             (r->verdict != LM_V_ERROR && r->verdict != LM_V_ASSUMPTION_FAILED &&
-             r->verdict != LM_V_NOT_CHECKABLE))
+             r->verdict != LM_V_NOT_CHECKABLE && r->verdict != LM_V_VACUOUS))
             continue;
         P(w, "\\\\ \\textbf{Reason");
         if (r->nconfig > 1) {
@@ -953,6 +1208,7 @@ static void put_claim(writer *w, const doc *d, int k)
         P(w, "): the verdict is about the catalogue's re-derived constant; enter the paper's "
              "printed one with \\texttt{--set}.");
     }
+    put_strength_line(w, r);
     put_flags(w, r);
     if (r->verdict == LM_V_VIOLATED)
         for (int j = 0; j < r->nconfig; j++) {

@@ -57,6 +57,39 @@ static lm_verdict col_verdict(sqlite3_stmt *st, int i)
     return v < 0 ? LM_V_ERROR : (lm_verdict)v;
 }
 
+/* a verdict name, or -1 for NULL (the reading was not run) or an unknown name */
+static int col_verdict_opt(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? lm_verdict_from_name((const char *)t) : -1;
+}
+
+/* "paper" / "repaired" / "probe"; NULL (a database before schema 4) or an unknown
+ * name reads as the paper as printed, the only reading those databases knew */
+static lm_reading_kind col_reading(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    for (int k = 0; t && k < LM_READ_COUNT; k++)
+        if (!strcmp((const char *)t, lm_reading_name((lm_reading_kind)k))) return (lm_reading_kind)k;
+    return LM_READ_PAPER;
+}
+
+/* 1 when the table has the column (databases of older schemas lack the later ones) */
+static int has_column(sqlite3 *db, const char *table, const char *column)
+{
+    /* not "SELECT column FROM table": SQLite reads an unknown double-quoted name as a string */
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name=?2", -1, &st,
+                                NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+        ok = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
 static void free_claim(lm_results_claim *c)
 {
     free((char *)c->claim.id);
@@ -99,18 +132,20 @@ static int by_id(const void *a, const void *b)
 static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
 {
     sqlite3_stmt *st = NULL;
-    /* a database from before schema 2 has no shrunk/escalation columns: read NULLs instead */
-    int v2 = sqlite3_prepare_v2(db, "SELECT shrunk FROM configs LIMIT 0", -1, &st, NULL) == SQLITE_OK;
-    sqlite3_finalize(st);
-    st = NULL;
-    char sql[800];
+    /* a database from before schema 2 has no shrunk/escalation columns, one from before
+     * schema 4 no reading/vacuous columns: read NULLs instead */
+    int v2 = has_column(db, "configs", "shrunk");
+    int v4 = has_column(db, "configs", "reading") && has_column(db, "configs", "reading_note") &&
+             has_column(db, "configs", "vacuous");
+    char sql[900];
     snprintf(sql, sizeof sql,
              "SELECT config, verdict, worst_ratio, instances, observations, "
              "assumption_failed, errors, breaks_double, confirmed, artifacts, "
              "near_misses, worst_where, worst_index, reproduce, precisions, "
-             "seconds, detail, measures, series, ratios, axes, %s FROM configs "
+             "seconds, detail, measures, series, ratios, axes, %s, %s FROM configs "
              "WHERE run_id=?1 AND claim_id=?2 ORDER BY seq",
-             v2 ? "shrunk, shrunk_reproduce, shrunk_data, escalation" : "NULL, NULL, NULL, NULL");
+             v2 ? "shrunk, shrunk_reproduce, shrunk_data, escalation" : "NULL, NULL, NULL, NULL",
+             v4 ? "reading, reading_note, vacuous" : "NULL, NULL, NULL");
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_text(st, 2, c->claim.id, -1, SQLITE_TRANSIENT);
@@ -158,6 +193,9 @@ static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
         col_copy(g->shrunk_reproduce, sizeof g->shrunk_reproduce, st, 22);
         g->shrunk_data = col_dup(st, 23);
         col_copy(g->escalation, sizeof g->escalation, st, 24);
+        g->reading = col_reading(st, 25);
+        col_copy(g->reading_note, sizeof g->reading_note, st, 26);
+        g->vacuous = (long)sqlite3_column_int64(st, 27); /* NULL reads 0 */
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -213,18 +251,22 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
     R->seconds = col_real(st, 9);
     sqlite3_finalize(st);
 
-    /* schema 3 records which results incremental verify copied from an earlier run */
-    int v3 = sqlite3_prepare_v2(db, "SELECT reused_from FROM claims LIMIT 0", -1, &st, NULL) == SQLITE_OK;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           v3 ? "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
-                                "seconds, reproduce, title, file, kind, source, origin, confidence, "
-                                "proxy, params, reused_from FROM claims WHERE run_id=?1"
-                              : "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
-                                "seconds, reproduce, title, file, kind, source, origin, confidence, "
-                                "proxy, params, NULL FROM claims WHERE run_id=?1",
-                           -1, &st, NULL) != SQLITE_OK) {
+    /* schema 3 records which results incremental verify copied from an earlier run;
+     * schema 4 the verdicts of the repaired and probe readings and the check strength */
+    int v3 = has_column(db, "claims", "reused_from");
+    int v4 = 1;
+    static const char *const c4[] = {"repaired_verdict", "probe_verdict", "mutants_run",
+                                     "mutants_killed", "mutants_note"};
+    for (size_t k = 0; k < sizeof c4 / sizeof c4[0]; k++) v4 &= has_column(db, "claims", c4[k]);
+    char csql[600];
+    snprintf(csql, sizeof csql,
+             "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
+             "seconds, reproduce, title, file, kind, source, origin, confidence, "
+             "proxy, params, %s, %s FROM claims WHERE run_id=?1",
+             v3 ? "reused_from" : "NULL",
+             v4 ? "repaired_verdict, probe_verdict, mutants_run, mutants_killed, mutants_note"
+                : "NULL, NULL, NULL, NULL, NULL");
+    if (sqlite3_prepare_v2(db, csql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
                  sqlite3_errmsg(db));
         sqlite3_close(db);
@@ -265,6 +307,15 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
         c->claim.proxy = sqlite3_column_int(st, 13);
         c->params = col_dup(st, 14);
         c->reused_from = sqlite3_column_type(st, 15) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 15);
+        c->res.repaired_verdict = col_verdict_opt(st, 16);
+        c->res.probe_verdict = col_verdict_opt(st, 17);
+        /* NULL (not measured, or a database before schema 4): 0 run */
+        c->res.mutants_run = sqlite3_column_int(st, 18);
+        c->res.mutants_killed = sqlite3_column_int(st, 19);
+        if (c->res.mutants_run < 0) c->res.mutants_run = 0;
+        if (c->res.mutants_killed < 0 || c->res.mutants_run == 0) c->res.mutants_killed = 0;
+        if (c->res.mutants_killed > c->res.mutants_run) c->res.mutants_killed = c->res.mutants_run;
+        col_copy(c->res.mutants_note, sizeof c->res.mutants_note, st, 20);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -178,7 +178,7 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
 
     lm_tbuf_puts(b, "\\clearpage\n\\section*{Constant slack}\\pdfbookmark[1]{Constant slack}{slack}\n");
     lm_tbuf_puts(b,
-                 "How much room each stated constant has.  A \\emph{constant} is a named parameter that "
+                 "{\\sloppy How much room each stated constant has.  A \\emph{constant} is a named parameter that "
                  "multiplies a constant the paper states (names ending in \\texttt{\\_scale}, "
                  "\\texttt{\\_factor} or \\texttt{\\_coef}, or documented as a multiplier; the stated value is its "
                  "default); rounding tolerances, step sizes, run lengths and instance generators of the harness "
@@ -199,7 +199,7 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
                  "time limit).  ``--'' as sharpest and slack: no break bracketed the constant; ``--'' as class: "
                  "the constant was not measured for this seed.\n"
                  "\\item \\textbf{worst LHS/RHS} is \\emph{not} bisected: it is the claim's worst ratio in this run "
-                 "(all constants at their stated values; for a lower bound RHS/LHS).  For a bound linear in a "
+                 "over its configurations as printed (all constants at their stated values; for a lower bound RHS/LHS).  For a bound linear in a "
                  "single constant it is the factor by which that constant could be multiplied and the bound "
                  "still hold on these instances -- the \\emph{linear reading} of the slack; it is shown for "
                  "every claim, including those without a named constant.\n"
@@ -221,7 +221,7 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
     lm_tbuf_puts(b, ".  One line reproduces: \\texttt{");
     lm_tex_escape_tt(b, cmd);
     lm_tbuf_puts(b, "}; all at once: \\texttt{make constants} (or "
-                    "\\texttt{bin/lemmata constants --quick [--paper P]}), then \\texttt{make report}.\n");
+                    "\\texttt{bin/lemmata constants --quick [--paper P]}), then \\texttt{make report}.\\par}\n");
     if (measured == 0)
         lm_tbuf_puts(b, "\n\\emph{No constant is measured for this seed yet: run \\texttt{make constants} "
                         "with the same seed.}\n");
