@@ -27,13 +27,20 @@
  *   of the quotients $16\epsilon M_0/h$; (iv) stability
  *   under refinement: $|L_{2N}-L_N|\le hL_3+48\epsilon M_0/h$ (both lie within $hL_3$ of $L$).  The bound
  *   $M_0=\sup_{[a,b]}|\ell'|$ (finite) and the Lipschitz constants are reported.  A break in
- *   double is replayed in MPFR; the wrong-constant test sets \texttt{lip\_scale} $=0.5$.}
+ *   double is replayed in MPFR; the wrong-constant test sets \texttt{lip\_scale} $=0.5$.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
 #include <math.h>
 
 static const char *const configs[] = {"logistic", "exponential", "correlation", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"lip_scale", 1.0, "multiplies the exact Lipschitz constant sup |ell''| of ell' on [a,b]", NULL, "[0, 1e6]"},
@@ -292,6 +299,7 @@ LM_CLAIM(claim_mirror_assumptionA) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 1,
     .eval = eval,

@@ -36,7 +36,7 @@
  *   of $W-V$.  The adversarial search (two coordinates: the common scale $10^{2x_0}$ of a
  *   random $2\times2$ pair and the distance $10^{3x_1-2}$ of $W$ from $V$) maximises the
  *   residual ratios.  \texttt{tol\_scale} multiplies $\tau$; \texttt{formula}$=$no-sgn
- *   replaces the closed sum by one without $\mathrm{sgn}(V_{ab})$, which must be caught.}
+ *   replaces the closed sum by one without $\mathrm{sgn}(V_{ab})$, which must be caught.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <float.h>
@@ -44,6 +44,17 @@
 #include <stdio.h>
 
 static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3", "p=6", "p=20", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
@@ -276,6 +287,7 @@ LM_CLAIM(claim_mirror_definition1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

@@ -29,7 +29,7 @@
  *   replayed in MPFR.  (iii) $\alpha=\mathrm{opt}$ is locally optimal:
  *   $e^{-\bar\gamma}\le1$ with $\bar\gamma=\min_i\min_{t\in\mathcal T_i}(\gamma_{i\alpha_i}-\gamma_{it})$.
  *   Wrong-constant tests: \texttt{rate\_scale} $=2$ (a rate the softmax cannot reach) and
- *   \texttt{score\_sign} $=-1$ (scores without the label) must come out violated.}
+ *   \texttt{score\_sign} $=-1$ (scores without the label) must come out violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -37,6 +37,12 @@
 #include <string.h>
 
 static const char *const configs[] = {"paper(3,4,4)", "paper(6,8,10)", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"rate_scale", 1.0, "kappa in the saturation bound sum exp(-kappa r m_t)(gamma_a - gamma_t)", NULL, "[0, 1e6]"},
@@ -238,6 +244,7 @@ LM_CLAIM(claim_mirror_definition2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

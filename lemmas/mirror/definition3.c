@@ -30,7 +30,7 @@
  *   the core solver needs about 1.3\,s per $(6,8,10)$ solve at $p=3$.  The constants $\delta$,
  *   $\mu_0$, $\Gamma$, $\|W_{mm}\|_p$ and the smallest non-support margin are reported.
  *   Wrong-constant tests: \texttt{gbar\_margin} $=3$ (more than the largest possible score gap
- *   of unit vectors) and \texttt{min\_supports} $=100$ must come out violated.}
+ *   of unit vectors) and \texttt{min\_supports} $=100$ must come out violated.  Readings: the two \texttt{opt} configurations read the paper; \texttt{post-hoc,R2(6,8,10)} is a \texttt{probe} (the $\alpha$ a finite normalised run selects is outside the definition's claims).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -38,6 +38,13 @@
 #include <string.h>
 
 static const char *const configs[] = {"opt,paper(3,4,4)", "opt,paper(6,8,10)", "post-hoc,R2(6,8,10)", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "post-hoc alpha from the paper's finite normalised l_p-MD runs (R2): only the support equation and the existence of supports are judged; local optimality of that alpha is reported, no statement claims it", NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"gbar_margin", 0.0, "g_0: local optimality is compared as gbar > g_0 (0 = Definition 3)", NULL, "[-1e6, 1e6]"},
@@ -186,6 +193,7 @@ LM_CLAIM(claim_mirror_definition3) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

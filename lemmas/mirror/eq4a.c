@@ -30,7 +30,7 @@
  *   argument order $D_\psi(\bar W_{mm},\cdot)$ is the authors' (the only one consistent with the
  *   proof of Lemma~28).  Wrong-constant tests: \texttt{mu\_scale} $=0.5$ and the formula switch
  *   \texttt{normalize} $=0$ (cone measured by $D_\psi(\bar W_{mm},W)$ without normalising the
- *   second argument, which is not scale invariant) must come out violated.}
+ *   second argument, which is not scale invariant) must come out violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -38,6 +38,14 @@
 #include <string.h>
 
 static const char *const configs[] = {"p=1.25", "p=1.75", "p=2", "p=3", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double P[] = {1.25, 1.75, 2.0, 3.0};
 
 static const lm_param_def params[] = {
@@ -197,6 +205,7 @@ LM_CLAIM(claim_mirror_eq4a) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

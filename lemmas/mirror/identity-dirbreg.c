@@ -29,13 +29,24 @@
  *   search (two coordinates: the scale $10^{3x_0}$ of $W$ and the distance $10^{2x_1-3}$ of
  *   $U_0$ from $\bar W$) maximises the residual ratio.  \texttt{tol\_scale} multiplies
  *   $\tau$; \texttt{formula}$=$exponent-p divides by $\|W\|_p^p$ instead of
- *   $\|W\|_p^{p-1}$ (a wrong homogeneity), which must be caught.}
+ *   $\|W\|_p^{p-1}$ (a wrong homogeneity), which must be caught.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3", "p=6", "p=20", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
@@ -193,6 +204,7 @@ LM_CLAIM(claim_mirror_identity_dirbreg) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

@@ -26,7 +26,7 @@
  *   Reported per $p$: the instance's ratio $\|\mathrm{vec}W\|_2/(\ell\|W\|_p)\ge1$ and
  *   $\|\mathrm{vec}W\|_2/(h\|W\|_p)\le1$, which reach $1$ on the tight kinds (the ends are
  *   sharp).  \texttt{lo\_scale} and \texttt{hi\_scale} multiply $\ell$ and $h$: values above
- *   resp.\ below $1$ must be violated.}
+ *   resp.\ below $1$ must be violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -36,6 +36,18 @@
 
 static const char *const configs[] = {"p=1.01", "p=1.5", "p=1.99", "p=2",
                                       "p=2.01", "p=3",   "p=10",   "p=50", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.01, 1.5, 1.99, 2.0, 2.01, 3.0, 10.0, 50.0};
 
 static const lm_param_def params[] = {
@@ -159,6 +171,7 @@ LM_CLAIM(claim_mirror_lemma12) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 9,
     .eval = eval,

@@ -43,7 +43,7 @@
  *   $\frac{p-1}2(w-v)^2/\phi$ over pairs with $|w|,|v|$ up to $10^3$, which exceeds $1$
  *   (the hypothesis is necessary) and is reported, not counted.  \texttt{c\_scale}
  *   multiplies $c$: \texttt{c\_scale}$=2$ tests the alternative reading $\frac1{p2^{p-1}}$
- *   (also true), and a value above $c^*(p)/c$ must be violated.}
+ *   (also true), and a value above $c^*(p)/c$ must be violated.  Readings: the 17 configurations above read the paper with the catalogue's constants; the two L1 configurations at $p=3$ and $p=12$ named after $1/(p\,2^{p-1})$ are also \texttt{paper} readings, with the other constant $\frac1{p2^{p-1}}$ the catalogue says the paper may print (switch \texttt{l1\_const}); \texttt{L2,p=1.5,no norm hypothesis} is a \texttt{probe}: same-sign scalar pairs with $|v|\in[1,10^3]$ (instance 0: $v=10^3$, $w=1.01v$), where L2 fails, so the norm hypothesis is necessary (the probe is violated and shown beside the claim's verdict).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -55,13 +55,27 @@
 static const char *const configs[] = {
     "L2,p=1.01", "L2,p=1.05", "L2,p=1.1", "L2,p=1.25", "L2,p=1.5", "L2,p=1.75", "L2,p=1.9",
     "L2,p=1.99", "L1,p=2",    "L1,p=2.01", "L1,p=2.5", "L1,p=3",    "L1,p=4",    "L1,p=6",
-    "L1,p=8",    "L1,p=12",   "L1,p=20",   NULL};
+    "L1,p=8",    "L1,p=12",   "L1,p=20",   "L1,p=3,1/(p 2^(p-1))", "L1,p=12,1/(p 2^(p-1))",
+    "L2,p=1.5,no norm hypothesis", NULL};
 static const double PS[] = {1.01, 1.05, 1.1, 1.25, 1.5, 1.75, 1.9, 1.99, 2.0,
-                            2.01, 2.5,  3.0, 4.0,  6.0, 8.0,  12.0, 20.0};
+                            2.01, 2.5,  3.0, 4.0,  6.0, 8.0,  12.0, 20.0, 3.0, 12.0, 1.5};
+enum { CFG_NOHYP = 19 }; /* the probe without the L2 norm hypothesis */
+
+#define P_ {LM_READ_PAPER, NULL, NULL}
+static const lm_reading readings[] = {
+    P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_,
+    {LM_READ_PAPER, "the other constant the paper may print (catalogue): 1/(p 2^(p-1)) for L1", "l1_const=1"},
+    {LM_READ_PAPER, "the other constant the paper may print (catalogue): 1/(p 2^(p-1)) for L1", "l1_const=1"},
+    {LM_READ_PROBE, "L2 without the hypothesis ||W||_p, ||V||_p <= 1: same-sign scalar pairs with |v| up to 1e3",
+     NULL},
+    LM_READINGS_END};
+#undef P_
 
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)", NULL, "[0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the rounding tolerance 8(p+8)u", NULL, "[0, inf)"},
+    {"l1_const", 0, "the L1 constant: 1/(p 2^p) (the catalogue's reconstruction) or 1/(p 2^(p-1)) (what the paper may print)",
+     "p2^p|p2^(p-1)", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 enum { M_GAUSS, M_SPARSE, M_DOMINANT, M_OPPOSITE, M_NEAR, M_NEARONE, M_EMBED, M_FREE, NKIND };
@@ -170,14 +184,14 @@ static int divergence(lm_num *D, lm_num *N, const lm_mat *W, const lm_mat *V, co
 }
 
 /* the stated constant: 1/(p 2^p) or (p-1)/2, in the context */
-static void constant(lm_num *r, double p, int l1)
+static void constant(lm_num *r, double p, int l1, int alt)
 {
     if (l1) {
         lm_num two;
         lm_ctx c = r->ab ? lm_ctx_arb(r->ap) : r->mp ? lm_ctx_mpfr(mpfr_get_prec(r->m)) : lm_ctx_double();
         lm_num_init(&two, &c);
         lm_num_set_d(&two, 2.0);
-        lm_num_set_d(r, p);
+        lm_num_set_d(r, alt ? p - 1.0 : p);
         lm_num_pow(r, &two, r);
         lm_num_mul_d(r, r, p);
         lm_num_set_d(&two, 1.0);
@@ -345,8 +359,46 @@ static void normalise(lm_mat *W, lm_mat *V, double p)
     lm_num_clears(&a, &b, &one, (lm_num *)NULL);
 }
 
+/* the probe: L2's inequality on same-sign scalar pairs outside the unit ball (|v| in [1, 1e3]),
+ * where phi ~ (p-1)/2 |v|^(p-2) (w-v)^2 falls below (p-1)/2 (w-v)^2: the hypothesis is necessary */
+static int eval_nohyp(lm_eval *ev)
+{
+    const double p = PS[ev->config];
+    const lm_ctx *c = ev->ctx;
+    lm_rng *g = lm_eval_rng(ev);
+    double vv = ev->index == 0 && !ev->x ? 1e3 : pow(10.0, 3.0 * lm_rng_uniform(g));
+    double h = ev->index == 0 && !ev->x ? 0.01 : 0.5 * (2.0 * lm_rng_uniform(g) - 1.0);
+    if (h == 0.0) h = 0.01;
+    double sg = lm_rng_uniform(g) < 0.5 ? -1.0 : 1.0, ww = vv * (1.0 + h);
+    expo e;
+    expo_init(&e, p, c);
+    lm_num D, a, x;
+    lm_num_inits(c, &D, &a, &x, (lm_num *)NULL);
+    int rc = 0;
+    lm_num_set_d(&a, sg * ww);
+    lm_num_set_d(&x, sg * vv);
+    if (phi(&D, &a, &x, &e, c) || !lm_num_isfinite(&D)) {
+        rc = lm_fail(ev, "phi(w, v) not evaluated (p=%g)", p);
+        goto out;
+    }
+    lm_num_sub(&a, &a, &x);
+    lm_num_mul(&a, &a, &a);
+    constant(&x, p, 0, 0);
+    lm_num_mul_d(&x, &x, lm_par(ev, "c_scale"));
+    lm_num_mul(&a, &a, &x);
+    lm_obs_le(ev, -1, &a, &D, lm_par(ev, "tol_scale") * 8.0 * (p + 8.0) * lm_ctx_eps(c),
+              "(p-1)/2 (w-v)^2 <= phi(w,v) without the norm hypothesis: w = %.6g, v = %.6g", sg * ww, sg * vv);
+    lm_measure(ev, "|v|", vv);
+    lm_measure(ev, "w/v - 1", h);
+out:
+    lm_num_clears(&D, &a, &x, (lm_num *)NULL);
+    expo_clear(&e);
+    return rc;
+}
+
 static int eval(lm_eval *ev)
 {
+    if (ev->config == CFG_NOHYP) return eval_nohyp(ev);
     double p = PS[ev->config];
     int l1 = p >= 2.0;
     const lm_ctx *c = ev->ctx;
@@ -413,16 +465,17 @@ static int eval(lm_eval *ev)
         lm_assume(ev, 0, "W = V: both sides vanish");
         goto out;
     }
-    constant(&cst, p, l1);
+    constant(&cst, p, l1, lm_par_i(ev, "l1_const"));
     lm_num_mul_d(&cst, &cst, cs);
     lm_num_mul(&a, &cst, &N);
     double tau = lm_par(ev, "tol_scale") * 8.0 * (p + 8.0) * lm_ctx_eps(c);
-    lm_obs_le(ev, -1, &a, &D, tau, "%s <= D (%s, d=%d)", l1 ? "||W-V||_p^p/(p 2^p)" : "(p-1)/2 ||W-V||_2^2",
+    lm_obs_le(ev, -1, &a, &D, tau, "%s <= D (%s, d=%d)", l1 ? (lm_par_i(ev, "l1_const") ? "||W-V||_p^p/(p 2^(p-1))" : "||W-V||_p^p/(p 2^p)") : "(p-1)/2 ||W-V||_2^2",
               what, d);
     /* measures: the stated constant, the instance's D/N and their quotient */
     lm_num_div(&x, &D, &N);
     double cstar = lm_num_get_d(&x), cst_d = lm_num_get_d(&cst) / cs;
-    snprintf(nm, sizeof nm, "stated constant %s (p=%g)", l1 ? "1/(p 2^p)" : "(p-1)/2", p);
+    snprintf(nm, sizeof nm, "stated constant %s (p=%g)",
+             l1 ? (lm_par_i(ev, "l1_const") ? "1/(p 2^(p-1))" : "1/(p 2^p)") : "(p-1)/2", p);
     lm_measure(ev, nm, cst_d);
     snprintf(nm, sizeof nm, "sharp constant c*(p=%g)", p);
     lm_measure(ev, nm, cstar);
@@ -468,6 +521,7 @@ LM_CLAIM(claim_mirror_lemma13) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

@@ -32,7 +32,7 @@
  *   \texttt{lo\_scale} and \texttt{hi\_scale} multiply the left and right sides; values
  *   above resp.\ below $1$ must be violated.  Reading: the catalogue reconstructs both
  *   inequalities from the proof (``compare derivatives in $x$'') and their two uses; the
- *   paper may display only one of them, and each is checked as its own observation.}
+ *   paper may display only one of them, and each is checked as its own observation.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -40,6 +40,18 @@
 
 static const char *const configs[] = {"p=1.001", "p=1.01", "p=1.1", "p=1.5",
                                       "p=2",     "p=3",    "p=10",  "p=50", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0, 3.0, 10.0, 50.0};
 
 static const lm_param_def params[] = {
@@ -170,6 +182,7 @@ LM_CLAIM(claim_mirror_lemma14) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

@@ -29,7 +29,7 @@
  *   lower and upper sides; values above resp.\ below $1$ must be violated.  Reading: the
  *   exact display of the paper is not recovered (catalogue confidence low--medium); the
  *   catalogue believes the upper bounds are the displayed ones and all four inequalities are
- *   checked, each as its own observation.}
+ *   checked, each as its own observation.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -37,6 +37,20 @@
 
 static const char *const configs[] = {"p=1.001",  "p=1.01", "p=1.1",    "p=1.5", "p=2-1e-9",
                                       "p=2",      "p=2+1e-9", "p=3",    "p=10",  "p=50", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0 - 1e-9, 2.0, 2.0 + 1e-9, 3.0, 10.0, 50.0};
 
 static const lm_param_def params[] = {
@@ -166,6 +180,7 @@ LM_CLAIM(claim_mirror_lemma15) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

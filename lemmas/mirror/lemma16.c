@@ -22,7 +22,7 @@
  *   Configurations: the paper's generator at $(3,4,4)$ and $(6,8,10)$ with the logistic loss,
  *   $(3,4,4)$ with the exponential loss, and an adversarial data set with $\|v\|_2=10$ (scores in
  *   $[-10,10]$, logistic).  Wrong-constant tests: \texttt{upper\_scale} $=0.999$ and
- *   \texttt{lower\_scale} $=1.001$ must come out violated.}
+ *   \texttt{lower\_scale} $=1.001$ must come out violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -32,6 +32,14 @@
 
 static const char *const configs[] = {"paper(3,4,4),logistic", "paper(6,8,10),logistic", "paper(3,4,4),exp",
                                       "large-v(3,4,4),logistic", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"lower_scale", 1.0, "multiplies the lower bound (1/n) sum ell(max_t gamma_it)", NULL, "(0, 1e6]"},
@@ -209,6 +217,7 @@ LM_CLAIM(claim_mirror_lemma16) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -33,7 +33,7 @@
  *   (multiplies the closed form in (a) and the matrix form in (b)) and expects violated.
  *   Where the gradient is many orders of magnitude below the loss (saturation on a token other
  *   than opt: $\max|\nabla\mathcal L|\approx10^{-739}$ was seen), (a) raises its precision to
- *   $64+\log_2(\mathcal L/(h\,\max|\nabla\mathcal L|\,\texttt{fd\_tol}))$ bits (capped at 8192).}
+ *   $64+\log_2(\mathcal L/(h\,\max|\nabla\mathcal L|\,\texttt{fd\_tol}))$ bits (capped at 8192).  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -42,6 +42,15 @@
 #include <stdlib.h>
 
 static const char *const configs[] = {"T=2", "T=8", "T=64", "T=8,exp", "saturated,T=8", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"grad_scale", 1.0, "multiplies the closed-form gradient (1 = Lemma 17)", NULL, "[-1e6, 1e6]"},
@@ -371,6 +380,7 @@ LM_CLAIM(claim_mirror_lemma17) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.15,
     .eval = eval,
 };

@@ -21,13 +21,20 @@
  *   \texttt{antipodal}: $n=1$, $T=2$, $x_2=-x_1$, $d=4$, $\|v\|_2=0.1$ (\texttt{v\_norm}), where at
  *   $W=0$ the attention is uniform over two tokens with opposite scores and the only slack is
  *   $|\ell'(0)|/M_0=(1+e^{\min\gamma})/2$.  The slacks $1-$ratio are reported.  The
- *   wrong-constant test sets \texttt{G\_scale} $=0.5$ and expects violated.}
+ *   wrong-constant test sets \texttt{G\_scale} $=0.5$ and expects violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
 #include <math.h>
 
 static const char *const configs[] = {"paper(6,8,10),logistic", "paper(3,4,4),exp", "antipodal,T=2,logistic", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"G_scale", 1.0, "multiplies the three bounds G_F, G_q, G_ab", NULL, "[0, 1e6]"},
@@ -211,6 +218,7 @@ LM_CLAIM(claim_mirror_lemma18) = {
     .confidence = "high (existence); medium (explicit constants, ours)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 4,
     .eval = eval,

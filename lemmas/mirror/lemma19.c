@@ -49,7 +49,7 @@
  *   of each sample is recomputed in the working precision.  Margins are differences of logits computed
  *   in the working precision; a break in double is replayed wholly in MPFR.  Wrong-constant tests:
  *   \texttt{half\_scale}$=0$ (support margins would equal $\|W\|_p/\|W_{mm}\|_p$ exactly),
- *   \texttt{delta\_scale}$=3$ and \texttt{eps\_scale}$=0.5$ must be violated.}
+ *   \texttt{delta\_scale}$=3$ and \texttt{eps\_scale}$=0.5$ must be violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -58,12 +58,20 @@
 static const char *const configs[] = {"(a) eps_p bound, random pairs", "(b) R1 cone samples",
                                       "(c) R1 boundary directions", "(d) I2 samples and boundary directions",
                                       NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"delta_scale", 1.0, "multiplies delta in (12a)", NULL, "[0, 1e6]"},
     {"half_scale", 1.0, "multiplies delta/2 in (12b), (12c) and the softmax bound", NULL, "[0, 1e6]"},
     {"eps_scale", 1.0, "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)", NULL, "[0, 1e6]"},
-    {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1)", NULL, "(0, 1e6]"},
+    {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1: a hypothesis, not a constant)", NULL, "setting (0, 1e6]"},
     {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half) (at most 256: cost bound)", NULL, "int [0, 256]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -384,6 +392,7 @@ LM_CLAIM(claim_mirror_lemma19) = {
     .confidence = "medium (structure high; mu_0, A and the delta/2 factors reconstructed)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 4,
     .search_in = search_in,

@@ -54,7 +54,7 @@
  *   $\ge-\texttt{expo\_scale}(1+\delta/2)$ (observed: $\to-1$).  The naive double formula
  *   ($\gamma_{i\alpha}-\bar\gamma_i$) returns the wrong sign from $r\approx64$ on; the certified one
  *   needs 64 bits here (measure: precision needed).  Wrong-constant tests: \texttt{expo\_scale}$=0.5$
- *   and \texttt{sign}$=-1$ must be violated.}
+ *   and \texttt{sign}$=-1$ must be violated.  Readings: every configuration is a \texttt{paper} reading (the existential $R_\delta$, $c_{20}$ made explicit by our reconstruction); a trajectory none of whose iterates lies in the cone beyond $R_\delta$ is \texttt{vacuous}.}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -64,6 +64,14 @@
 
 static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optimal, not the best",
                                       "R0 instance I2", "R1 trajectory (l_p-AttGD)", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"expo_scale", 1.0, "multiplies the exponent (1+delta/2) of the envelope and of the ray-slope bound", NULL, "[0, 1e6]"},
@@ -371,6 +379,9 @@ static int eval_traj(lm_eval *ev)
         if (!err) {
             measures(ev, &X);
             lm_measure(ev, "iterates outside the cone mu_0", (double)outside);
+            if (X.nobs_sign[0] + X.nobs_sign[1] == 0)
+                lm_vacuous(ev, "no iterate lay in the cone mu_0 beyond R_delta (%ld outside): nothing to check",
+                           outside);
             lm_measure(ev, "r(0)/||W_mm||", r_first);
             lm_measure(ev, "r(K)/||W_mm||", r_last);
         }
@@ -405,6 +416,7 @@ LM_CLAIM(claim_mirror_lemma20) = {
     .confidence = "medium (sign claim high; exponent (1+delta/2) medium; R_delta and c20 ours)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 3,
     .search_in = search_in,

@@ -41,7 +41,7 @@
  *   score gaps and equal duals: the leading-order $\hat\pi$ vanishes there).  The trajectory part (c) of
  *   the catalogue is not run: $\|W(k)\|_p$ grows like $\log k$, so an affordable run stays at one radius
  *   (the per-step $\pi_k$ enters mirror/lemma27).  Wrong-constant test: \texttt{exponent}$=3$ must be
- *   inconsistent.}
+ *   inconsistent.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <gsl/gsl_multimin.h>
@@ -52,11 +52,18 @@
 
 static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optimal, not the best",
                                       "R0 instance I2", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
-    {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "[-100, 100]"},
+    {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "exponent [-100, 100]"},
     {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL, "[0, 100]"},
-    {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "(0, 1e6]"},
+    {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "setting (0, 1e6]"},
     {"nrad", 7, "radii r_star 2^j, j < nrad (from 3 to 24)", NULL, "int [3, 24]"},
     {"nfit", 4, "the slope is fitted over the last nfit radii (at least 2 for a slope; at most nrad)", NULL, "int [2, 24]"},
     {"nsup", 6, "support constraints whose Hoelder duals span the search (at most 32)", NULL, "int [1, 32]"},
@@ -378,6 +385,7 @@ LM_CLAIM(claim_mirror_lemma21) = {
     .confidence = "medium (inequality direction and role high; R_pi form low)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .proxy = 1,

@@ -30,7 +30,7 @@
  *   $\Theta$ change sign, $\eta\in[10^{-3},10]$, sizes $1\times1$ to $3\times3$, plus
  *   Nelder--Mead restarts on $2\times2$ instances maximising the ratio, all computed in the
  *   context.  The report gives the minimal normalised slack
- *   $(\mathrm{LHS}-\mathrm{RHS})/(\eta|\langle G,W\rangle|/\|W\|_p)$ per run.}
+ *   $(\mathrm{LHS}-\mathrm{RHS})/(\eta|\langle G,W\rangle|/\|W\|_p)$ per run.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -61,6 +61,21 @@ static const char *const configs[] = {
     "R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,eta=1", "R2,p=1.75,normalised,eta=0.1",
     "R2,p=3,normalised,eta=0.1", "R3,p=4,eta=0.1", "R3,p=10,eta=0.1", "pointwise,p=1.01",
     "pointwise,p=1.5", "pointwise,p=3", "pointwise,p=6", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies eta <-grad L, W>/||W||_p on the right side (paper: 1)", NULL, "[0, 1e6]"},
@@ -159,6 +174,7 @@ LM_CLAIM(claim_mirror_lemma22) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 9,
     .search_in = search_in,

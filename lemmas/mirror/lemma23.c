@@ -32,7 +32,7 @@
  *   evaluated again at the same state in the context (MPFR in a replay).  Pointwise: (23a) and
  *   (23c) for random $(W(k),G,\eta)$ (mixed signs, exact zeros, four decades, $G$ free, radial or
  *   overshooting zero, $\eta\in[10^{-3},10]$, sizes up to $3\times3$) with $W\in\{0,W(k),$
- *   random$\}$ for the extreme exponents $p\in\{1.01,20\}$ and $p\in\{1.5,3\}$.}
+ *   random$\}$ for the extreme exponents $p\in\{1.01,20\}$ and $p\in\{1.5,3\}$.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -58,6 +58,18 @@ static const cfg_t cfgs[] = {
 static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=3,eta=1", "R2,p=1.75,normalised,eta=0.1",
                                       "R3,p=10,eta=0.1", "pointwise,p=1.01", "pointwise,p=1.5",
                                       "pointwise,p=3", "pointwise,p=20", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)", NULL, "[0, inf)"},
@@ -295,6 +307,7 @@ LM_CLAIM(claim_mirror_lemma23) = {
     .confidence = "high (identities true); medium (exact displays of (23a)/(23b))",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

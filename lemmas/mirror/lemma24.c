@@ -42,7 +42,7 @@
  *   evaluated again at the same state in the context (MPFR in a replay); the shrinking runs scan
  *   in double and confirm their first failure in the context.  Measured at the first failure:
  *   the ratio, $D_{\psi-\eta\mathcal L}$, the smallest $|W(k)_{ab}|$ with its $|\nabla\mathcal
- *   L_{ab}|$, and whether entries of $\Theta$ changed sign.}
+ *   L_{ab}|$, and whether entries of $\Theta$ changed sign.  Readings: R1 and R3 (constant step, as in $\ell_p$-AttGD) read the paper and decide the verdict; the two R2 configurations are \texttt{probe} readings (the normalised step $\eta/(\|\nabla\mathcal L\|_q+\epsilon)$ is not the lemma's constant small $\eta$).  \texttt{R3,p=10,eta=0.1,parenthetical} is a second \texttt{paper} reading of the same run with \texttt{reading}=parenthetical, the catalogue's gloss of ``$\eta$ sufficiently small'': since that hypothesis is (24a) itself, every failing instance is assumption-failed there, never a pass.}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -63,12 +63,28 @@ static const cfg_t cfgs[] = {
     {"R3,p=4,eta=0.1", {LM_MDRUN_R3, 4.0, 0.1, 0}},
     {"R3,p=6,eta=0.1", {LM_MDRUN_R3, 6.0, 0.1, 0}},
     {"R3,p=10,eta=0.1", {LM_MDRUN_R3, 10.0, 0.1, 0}},
+    {"R3,p=10,eta=0.1,parenthetical", {LM_MDRUN_R3, 10.0, 0.1, 0}},
 };
 
 static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,eta=1",
                                       "R2,p=1.75,normalised,eta=0.1", "R2,p=3,normalised,eta=0.1",
                                       "R3,p=3,eta=0.1", "R3,p=4,eta=0.1", "R3,p=6,eta=0.1",
-                                      "R3,p=10,eta=0.1", NULL};
+                                      "R3,p=10,eta=0.1", "R3,p=10,eta=0.1,parenthetical", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
+    {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "the catalogue's parenthetical reading of 'eta sufficiently small': D_{psi-eta L}(W(k+1),W(k)) >= 0",
+     "reading=parenthetical"},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"c_scale", 1.0, "multiplies eta (L(W(k)) - L(W(k+1))) in (24a) and (24b) (paper: 1)", NULL, "[0, 1e6]"},
@@ -214,6 +230,7 @@ LM_CLAIM(claim_mirror_lemma24) = {
     .confidence = "low (form); (24a) is the convexity-of-(psi - eta L) condition of the cited analyses",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -37,7 +37,7 @@
  *   a constant step) for $p\in\{1.75,3\}$; R3 (zero start, $\eta=0.1$) for $p\in\{3,6,10\}$;
  *   \texttt{K} steps (300; 75 quick).  States are generated in double as \texttt{lm\_md\_step}
  *   does; steps not decided in double by a relative margin $2^{-30}$ are evaluated again at the
- *   same state in the context (MPFR in a replay).}
+ *   same state in the context (MPFR in a replay).  Readings: R1 and R3 (constant step, as in $\ell_p$-AttGD) read the paper; the two R2 configurations are \texttt{probe} readings (normalised steps, not the lemma's constant small $\eta$).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -62,6 +62,18 @@ static const cfg_t cfgs[] = {
 static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,eta=1",
                                       "R2,p=1.75,normalised,eta=0.1", "R2,p=3,normalised,eta=0.1",
                                       "R3,p=3,eta=0.1", "R3,p=6,eta=0.1", "R3,p=10,eta=0.1", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
+    {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"drop_frac", 0.0, "required loss decrease as a fraction of the first-order decrease (paper: 0)", NULL, "[0, 1e6]"},
@@ -185,6 +197,7 @@ LM_CLAIM(claim_mirror_lemma25) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -22,13 +22,24 @@
  *   search (three coordinates: the scales $10^{2x_k}$ of $W$, $U$, $V$ on a random
  *   $2\times2$ triple) maximises the residual ratio.  \texttt{tol\_scale} multiplies $\tau$;
  *   \texttt{formula}$=$plus adds the inner product instead of subtracting it, which must be
- *   caught.}
+ *   caught.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"p=1.01", "p=1.05", "p=1.5", "p=2", "p=3", "p=6", "p=20", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
 static const lm_param_def params[] = {
@@ -195,6 +206,7 @@ LM_CLAIM(claim_mirror_lemma26) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 3,
     .eval = eval,

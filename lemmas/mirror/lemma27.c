@@ -14,7 +14,7 @@
  *   $(6,8,10)$), $\alpha_i=\arg\max_t\gamma_{it}$, the $\ell_p$-AttSVM certified in the context,
  *   a start $W(0)$ in the Bregman cone with $D_\psi(\bar W_{mm},\bar W(0))=\mu'$,
  *   $\mu'=$ \texttt{mu\_start}$\cdot\mu_0$ (default $\mu_0/4$), at radius
- *   $\|W(0)\|_p=$ \texttt{R0}$\cdot\|W_{mm}\|_p$ (default 2), then unnormalised $\ell_p$-AttGD
+ *   $\|W(0)\|_p=$ \texttt{R0}$\cdot\|W_{mm}\|_p$ (default 10: from radius $2\|W_{mm}\|_p$ the runs leave the $\mu_0$-cone after one to a hundred steps, from $10\|W_{mm}\|_p$ they stay in it for the whole quick run, as the cone invariance of Lemma 28 predicts for a large enough radius), then unnormalised $\ell_p$-AttGD
  *   for \texttt{K} steps (4000; 1000 in quick mode; a quarter of that at $d=10$).
  *   Configurations: $p\in\{1.5,2,3\}\times\eta\in\{1,0.1\}$ and $(p,\eta)=(1.25,1)$.  At every step the lemma is
  *   applied with the empirical $\pi_k=$ \texttt{pi\_scale}$\cdot\max(0,\pi_{\rm eff}(W(k)))$,
@@ -22,17 +22,20 @@
  *   (the catalogue's reading: the empirical $\pi_k$ replaces Lemma 21, so the check tests the
  *   rest of the chain, Lemma 24(b) with this $\eta$ and Lemma 14); steps with
  *   $\langle-\nabla\mathcal L(W(k)),\bar W_{mm}\rangle\le0$ leave $\pi_{\rm eff}$ undefined
- *   (Lemma 20's regime not reached) and are skipped and counted.  The cone hypothesis is not
- *   imposed: our runs leave the $\mu_0$-cone within a few dozen steps (the report gives
- *   $\max_kD_k/\mu_0$ at log-spaced checkpoints), and the only use the proof makes of the cone
- *   is Lemma 21, which $\pi_k$ replaces.  Left side: the stored dual step
+ *   (Lemma 20's regime not reached) and are skipped and counted.  The cone hypothesis
+ *   $W(k)\in\mathcal C_{p,\mu_0,\cdot}$ is imposed on the paper readings (switch \texttt{hyp}=cone): a
+ *   step is observed only when its start satisfies $D_\psi(\bar W_{mm},\bar W(k))\le\mu_0$
+ *   (\texttt{lm\_md\_dir\_breg\_acc}, without cancellation, at every step); the others are counted
+ *   (our runs leave the $\mu_0$-cone within a few dozen steps, the report gives $\max_kD_k/\mu_0$),
+ *   and a run none of whose steps starts in the cone is vacuous.  The radius condition
+ *   $\|W\|_p\ge R_\pi$ is what the empirical $\pi_k$ replaces.  Left side: the stored dual step
  *   $\langle\Theta(k+1)-\Theta(k),\bar W_{mm}\rangle$; right side: the increment of
  *   $\|W\|_p^{p-1}=\|\Theta\|_q$ from entrywise $|\theta|^q\,\mathrm{expm1}(q\,\mathrm{log1p}(\Delta\theta/\theta))$
  *   and the loss decrease from per-sample margin differences (log1p/expm1), never as
  *   differences of rounded norms or losses; the right side is multiplied by
  *   \texttt{gain\_scale} (paper: 1).  Every step is one observation; a break in double is
  *   replayed in MPFR (256 bits) up to the breaking step.  The R3 zero-start runs of the
- *   catalogue are not used: $W=0$ is in no cone and $\pi_{\rm eff}$ is undefined there.}
+ *   catalogue are not used: $W=0$ is in no cone and $\pi_{\rm eff}$ is undefined there.  Readings: the seven $(p,\eta)$ configurations read the paper (steps in the cone); \texttt{p=2,eta=1,all steps} and \texttt{p=3,eta=1,all steps} are \texttt{probe} readings (\texttt{hyp}=all, \texttt{R0}=2: every step, in the cone or not, the check as it was before issue 16).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -40,22 +43,42 @@
 
 static const char *const configs[] = {"p=1.25,eta=1",  "p=1.5,eta=1", "p=2,eta=1",
                                       "p=3,eta=1",     "p=1.5,eta=0.1", "p=2,eta=0.1",
-                                      "p=3,eta=0.1",   NULL};
-static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
-static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1};
+                                      "p=3,eta=0.1",   "p=2,eta=1,all steps", "p=3,eta=1,all steps", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "every step observed, also those starting outside the cone C_{p,mu_0} (beyond the hypothesis), from R0 = 2",
+     "hyp=all,R0=2"},
+    {LM_READ_PROBE, "every step observed, also those starting outside the cone C_{p,mu_0} (beyond the hypothesis), from R0 = 2",
+     "hyp=all,R0=2"},
+    LM_READINGS_END};
+
+static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 2.0, 3.0};
+static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1, 1.0, 1.0};
 
 static const lm_param_def params[] = {
     {"gain_scale", 1.0, "multiplies the right side of (25) (paper: 1)", NULL, "[0, 1e6]"},
     {"pi_scale", 1.0, "multiplies the empirical pi_k = max(0, pi_eff(W(k)))", NULL, "[0, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
+    {"R0", 10.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p (at 2 the runs leave the cone C_{p,mu_0} within a few steps)", NULL, "(0, 1e4]"},
     {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"hyp", 0, "steps observed: cone = those whose W(k) lies in the cone C_{p,mu_0} (the hypothesis); all = every step",
+     "cone|all", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
     lm_eval *ev;
     double gain, pis, mu0;
-    long skipped, npos, nobs;
+    long skipped, npos, nobs, outside;
+    int all;         /* 1: every step is observed, in the cone or not */
+    double Dprev;    /* D_psi(Wbar_mm, Wbar(k-1)): the start of the step */
+    lm_num D;
     long first_break; /* first step where (25) failed, -1: none */
     double pimax, Dmax;
     lm_num a, b;
@@ -65,9 +88,15 @@ static int hook(lm_mdgd *R, void *arg)
 {
     hook_t *h = arg;
     int k = R->k; /* the step k-1 -> k */
-    if (R->ck) {
-        double D = lm_num_get_d(&R->Dk);
-        h->Dmax = fmax(h->Dmax, D);
+    /* the hypothesis W(k-1) in C_{p,mu_0}: D_psi(Wbar_mm, Wbar(k-1)) <= mu_0 (the radius condition
+     * ||W|| >= R_pi is what the empirical pi_k replaces) */
+    const double Dstart = h->Dprev;
+    lm_md_dir_breg_acc(&h->D, R->Wbmm, R->W, R->p);
+    h->Dprev = lm_num_get_d(&h->D);
+    h->Dmax = fmax(h->Dmax, Dstart);
+    if (!h->all && !(Dstart <= h->mu0)) {
+        h->outside++;
+        return 0;
     }
     if (lm_num_sgn(&R->lhs_mm) <= 0) {
         h->skipped++;
@@ -108,8 +137,10 @@ static int eval(lm_eval *ev)
     lm_mdgd R;
     if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
     hook_t h = {.ev = ev, .gain = lm_par(ev, "gain_scale"), .pis = lm_par(ev, "pi_scale"), .mu0 = I.k.mu0,
-                .first_break = -1};
-    lm_num_inits(ev->ctx, &h.a, &h.b, (lm_num *)NULL);
+                .first_break = -1, .all = lm_par_i(ev, "hyp") == 1};
+    lm_num_inits(ev->ctx, &h.a, &h.b, &h.D, (lm_num *)NULL);
+    lm_md_dir_breg_acc(&h.D, R.Wbmm, R.W, R.p); /* the start W(0), built on the level mu_start mu_0 */
+    h.Dprev = lm_num_get_d(&h.D);
     lm_series_axes(ev, "step k", "(25): both sides", 1);
     rc = lm_mdgd_claim_run(ev, &R, K, 1.05, hook, &h, 1);
     if (!rc) {
@@ -118,11 +149,14 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "max_pi_k", h.pimax);
         lm_measure(ev, "first violating step (-1: none)", (double)h.first_break);
         lm_measure(ev, "max_D_k/mu_0", h.Dmax / h.mu0);
+        lm_measure(ev, "steps starting outside the cone C_{p,mu_0} (not observed)", (double)h.outside);
         lm_measure(ev, "||W(K)||_p/||W_mm||_p", lm_num_get_d(&R.r) / I.k.wnorm);
-        if (h.nobs == 0)
-            lm_assume(ev, 0, "no step with <-grad L(W(k)), Wbar_mm> > 0 (Lemma 20's regime not reached)");
+        if (h.nobs == 0 && h.outside > 0 && h.skipped == 0)
+            lm_vacuous(ev, "every step started outside the cone C_{p,mu_0}: the hypothesis never held");
+        else if (h.nobs == 0)
+            lm_assume(ev, 0, "no step in the cone with <-grad L(W(k)), Wbar_mm> > 0 (Lemma 20's regime not reached)");
     }
-    lm_num_clears(&h.a, &h.b, (lm_num *)NULL);
+    lm_num_clears(&h.a, &h.b, &h.D, (lm_num *)NULL);
     lm_mdgd_clear(&R);
     lm_md_inst_clear(&I);
     return rc;
@@ -138,6 +172,7 @@ LM_CLAIM(claim_mirror_lemma27) = {
     .confidence = "medium-low (structure medium; exact right side of (25) low)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .eval = eval,

@@ -27,7 +27,7 @@
  *   empirical wider cone $\hat\mu=\max_kD_k$ reached from $\mu'$ and $\hat\mu/\mu_0$ (our runs
  *   at $R_0=2\|W_{mm}\|_p$ leave the $\mu_0$-cone, so $R=2\|W_{mm}\|_p$ is not large enough
  *   for $\mu=\mu_0$), and part (c) as the measured $\min_k\|W(k)\|_p/\|W(0)\|_p$.  A break in
- *   double is replayed in MPFR (256 bits) up to the breaking iterate.}
+ *   double is replayed in MPFR (256 bits) up to the breaking iterate.  Readings: the seven $(p,\eta)$ configurations read the paper (the proof output (27)); \texttt{p=2,eta=1,invariance at R0=10} and \texttt{p=1.5,eta=0.1,invariance at R0=10} are \texttt{probe} readings (switch \texttt{invariance}=witness): the invariance itself is judged, $D_\psi(\bar W_{mm},\bar W(K))\le\mu_0$ at every $K$, from the witness $\mu'=\mu_0/4$, $R=10\|W_{mm}\|_p$; the lemma only asserts that some $(\mu',R)$ exists, so a break there would not refute it.}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -35,15 +35,33 @@
 
 static const char *const configs[] = {"p=1.25,eta=1",  "p=1.5,eta=1", "p=2,eta=1",
                                       "p=3,eta=1",     "p=1.5,eta=0.1", "p=2,eta=0.1",
-                                      "p=3,eta=0.1",   NULL};
-static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
-static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1};
+                                      "p=3,eta=0.1",   "p=2,eta=1,invariance at R0=10",
+                                      "p=1.5,eta=0.1,invariance at R0=10", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "the invariance itself at the witness mu' = mu_0/4, R = 10 ||W_mm||_p: D_K <= mu_0 at every K "
+                    "(the lemma only says some (mu', R) exists, so a break would not refute it)", "invariance=witness,R0=10"},
+    {LM_READ_PROBE, "the invariance itself at the witness mu' = mu_0/4, R = 10 ||W_mm||_p: D_K <= mu_0 at every K "
+                    "(the lemma only says some (mu', R) exists, so a break would not refute it)", "invariance=witness,R0=10"},
+    LM_READINGS_END};
+
+static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 2.0, 1.5};
+static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1, 1.0, 0.1};
 
 static const lm_param_def params[] = {
     {"pi_scale", 1.0, "multiplies pi = max_{j<K} max(0, pi_eff(W(j))) in (27)", NULL, "[0, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
     {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
+    {"invariance", 0, "off: only (27); witness: also D_psi(Wbar_mm, Wbar(K)) <= mu_0 at every K (the cone invariance at this start)",
+     "off|witness", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 typedef struct {
@@ -53,6 +71,8 @@ typedef struct {
     long nobs;
     long first_break; /* first K where (27) failed, -1: none */
     double Dmax, rmin_ratio;
+    int witness;
+    lm_num mu0;
     lm_num pimax, D0, r0, r0pm1, a, b, c, D, ld;
 } hook_t;
 
@@ -90,6 +110,7 @@ static int hook(lm_mdgd *R, void *arg)
     lm_num_add(&h->c, &h->c, &h->a);
     lm_obs_le(h->ev, K, &h->D, &h->c, 0.0, "(27) at K=%d", K);
     if (h->first_break < 0 && lm_num_cmp(&h->D, &h->c) > 0) h->first_break = K;
+    if (h->witness) lm_obs_le(h->ev, K, &h->D, &h->mu0, 0.0, "invariance: D_psi(Wbar_mm, Wbar(K)) <= mu_0 at K=%d", K);
     h->nobs++;
     if (R->ck) {
         lm_series(h->ev, "D_psi(Wbar_mm, Wbar(K))", K, lm_num_get_d(&h->D));
@@ -107,8 +128,10 @@ static int eval(lm_eval *ev)
     lm_md_inst I;
     lm_mdgd R;
     if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
-    hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .rmin_ratio = INFINITY, .first_break = -1};
-    lm_num_inits(ev->ctx, &h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, (lm_num *)NULL);
+    hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .rmin_ratio = INFINITY, .first_break = -1,
+                .witness = lm_par_i(ev, "invariance") == 1};
+    lm_num_inits(ev->ctx, &h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, &h.mu0, (lm_num *)NULL);
+    lm_num_set_d(&h.mu0, I.k.mu0);
     lm_mdgd_dir(&h.D0, &R);
     lm_num_set(&h.r0, &R.r);
     lm_num_set(&h.r0pm1, &R.rpm1);
@@ -125,7 +148,7 @@ static int eval(lm_eval *ev)
         if (h.nobs == 0)
             lm_assume(ev, 0, "no step with <-grad L(W(k)), Wbar_mm> > 0 (Lemma 20's regime not reached)");
     }
-    lm_num_clears(&h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, (lm_num *)NULL);
+    lm_num_clears(&h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, &h.mu0, (lm_num *)NULL);
     lm_mdgd_clear(&R);
     lm_md_inst_clear(&I);
     return rc;
@@ -141,6 +164,7 @@ LM_CLAIM(claim_mirror_lemma28) = {
     .confidence = "medium (statement); low-medium (exact (27))",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .eval = eval,

@@ -39,7 +39,7 @@
  *   30--40~s at 256 bits, so breaks are not replayed (\texttt{no\_replay}); the
  *   per-step inequalities have relative slack $\ge10^{-4}$ on our runs, far above the
  *   rounding of these forms, and a double step that leaves $\Theta$ unchanged (frozen) ends
- *   the run there, so nothing is judged on a frozen trajectory.}
+ *   the run there, so nothing is judged on a frozen trajectory.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -49,6 +49,16 @@ static const char *const configs[] = {"p=1.5,eta=1,inequalities", "p=2,eta=1,ine
                                       "p=3,eta=1,inequalities",   "p=1.5,eta=1,slope",
                                       "p=2,eta=1,slope",          "p=3,eta=1,slope",
                                       NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double cfg_p[] = {1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
@@ -202,6 +212,7 @@ LM_CLAIM(claim_mirror_lemma29) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.1875,
     .proxy = 1,
     .no_replay = 1,

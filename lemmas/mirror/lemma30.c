@@ -29,18 +29,25 @@
  *   the regime'').  A 20000-step MPFR replay costs 30--40~s at 256 bits, so breaks are not
  *   replayed (\texttt{no\_replay}); a double step that leaves $\Theta$ unchanged although the
  *   gradient is nonzero (frozen, the catalogue's precision trap) ends the run there and is
- *   reported, so no frozen iterate is ever judged.}
+ *   reported, so no frozen iterate is ever judged.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
     {"c2_scale", 1.0, "multiplies c_2 = (1 + delta/2)/||W_mm||_p (Lemma 20's exponent)", NULL, "[0, 1e6]"},
-    {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p", NULL, "[-1e6, 1e6]"},
+    {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p (a tolerance of the proxy)", NULL, "setting [-1e6, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
     {"K", 20000, "steps per run (at most 50000: run length bound)", NULL, "int [1, 50000]"},
@@ -112,6 +119,7 @@ LM_CLAIM(claim_mirror_lemma30) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .proxy = 1,
     .no_replay = 1,

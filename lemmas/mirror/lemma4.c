@@ -33,7 +33,7 @@
  *   $(W,G,\eta)$ (mixed signs, exact zeros, four decades, $G$ free, radial or overshooting zero,
  *   $\eta\in[10^{-3},10]$, sizes up to $3\times3$) and Nelder--Mead restarts on $2\times2$
  *   instances maximising the worst ratio.  Reported: $\sup(x-y)/\eta$ over each run and, for
- *   $p\ge2$, over the steps with $y\ge1$ (the empirical $C_4$).}
+ *   $p\ge2$, over the steps with $y\ge1$ (the empirical $C_4$).  Readings: the R1, R2 and R3 runs read the paper (each step is an $\ell_p$-AttGD step with step $\eta_k$); the six \texttt{pointwise} configurations are \texttt{probe} readings (the catalogue's stress test with an arbitrary $G$ in place of $\nabla\mathcal L$).  The ``$x-y\le C_4\eta$'' form is only reported (empirical $C_4$): its constant is existential.}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -66,6 +66,23 @@ static const char *const configs[] = {
     "R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,eta=1", "R2,p=1.75,normalised,eta=0.1",
     "R2,p=3,normalised,eta=0.1", "R3,p=4,eta=0.1", "R3,p=10,eta=0.1", "pointwise,p=1.01",
     "pointwise,p=1.1", "pointwise,p=1.5", "pointwise,p=2", "pointwise,p=3", "pointwise,p=6", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"c1_scale", 1.0, "multiplies the right side of (4a) (paper: 1)", NULL, "[0, 1e6]"},
@@ -210,6 +227,7 @@ LM_CLAIM(claim_mirror_lemma4) = {
     .confidence = "low (exact display); the displayed inequalities are true",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 9,
     .search_in = search_in,

@@ -39,7 +39,7 @@
  *   $p\ge4$ on random data are likewise reported as not converged (at $p=6$, 7 of 10 random
  *   $(3,4,4)$ sets, seconds each).  \texttt{p\_override} runs any $p$ (a failed solve is an
  *   \emph{error}).  Wrong-constant tests: \texttt{closed\_scale} $=1.1$ (multiplies the exponent
- *   $1/(p-1)$ of the closed form) and \texttt{margin\_scale} $=0.99$ must come out violated.}
+ *   $1/(p-1)$ of the closed form) and \texttt{margin\_scale} $=0.99$ must come out violated.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_claim.h"
 #include "lm_md.h"
@@ -48,6 +48,13 @@
 #include <string.h>
 
 static const char *const configs[] = {"closed-form", "paper(3,4,4)", "paper(6,8,10)", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 
 static const lm_param_def params[] = {
     {"margin_scale", 1.0, "multiplies the max-margin bound (p Phi(lambda))^(-1/p)", NULL, "[0, 1e6]"},
@@ -363,6 +370,7 @@ LM_CLAIM(claim_mirror_svm) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 6,
     .search_in = search_here,

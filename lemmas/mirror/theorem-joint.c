@@ -29,7 +29,7 @@
  *   other softmax entries, in the context.  A break in double is replayed wholly in MPFR
  *   (256 bits; at $d=2$ this takes about 1~s for 2000 steps and 10~s for 20000).  The figures show both
  *   divergences at log-spaced iterates and the two mean probabilities over the first 100
- *   iterations.}
+ *   iterations.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdrun.h"
 #include <math.h>
@@ -37,6 +37,13 @@
 #include <stdlib.h>
 
 static const char *const configs[] = {"p=1.75,K=1500", "p=2,K=2000", "p=3,K=20000", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double cfg_p[] = {1.75, 2.0, 3.0};
 static const long cfg_K[] = {1500, 2000, 20000};
 
@@ -223,6 +230,7 @@ LM_CLAIM(claim_mirror_theorem_joint) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.0625,
     .proxy = 1,
     .search_dim = 0,

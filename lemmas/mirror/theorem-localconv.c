@@ -37,13 +37,20 @@
  *   locally optimal $\alpha'$) and the normalised paper figure (R2) are not part of this
  *   check.  A 20000-step MPFR replay costs 30--40~s at 256 bits, so breaks are not
  *   replayed (\texttt{no\_replay}); a double step that leaves $\Theta$ unchanged although the
- *   gradient is nonzero (frozen) ends the run there, so no frozen iterate is judged.}
+ *   gradient is nonzero (frozen) ends the run there, so no frozen iterate is judged.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", NULL};
+/* one reading per configuration (issue 16) */
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
 static const lm_param_def params[] = {
@@ -114,6 +121,7 @@ LM_CLAIM(claim_mirror_theorem_localconv) = {
     .confidence = "medium (shape high; exact quantifiers medium)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.1875,
     .proxy = 1,
     .no_replay = 1,
