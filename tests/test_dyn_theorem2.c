@@ -211,10 +211,18 @@ Test(dynamics_theorem2, remark3_wrong_slope_is_violated)
     lm_test_expect("dynamics/remark3", s2, "(12) main lambda^V vs c: slope 0", 3, LM_V_VIOLATED);
 }
 
-Test(dynamics_theorem2, remark3_as_stated_holds)
+/* issue 16: the configurations also judge the remarks' claim that the balancing meets the
+ * condition; it does for (8) and option (1), never for (12) (slope 0 or +1), which Remark 6
+ * says it does: the claim as printed is violated, on the (12) configurations only */
+Test(dynamics_theorem2, remark3_as_stated_holds_for_8_not_for_12)
 {
     lm_claim_result r = lm_test_run("dynamics/remark3", NULL, NULL, 4);
-    cr_expect(r.verdict == LM_V_HOLDS, "got %s", lm_verdict_name(r.verdict));
+    cr_expect(r.verdict == LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    for (int k = 0; k < r.nconfig; k++) {
+        int is12 = strstr(r.cfg[k].config, "(12)") != NULL;
+        cr_expect_eq(r.cfg[k].verdict, is12 ? LM_V_VIOLATED : LM_V_HOLDS, "%s: got %s", r.cfg[k].config,
+                     lm_verdict_name(r.cfg[k].verdict));
+    }
     lm_claim_result_clear(&r);
 }
 

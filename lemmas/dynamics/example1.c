@@ -48,7 +48,7 @@ static const char *const configs[] = {"a=1", "a=2", "a=0.37", NULL};
 static const double cfg_a[] = {1.0, 2.0, 0.37};
 
 static const lm_param_def params[] = {
-    {"tau_scale", 1.0, "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||", NULL, "[0, inf)"},
+    {"tau_scale", 1.0, "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||", NULL, "setting [0, inf)"},
     {"tol_scale", 1.0, "multiplies the tolerances of eq. (15), the dF/dC formula and the flat landscape", NULL, "[0, inf)"},
     {"wv_perturb", 0.0, "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)", NULL, "[-1e6, 1e6]"},
     {"eps_y", 1e-6, "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)", NULL, "[0, 1e6]"},

@@ -55,19 +55,33 @@
  *   and the measure \texttt{literal (4) finite in double} marks whether the double
  *   evaluation of (4) was finite.  Parameters \texttt{inv\_sqrt\_d\_power} (the
  *   exponent of $d^{-1/2}$ in (3)) and \texttt{term2\_sign} (sign of the second term of (4))
- *   exist to show that the check fails for a wrong formula.}
+ *   exist to show that the check fails for a wrong formula.
+ *   \emph{Readings.}  All four configurations read the paper.  \texttt{(2) as printed: I\_N} is
+ *   \texttt{kron\_I}$=$\texttt{N} on the sizes with $n>1$, where $W^O\otimes\mathbb I_N$ has $N$ columns
+ *   and $r$ has $Nn$ entries, so every instance is \emph{assumption-failed} (``unsatisfiable as
+ *   printed''), never a pass, and the claim's verdict is that.  \texttt{random}, \texttt{saturated} and
+ *   \texttt{near-tied} check (1), (3)--(5) and the inner-product form of (2) as printed, and the
+ *   Kronecker form of (2) with $\mathbb I_{Nn}$, the catalogue's reconstruction of the printed $\mathbb I_N$;
+ *   their verdicts are shown beside.}
  */
 #include "lm_claim.h"
 #include "lm_gradcheck.h"
 #include "lm_model.h"
 #include <math.h>
 
-static const char *const configs[] = {"random", "saturated", "near-tied", NULL};
+static const char *const configs[] = {"random", "saturated", "near-tied", "(2) as printed: I_N", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "(1), (3)-(5) and the inner-product form of (2) as printed; (2)'s Kronecker form with I_Nn, "
+                    "the catalogue's reconstruction (the printed I_N is judged in '(2) as printed: I_N')", NULL},
+    {LM_READ_PAPER, "as 'random', saturated softmax (max |C| = sat_logit)", NULL},
+    {LM_READ_PAPER, "as 'random', near-tied logits", NULL},
+    {LM_READ_PAPER, "(2)'s Kronecker form with the printed I_N, on the sizes with n > 1: dimensionally invalid", "kron_I=N"},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "[0, inf)"},
-    {"inv_sqrt_d_power", 1.0, "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))", NULL, "[-10, 10]"},
-    {"term2_sign", 1.0, "sign of the subtracted second term of (4) (1 = paper)", NULL, "[-1, 1]"},
+    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "setting [0, inf)"},
+    {"inv_sqrt_d_power", 1.0, "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))", NULL, "exponent [-10, 10]"},
+    {"term2_sign", 1.0, "sign of the subtracted second term of (4) (1 = paper)", NULL, "constant [-1, 1]"},
     {"kron_I", 0, "identity in (2): Nn (dimensionally valid) or N (as printed)", "Nn|N", NULL},
     {"wv_offdiag", 0, "1: W^V gets off-diagonal blocks (dense-mode iterate)", NULL, "int [0, 1]"},
     {"sat_logit", 50.0, "max |C| of the saturated configuration", NULL, "[0, 1e6]"},
@@ -79,6 +93,9 @@ static const int sizes[][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2}
                                {1, 3, 2, 1, 2}, {1, 2, 2, 2, 1}, {1, 3, 3, 3, 1},
                                {2, 2, 3, 2, 3}, {2, 1, 2, 1, 1}, {1, 3, 2, 2, 3}};
 #define NSIZES ((int)(sizeof sizes / sizeof *sizes))
+/* the sizes with n > 1 */
+static const int nbig[] = {0, 1, 2, 3, 4, 5, 6, 8};
+#define NBIG ((int)(sizeof nbig / sizeof *nbig))
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -110,7 +127,8 @@ static void set_logit_scale(lm_mha *m, double target)
 static lm_mha *build(lm_eval *ev)
 {
     lm_rng *g = lm_eval_rng(ev);
-    const int *z = sizes[ev->index % NSIZES];
+    /* the printed-(2) configuration: only the sizes with n > 1, where I_N is at stake */
+    const int *z = ev->config == 3 ? sizes[nbig[ev->index % NBIG]] : sizes[ev->index % NSIZES];
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4];
     lm_ctx dbl = lm_ctx_double();
     lm_mha *m = lm_mha_new(N, n, D, d, H, LM_SOFTMAX, LM_WV_DENSE, &dbl);
@@ -289,7 +307,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "max |C|", cmax);
     lm_measure(ev, "(2) with I_N dimensionally valid", n == 1);
     if (!lm_assume(ev, !kronN || n == 1,
-                   "(2) with I_N: W^O (x) I_N has N = %d columns but MH - y has Nn = %d entries "
+                   "unsatisfiable as printed: in (2), W^O (x) I_N has N = %d columns but MH - y has Nn = %d entries "
                    "(dimensionally invalid for n = %d > 1)",
                    N, Nn, n)) {
         lm_mha_free(m0);
@@ -395,6 +413,7 @@ LM_CLAIM(claim_dynamics_lemma1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 6,
     .eval = eval,

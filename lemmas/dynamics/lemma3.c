@@ -33,7 +33,11 @@
  *   distances are thus recomputed in MPFR whenever a break or near miss is replayed); the
  *   constants, whose ratios are far from 1 except when the reading fails by a wide margin, come
  *   from the S5 formulas in double. $W^V$ is the paper's dense $HD\times Hd$ matrix by default
- *   (Lemma 1(1); switch \texttt{wv}).}
+ *   (Lemma 1(1); switch \texttt{wv}).
+ *   \emph{Readings.}  $Z$ of eq.\ (90) and $G$ with the $\sigma$'s bounding the segment or at the
+ *   induction bounds read the paper; the sum of eq.\ (89)'s $Z_i$ is \emph{repaired} (it keeps the
+ *   $\|W^O\|_2$ that eq.\ (90) drops); the $\sigma$'s at $M$ alone are a \emph{probe}, since they do not bound
+ *   the $\sigma$'s on the segment the mean-value step needs.}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
@@ -47,10 +51,24 @@ static const char *const configs[] = {
     "Z90,sigma-at-M", "Z90,sigma-at-max", "Z90,sigma-at-bounds",
     "Z89sum,sigma-at-M", "Z89sum,sigma-at-max", "Z89sum,sigma-at-bounds",
     "G,sigma-at-M", "G,sigma-at-max", "G,sigma-at-bounds", NULL};
+/* the sigma's at M alone do not bound them on the segment [M, M'] the mean-value step of the
+ * proof runs over: a probe; eq. (89)'s per-sample sum is the repaired constant */
+#define AT_M(c) {LM_READ_PROBE, c " with the sigma's at M only (not a bound on the segment [M, M'])", NULL}
+static const lm_reading readings[] = {
+    AT_M("Z of eq. (90)"),
+    {LM_READ_PAPER, "Z of eq. (90), sigma's bounding the segment", NULL},
+    {LM_READ_PAPER, "Z of eq. (90), sigma's at the induction bounds", NULL},
+    AT_M("sum of the Z_i of eq. (89)"),
+    {LM_READ_REPAIRED, "Z = sum_i Z_i of eq. (89) (keeps ||W^O||_2) in place of eq. (90); sigma's bounding the segment", NULL},
+    {LM_READ_REPAIRED, "Z = sum_i Z_i of eq. (89) in place of eq. (90); sigma's at the induction bounds", NULL},
+    AT_M("G of S5"),
+    {LM_READ_PAPER, "G of S5, sigma's bounding the segment", NULL},
+    {LM_READ_PAPER, "G of S5, sigma's at the induction bounds", NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"Z_scale", 1.0, "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)", NULL, "[0, 1e6]"},
-    {"G_scale", 1.0, "multiplies G = N(max L^Q + max L^K + max L^V)", NULL, "[0, 1e6]"},
+    {"Z_scale", 1.0, "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)", NULL, "constant [0, 1e6]"},
+    {"G_scale", 1.0, "multiplies G = N(max L^Q + max L^K + max L^V)", NULL, "constant [0, 1e6]"},
     {"wv", 0, "W^V parameterization", "dense|block", NULL},
     {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
     {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
@@ -109,6 +127,7 @@ LM_CLAIM(claim_dynamics_lemma3) = {
     .confidence = "high (statement); explicit constants transcribed from the proof",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 2.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,

@@ -39,7 +39,10 @@
  *   exponentially small while $f$ is not, the precision of the differences is raised to
  *   $p_{\rm fd}\ge p/2+64+\frac32\log_2(|f|/\|\bar F\|)$ so that the cancellation in
  *   $f(\theta+h)-f(\theta-h)$ stays below the tolerance.  \texttt{fac\_scale} multiplies the
- *   printed factor $-1/\sqrt d$ (a wrong constant must be violated).}
+ *   printed factor $-1/\sqrt d$ (a wrong constant must be violated).
+ *   \emph{Readings.}  \texttt{formula-cG2-vs-model-cG2} reads the paper (Lemma 6 is stated for the kernel
+ *   (21)); \texttt{formula-cG2-vs-model-cG1} is a \emph{probe}: the printed formulas applied to the main
+ *   text's kernel (11), which the lemma does not refer to.}
  */
 #include "lm_claim.h"
 #include "lm_gradcheck.h"
@@ -47,6 +50,10 @@
 #include <math.h>
 
 static const char *const configs[] = {"formula-cG2-vs-model-cG2", "formula-cG2-vs-model-cG1", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "the printed formulas on the kernel they are stated for, eq. (21) (c_G = 2)", NULL},
+    {LM_READ_PROBE, "the printed formulas applied to the main text's kernel (11) (c_G = 1), which Lemma 6 does not refer to: (3) is off by c_G/2", NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "[0, inf)"},
@@ -307,6 +314,7 @@ LM_CLAIM(claim_dynamics_lemma6) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.75,
     .search_dim = 5,
     .eval = eval,

@@ -31,7 +31,11 @@
  *   computed in the working precision, so tiny-distance difference quotients are recomputed in MPFR
  *   whenever a break or near miss is replayed; the constants come from the S5 formulas in double.
  *   Gaussian underflow can only make the left side smaller (never a fake break), but it can hide
- *   a break in saturated instances; the scales are kept moderate for that reason.}
+ *   a break in saturated instances; the scales are kept moderate for that reason.
+ *   \emph{Readings.}  $Z'$ (both variable sets) and $G'$ for $M=\{W^Q\}$ with the $\sigma$'s bounding the
+ *   segment or at the induction bounds read the paper.  The full set against $3G'$ is a \emph{probe}:
+ *   the paper prints $G'$ for $W^Q$ only and says ``similarly'', and $3G'$ is our reconstruction; the
+ *   $\sigma$'s at $M$ alone are a probe as in dynamics/lemma3.}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
@@ -47,10 +51,28 @@ static const char *const configs[] = {
     "Zp,all,sigma-at-M", "Zp,all,sigma-at-max", "Zp,all,sigma-at-bounds",
     "Gp,WQ,sigma-at-M", "Gp,WQ,sigma-at-max", "Gp,WQ,sigma-at-bounds",
     "Gp,all,sigma-at-M", "Gp,all,sigma-at-max", "Gp,all,sigma-at-bounds", NULL};
+/* the sigma's at M alone do not bound them on the segment: a probe; the full set's gradient
+ * constant is not printed ("similarly"), 3G' is our reconstruction: a probe */
+#define AT_M(c) {LM_READ_PROBE, c " with the sigma's at M only (not a bound on the segment [M, M'])", NULL}
+#define G3(w) {LM_READ_PROBE, "full set {W^Q,W^K,W^V} against 3G': the paper gives G' for W^Q only and says 'similarly'; " w, NULL}
+static const lm_reading readings[] = {
+    AT_M("Z', M = {W^Q}"),
+    {LM_READ_PAPER, "Z', M = {W^Q}, sigma's bounding the segment", NULL},
+    {LM_READ_PAPER, "Z', M = {W^Q}, sigma's at the induction bounds", NULL},
+    AT_M("Z', full set"),
+    {LM_READ_PAPER, "Z', full set, sigma's bounding the segment", NULL},
+    {LM_READ_PAPER, "Z', full set, sigma's at the induction bounds", NULL},
+    AT_M("G', M = {W^Q}"),
+    {LM_READ_PAPER, "G', M = {W^Q} (the set Theorem 3 trains), sigma's bounding the segment", NULL},
+    {LM_READ_PAPER, "G', M = {W^Q}, sigma's at the induction bounds", NULL},
+    G3("sigma's at M only"),
+    G3("sigma's bounding the segment"),
+    G3("sigma's at the induction bounds"),
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"Zp_scale", 1.0, "multiplies Z' (proof of Lemma 8(1))", NULL, "[0, 1e6]"},
-    {"Gp_scale", 1.0, "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)", NULL, "[0, 1e6]"},
+    {"Zp_scale", 1.0, "multiplies Z' (proof of Lemma 8(1))", NULL, "constant [0, 1e6]"},
+    {"Gp_scale", 1.0, "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)", NULL, "constant [0, 1e6]"},
     {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix; 1 = eq. 11)", NULL, "(0, 1e6]"},
     {"wv", 0, "W^V parameterization", "dense|block", NULL},
     {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
@@ -111,6 +133,7 @@ LM_CLAIM(claim_dynamics_lemma8) = {
     .confidence = "medium (the explicit G' is only partly written in the paper)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 2.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,

@@ -40,7 +40,10 @@
  *   bound.  Since rows of a softmax sum to one, $\|S_{ih}\|_2\le\sqrt n$ and
  *   $\|B\|_F\le\sqrt{nH}\|X\|_F$ always; the printed $\sqrt{HN}$ can fail when $n>N$ (e.g.
  *   every query attending one nonzero token gives ratio $\to\sqrt{n/N}$), which this
- *   configuration reports as found.}
+ *   configuration reports as found.
+ *   \emph{Readings.}  Configurations 1--6 read the paper (configuration 6 with
+ *   \texttt{nrmB\_reading}$=\sqrt{HN}$ as printed); configuration 7 is \emph{repaired}: the bound
+ *   $\sqrt{nH}\|X\|_F$ in place of the printed $\sqrt{HN}\|X\|_F$.}
  */
 #include "lm_claim.h"
 #include "lm_t2.h"
@@ -52,18 +55,25 @@ static const char *const configs[] = {"sigma_max(W^V_r)<=3/2 lambda^V",
                                       "sigma_min(B_r)>=lambda^B/2",
                                       "f(M_r)<=(1-eta mu)^r f(M_0)",
                                       "pointwise ||B||_F<=sqrt(HN)||X||_F",
+                                      "pointwise ||B||_F<=sqrt(nH)||X||_F",
                                       NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "the proof's step ||B_r||_F <= sqrt(HN) ||X||_F as printed", "nrmB_reading=sqrt(HN)"},
+    {LM_READ_REPAIRED, "sqrt(nH) in place of the printed sqrt(HN): rows of a softmax sum to one, so ||S_ih||_2 <= sqrt(n)", "nrmB_reading=sqrt(nH)"},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"inv_scale", 1.0, "multiplies the factor 3/2 of the sigma_max invariants", NULL, "(0, 1e6]"},
-    {"B_factor", 0.5, "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)", NULL, "[0, 1e6]"},
-    {"mu_factor", 0.25, "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)", NULL, "[0, 1e6]"},
+    {"inv_scale", 1.0, "multiplies the factor 3/2 of the sigma_max invariants", NULL, "constant (0, 1e6]"},
+    {"B_factor", 0.5, "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)", NULL, "constant [0, 1e6]"},
+    {"mu_factor", 0.25, "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)", NULL, "constant [0, 1e6]"},
     {"lamV", 0, "lambda^V in the W^V invariant", "appendix|main", NULL},
-    {"nrmB_scale", 1.0, "multiplies the bound of the ||B||_F step", NULL, "[0, 1e6]"},
+    {"nrmB_scale", 1.0, "multiplies the bound of the ||B||_F step", NULL, "constant [0, 1e6]"},
     {"nrmB_reading", 0, "bound of the ||B||_F step", "sqrt(HN)|sqrt(nH)", NULL},
     {"hyp", 3, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL, "(0, 1e6]"},
-    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "(0, 1e6]"},
+    {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL, "constant (0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "setting (0, 1e6]"},
     {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -311,7 +321,7 @@ done:
     return rc;
 }
 
-static int eval(lm_eval *ev) { return ev->config == 5 ? run_pointwise(ev) : run_invariant(ev); }
+static int eval(lm_eval *ev) { return ev->config >= 5 ? run_pointwise(ev) : run_invariant(ev); }
 
 LM_CLAIM(claim_dynamics_proof_theorem2_invariants) = {
     .id = "dynamics/proof-theorem2-invariants",
@@ -323,6 +333,7 @@ LM_CLAIM(claim_dynamics_proof_theorem2_invariants) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 4,
     .eval = eval,

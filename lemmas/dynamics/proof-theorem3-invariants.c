@@ -44,7 +44,9 @@
  *   $(W^V/c,cW^O)$, for $W^O\to cW^O$ and for $W^V\to W^V/c$ with $y$ fixed (negative slopes
  *   would support the remark).
  *   $\kappa$ is multiplied by \texttt{kappa\_scale}; \texttt{bound\_scale}
- *   multiplies the $\frac32$ of the first invariant and divides the $\frac12$ of the second.}
+ *   multiplies the $\frac32$ of the first invariant and divides the $\frac12$ of the second.
+ *   \emph{Readings.}  \texttt{cond12-app-satisfied} and \texttt{pointwise-minS} read the paper;
+ *   \texttt{cond12-app-violated} is a \emph{probe} of the invariants outside the hypothesis (12-app).}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
@@ -57,6 +59,11 @@
 enum { CFG_SAT, CFG_VIOL, CFG_POINT };
 static const char *const configs[] = {"cond12-app-satisfied", "cond12-app-violated",
                                       "pointwise-minS", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "(12-app) enforced, eta = 1/(2G')", NULL},
+    {LM_READ_PROBE, "(12-app) violated by viol_factor: the invariants beyond the hypothesis", NULL},
+    {LM_READ_PAPER, "the pointwise step min S >= kappa inside the bound sigma_max(W^Q) <= 3/2 lambda^Q", NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
     {"kappa_scale", 1.0, "multiplies kappa in min S >= kappa (and in gamma)", NULL, "(0, 1e12]"},
@@ -305,6 +312,7 @@ LM_CLAIM(claim_dynamics_proof_theorem3_invariants) = {
     .confidence = "high (transcription)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 4,
     .eval = eval,

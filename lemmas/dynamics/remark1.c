@@ -63,7 +63,10 @@
  *   $\log_{10}\sigma_{Nn}(B_0)/\sigma_1(B_0)$ over the tested draws, and how many draws MPFR
  *   decided.  Figure: the empirical distribution function of
  *   $\log_{10}\sigma_{Nn}(B_0)/\sigma_1(B_0)$ over the tested draws (exact zeros are not plotted;
- *   the curve starts at their fraction) with the threshold $\tau$.}
+ *   the curve starts at their fraction) with the threshold $\tau$.
+ *   \emph{Readings.}  Every configuration reads the paper except the degenerate edges
+ *   ($W^Q=0$, $W^K=0$, equal tokens), a \emph{probe} outside appendix (c)'s hypothesis that every
+ *   $S_{i1}$ is full rank.}
  */
 #include "lm_claim.h"
 #include "lm_model.h"
@@ -76,6 +79,12 @@ static const char *const configs[] = {
     "necessity: HD below Nn", "random init s=1e-3", "random init s=0.3", "random init s=1",
     "random init s=10", "n=1 multi-head: D in [N/H, N)", "appendix (c) literal: H=1, D in [2N, Nn)",
     "edges: W^Q=0, W^K=0, equal tokens", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "appendix (c) with 'D >> N' read literally: D in [2N, Nn)", NULL},
+    {LM_READ_PROBE, "degenerate inits (W^Q = 0, W^K = 0, equal tokens): S_ih rank deficient, outside appendix (c)'s hypothesis", NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
     {"prob", 0.99, "stated probability that B_0 has full row rank (the paper: 'high probability')",
@@ -83,7 +92,7 @@ static const lm_param_def params[] = {
     {"prob_app", 1.0, "probability of appendix (c) ('with probability 1')", NULL, "[0, 1]"},
     {"z", 1.96, "Wilson score interval z (two-sided 95%)", NULL, "(0, 10]"},
     {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2) (at most 1024: cost bound)", NULL, "int [53, 1024]"},
-    {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL, "(0, inf)"},
+    {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL, "setting (0, inf)"},
     {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL, "[0, inf)"},
     {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4) (at most 512: the bound of the size 'draws')",
      NULL, "int [1, 512]"},
@@ -398,6 +407,7 @@ LM_CLAIM(claim_dynamics_remark1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .search_dim = 3,
     .search_in = search_in,

@@ -87,8 +87,8 @@ static const int cfg_cond[] = {LM_T3_COND_12APP, LM_T3_COND_12, LM_T3_COND_12, L
 static const double cfg_eta[] = {0, 0, 1e-3, 1e-2, 1e-1, 0.5, 0, 1e-2};
 
 static const lm_param_def params[] = {
-    {"gamma_scale", 1.0, "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate", NULL, "(0, 1e15]"},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
+    {"gamma_scale", 1.0, "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate", NULL, "constant (0, 1e15]"},
+    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "setting [0, inf)"},
     {"T", 300, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
     {"eps_frac", 0.5, "enforced configurations: ||r_0|| as a fraction of the largest residual meeting the condition", NULL, "(0, 1]"},

@@ -37,7 +37,10 @@
  *   the Example needs). A double break is replayed in MPFR at 256 bits. Reported:
  *   $\max_t(f_t-(f_0-c\sum_{r<t}\|\nabla f_r\|^2))/f_0$, $\max_t\sigma_{\max}(W^Q_t)$ (the
  *   boundedness hypothesis, which a finite run cannot violate), the secant Lipschitz ratio
- *   against $G'$, and $f_T/f_0$. The coefficient is multiplied by \texttt{c\_scale}.}
+ *   against $G'$, and $f_T/f_0$. The coefficient is multiplied by \texttt{c\_scale}.
+ *   \emph{Readings.}  The configurations with $c=\eta$ read (14) as printed (with $\eta'$ the GD step);
+ *   those with $c=\eta/2$ are \emph{repaired}: the coefficient $\eta/2$ of the proof's per-step descent
+ *   (71) in place of the printed $\eta'$.}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
@@ -50,10 +53,16 @@ static const char *const configs[] = {"c=eta/2,eta=0.5/Gp", "c=eta/2,eta=0.3", "
                                       "c=eta/2,eta=0.003",  "c=eta,eta=0.5/Gp", "c=eta,eta=0.3",
                                       "c=eta,eta=0.03",     "c=eta,eta=0.003",  NULL};
 static const double cfg_eta[] = {0, 0.3, 0.03, 0.003};
+#define HALF(e) {LM_READ_REPAIRED, "coefficient eta/2 (the proof's per-step descent, eq. (71)) instead of the printed eta'; " e, NULL}
+#define LIT(e) {LM_READ_PAPER, "eq. (14) as printed, eta' read as the GD step; " e, NULL}
+static const lm_reading readings[] = {
+    HALF("eta = 1/(2G')"), HALF("eta = 0.3"), HALF("eta = 0.03"), HALF("eta = 0.003"),
+    LIT("eta = 1/(2G')"),  LIT("eta = 0.3"),  LIT("eta = 0.03"),  LIT("eta = 0.003"),
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
+    {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "setting [0, inf)"},
     {"T", 400, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"eps_frac", 0.5, "||r_0|| as a fraction of the largest residual meeting (12)", NULL, "(0, 1]"},
     {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
@@ -185,6 +194,7 @@ LM_CLAIM(claim_dynamics_theorem3_part2) = {
     .confidence = "medium (the role of eta vs eta' is ambiguous)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 2,
     .eval = eval,
