@@ -54,7 +54,12 @@ static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opt
                        cr->worst_where, cr->detail[0] ? "  -- " : "", cr->detail);
                 if (cr->reading_note[0]) printf("    %-28s %s: %s\n", "", lm_reading_name(cr->reading), cr->reading_note);
             }
-            if (r.repaired_verdict >= 0 || r.probe_verdict >= 0) {
+            int any_paper = 0;
+            for (int c = 0; c < r.nconfig; c++) any_paper |= r.cfg[c].reading == LM_READ_PAPER;
+            if (!any_paper)
+                printf("    no configuration reading the paper as printed ran (--config %s): the verdict above "
+                       "is that configuration's\n", o->only_config ? o->only_config : "?");
+            else if (r.repaired_verdict >= 0 || r.probe_verdict >= 0) {
                 printf("    as printed: %s", lm_verdict_name(r.verdict));
                 if (r.repaired_verdict >= 0) printf("; repaired: %s", lm_verdict_name((lm_verdict)r.repaired_verdict));
                 if (r.probe_verdict >= 0) printf("; probes: %s", lm_verdict_name((lm_verdict)r.probe_verdict));
