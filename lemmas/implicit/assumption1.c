@@ -26,7 +26,9 @@
  *   scaling of Lemma 8), the regime in which the generator is meant to satisfy
  *   Assumption 1: here the inequality is recorded for every instance and a miss is a break.
  *   Each instance costs $O(n^2T^2d)$, so quick mode only lowers the instance count.  A larger \texttt{lambda\_scale} (a tighter orthogonality factor)
- *   makes (4) break.}
+ *   makes (4) break.
+ *   Readings: (1), (2) and (4) read the paper; (3) is a probe (the antipodal tokens are outside
+ *   Assumption~1 by construction).}
  */
 #include "lm_claim.h"
 #include "lm_ibgen.h"
@@ -99,6 +101,13 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "antipodal optimal tokens y_i mu e_1 (footnote 5): not nearly orthogonal by construction, covered by the footnote and outside Assumption 1", NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_assumption1) = {
     .id = "implicit/assumption1",
     .title = "Assumption 1: nearly orthogonal tokens (gate on the generators)",
@@ -109,6 +118,7 @@ LM_CLAIM(claim_implicit_assumption1) = {
     .confidence = "medium (form); low (Lambda)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -74,6 +74,12 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_assumption2) = {
     .id = "implicit/assumption2",
     .title = "Assumption 2: equal non-optimal scores (EX1 generators)",
@@ -84,6 +90,7 @@ LM_CLAIM(claim_implicit_assumption2) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -21,13 +21,19 @@
  *   Configurations: (1) the catalogue's DM default $d=600$, $n=8$, $\zeta=1.5$ (gate met); (2) a smaller
  *   set-up, $d=100$, $n=4$, $\zeta=1.5$ (the run implicit/theorem2 used before it moved to $d=600$; the derived $\zeta_0\approx2$ is missed:
  *   assumption-failed, reported).  Wrong-constant test: configuration (1) with $\zeta=1.02$ and
- *   \texttt{zeta0\_scale}$=0.5$ (a threshold too low to guarantee the clause) must be violated.}
+ *   \texttt{zeta0\_scale}$=0.5$ (a threshold too low to guarantee the clause) must be violated.
+ *   Readings: (1) reads the paper; (2) is a probe (a set-up below the derived threshold, showing
+ *   the gate fail).
+ *   Configuration (3) puts $\zeta$ exactly at the derived threshold $\zeta_0$ (the boundary instance
+ *   of the hypothesis, read as the paper): a \texttt{zeta0\_scale} below $1$ then lowers $\zeta$ itself and
+ *   the clause must break.}
  */
 #include "lm_ibcond.h"
 #include <math.h>
 
 static const char *const configs[] = {"DM d=600, n=8 (catalogue default)",
-                                      "DM d=100, n=4 (below the derived threshold)", NULL};
+                                      "DM d=100, n=4 (below the derived threshold)",
+                                      "DM d=600, n=8, zeta at the derived threshold zeta0", NULL};
 
 static const lm_param_def params[] = {
     {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
@@ -67,10 +73,11 @@ static int eval(lm_eval *ev)
     if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
-    o.d = ev->config == 0 ? 600 : 100;
-    o.n = ev->config == 0 ? 8 : 4;
+    o.d = ev->config == 1 ? 100 : 600;
+    o.n = ev->config == 1 ? 4 : 8;
     o.zeta = lm_par(ev, "zeta");
     const double zeta0 = lm_par(ev, "zeta0_scale") * lm_ibcond_zeta0(o.d, log(4.0 * o.n / delta));
+    if (ev->config == 2) o.zeta = zeta0; /* the boundary instance of the hypothesis zeta >= zeta0 */
     const double dmin = lm_par(ev, "C_d") * o.n * o.n * log(o.n / delta);
     const double eta = lm_par(ev, "eta"), eta0 = lm_par(ev, "eta0");
     lm_measure(ev, "zeta", o.zeta);
@@ -93,6 +100,12 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "d=100, n=4: a set-up below the derived zeta0 (the harness's earlier theorem2 data): shows the gate failing, outside the hypotheses", NULL},
+    {LM_READ_PAPER, "the boundary instance zeta = zeta0 of the hypothesis zeta >= zeta0", NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_condition1) = {
     .id = "implicit/condition1",
     .title = "Conditions for joint training (informal)",
@@ -103,6 +116,7 @@ LM_CLAIM(claim_implicit_condition1) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

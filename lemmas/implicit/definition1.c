@@ -164,6 +164,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_definition1) = {
     .id = "implicit/definition1",
     .title = "Token scores, optimal tokens, and the optimal-token limit of Phi",
@@ -174,6 +179,7 @@ LM_CLAIM(claim_implicit_definition1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 1,
     .eval = eval,

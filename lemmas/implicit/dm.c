@@ -97,6 +97,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_dm) = {
     .id = "implicit/dm",
     .title = "Data model DM: T=2, larger-variance optimal token, labels from u_star",
@@ -107,6 +112,7 @@ LM_CLAIM(claim_implicit_dm) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

@@ -175,6 +175,13 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_eq17_gradient) = {
     .id = "implicit/eq17-gradient",
     .title = "Closed-form gradient (Eq. 17), general and Assumption-2 forms",
@@ -185,6 +192,7 @@ LM_CLAIM(claim_implicit_eq17_gradient) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 2,
     .eval = eval,

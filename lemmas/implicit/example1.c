@@ -110,6 +110,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_example1) = {
     .id = "implicit/example1",
     .title = "Example 1 data: nearly orthogonal w.h.p. for large d; equal non-optimal scores",
@@ -120,6 +125,7 @@ LM_CLAIM(claim_implicit_example1) = {
     .confidence = "low (generator); medium (claim)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

@@ -28,7 +28,12 @@
  *   +\|W_0\|/(2\|W_{mm}\|)$, $c_1=\tfrac12\,\texttt{c1\_scale}$; a break is replayed in MPFR
  *   up to the breaking iterate.  Figure: $\max_i(1-s_{\mathrm{opt}})$ and the bound.
  *   The wrong-constant test sets $\texttt{margin\_scale}=3$ (a margin three times
- *   $1/\|W_{mm}\|$, impossible at $W\propto W_{mm}$), which must be violated.}
+ *   $1/\|W_{mm}\|$, impossible at $W\propto W_{mm}$), which must be violated.
+ *   Readings: \texttt{pointwise} reads the paper (the derived inequality is claimed for every $W$;
+ *   an instance whose bound is at least $1$, the maximum of $1-s_{\mathrm{opt}}$, is vacuous); the
+ *   \texttt{NGD run} on the heterogeneous data is a probe (A1-derived not met); \texttt{NGD run, A1 data}
+ *   (switch \texttt{data}$=$\texttt{a1}: EX1 homogeneous, $n=2$, $T=2$, $\mu=0.1$, $d=256$, gated on A1-derived and
+ *   Assumption~2) reads the paper.}
  */
 #include "lm_claim.h"
 #include "lm_ib.h"
@@ -37,7 +42,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const char *const configs[] = {"pointwise", "NGD run", NULL};
+static const char *const configs[] = {"pointwise", "NGD run", "NGD run, A1 data: EX1 n=2, T=2, d=256", NULL};
 
 static const lm_param_def params[] = {
     {"margin_scale", 1.0, "multiplies the margin 1/||W_mm|| in the pointwise bound", NULL, "[0, 1e6]"},
@@ -45,6 +50,7 @@ static const lm_param_def params[] = {
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
     {"steps", 2000, "NGD iterations (at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
+    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 static void max_lomso(lm_num *r, lm_num *x, const lm_ib_fwd *F, int n)
@@ -94,6 +100,8 @@ static int pointwise(lm_eval *ev, lm_rng *g, const lm_ibdata *D, lm_ib_fwd *F, c
     }
     lm_measure(ev, "R / ||W_mm||", R);
     lm_measure(ev, "delta", del);
+    /* 1 - s_opt <= 1 always: a bound (T-1) e^{...} >= 1 holds for nothing (log domain: >= 0) */
+    lm_rhs_trivial(ev, lm_num_get_d(&lb), 0.0, "the bound (T-1) exp(-||W||(...)) >= 1, the maximum of 1 - s_opt");
 out:
     lm_num_clears(&nz, &e, &la, &lb, &x, (lm_num *)NULL);
     lm_mat_free(Z); lm_mat_free(W);
@@ -123,7 +131,7 @@ static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *
     const lm_ib_opt *opt = lm_ib_opt_find("ngd");
     lm_ib_state *S = lm_ib_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "max_i (1 - s_opt)", 1);
-    int t1 = -1, next = 1;
+    int t1 = -1, next = 1, nontriv = 0;
     for (int t = 0; t <= steps; t++) {
         if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); break; }
         max_lomso(&la, &x, F, D->n);
@@ -133,8 +141,10 @@ static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *
         }
         lm_num_mul_d(&lb, &rate, (double)t);
         lm_num_sub(&lb, &off, &lb);
-        if (t1 >= 0)
+        if (t1 >= 0) {
             lm_obs_le_log(ev, t, &la, &lb, 0.0, "max_i log(1 - s_opt) <= log(T-1) - c1 eta t/(D||W_mm||^2) + init (t1 = %d)", t1);
+            if (lm_num_get_d(&lb) < 0.0) nontriv++;
+        }
         if (t == next || t == steps) {
             lm_series(ev, "max_i (1 - s_opt)", t, exp(lm_num_get_d(&la)));
             lm_series(ev, "bound", t, exp(lm_num_get_d(&lb)));
@@ -145,7 +155,8 @@ static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *
     if (!rc) {
         lm_measure(ev, "t1", t1);
         lm_measure(ev, "predicted rate c1 eta/(D ||W_mm||^2)", lm_num_get_d(&rate));
-        lm_assume(ev, t1 >= 0, "D ||Wbar_t - Wbar_mm|| never fell below 1/(2||W_mm||)");
+        if (lm_assume(ev, t1 >= 0, "D ||Wbar_t - Wbar_mm|| never fell below 1/(2||W_mm||)") && nontriv == 0)
+            lm_vacuous(ev, "the bound (T-1) exp(...) stayed >= 1, the maximum of 1 - s_opt, at every t >= t1 = %d", t1);
     }
     lm_ib_state_free(S);
     lm_num_clears(&e, &la, &lb, &x, &rate, &off, (lm_num *)NULL);
@@ -157,8 +168,10 @@ static int eval(lm_eval *ev)
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    lm_ibgen_ex1_defaults(&o, 1);
-    o.d = lm_par_i(ev, "d");
+    const int a1 = lm_par_i(ev, "data") == 1;
+    lm_ibgen_ex1_defaults(&o, !a1);
+    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
@@ -169,6 +182,13 @@ static int eval(lm_eval *ev)
     lm_num nmm;
     lm_num_init(&nmm, c);
     int rc = 0;
+    if (a1) {
+        double a1r = 0.0;
+        const int m = lm_ibgen_assumptions(&a1r, D, 1.0, c);
+        lm_measure(ev, "A1-derived ratio", a1r);
+        if (!lm_assume(ev, m >= 0 && (m & 3) == 3, "Assumptions 1 (A1-derived, ratio %.3g) / 2 fail", a1r))
+            goto out;
+    }
     int src = lm_svm_w_claim(ev, &sol, D);
     if (src) {
         if (src < 0) rc = -1;
@@ -193,6 +213,12 @@ out:
 
 static int search_in(int config) { return config == 0; }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "the derived pointwise inequality, claimed for every W", NULL},
+    {LM_READ_PROBE, "NGD run on Example-1-like heterogeneous data at d=40, outside A1-derived: Assumption 1 is not met (the catalogue counts a failure there as outside the hypotheses)", NULL},
+    {LM_READ_PAPER, NULL, "data=a1,steps=1000"},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma10) = {
     .id = "implicit/lemma10",
     .title = "Restatement of Lemma 1: explicit softmax score bounds",
@@ -203,6 +229,7 @@ LM_CLAIM(claim_implicit_lemma10) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 2,
     .search_in = search_in,

@@ -36,7 +36,7 @@ static const int config_d[] = {100, 300, 600, 1200};
 static const lm_param_def params[] = {
     {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
     {"c_scale", 1.0, "multiplies the explicit constant C = sqrt(2) + sqrt(L/d) of the cross bound", NULL, "[0, 1e6]"},
-    {"w", 0.5, "half-width of the norm interval [1-w, 1+w] (paper: 1/2)", NULL, "(0, 1]"},
+    {"w", 0.5, "half-width of the norm interval [1-w, 1+w] (paper: 1/2)", NULL, "constant (0, 1]"},
     {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
     {"draws", 1000, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 4000: run time bound)", NULL, "int [1, 4000]"},
     {"n", 8, "sequences per data set (at most 32: run time bound)", NULL, "int [1, 32]"},
@@ -163,6 +163,13 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma11) = {
     .id = "implicit/lemma11",
     .title = "DM tokens nearly orthogonal w.h.p. (explicit Laurent-Massart constants)",
@@ -173,6 +180,7 @@ LM_CLAIM(claim_implicit_lemma11) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

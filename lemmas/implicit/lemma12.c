@@ -194,6 +194,11 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma12) = {
     .id = "implicit/lemma12",
     .title = "Iterate norms under the joint updates (13)",
@@ -204,6 +209,7 @@ LM_CLAIM(claim_implicit_lemma12) = {
     .confidence = "medium (u bound), low (W bound)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 8,
     .search_dim = 0,
     .eval = eval,

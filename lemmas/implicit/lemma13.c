@@ -22,7 +22,7 @@
  *   Invariants, at every iterate: (o) $\gamma^{(t)}_{i\bar\tau}\le\gamma^{(t)}_{i,\mathrm{opt}_i}$ for
  *   $t\ge1$, observed for the sequence of smallest gap (at $t=0$, $u_0=0$ and all scores tie); a break is
  *   a violation, never an unmet hypothesis.  (i) $\min_i(\gamma^{(t)}_{i,\mathrm{opt}}-\gamma^{(t)}_{i\bar\tau})
- *   \ge c_{13}\eta\sigma^2d(\zeta^2-1)t^{1/3}/n$ for $t\ge\texttt{t\_start}=2$, with the derived
+ *   \ge c_{13}\eta\sigma^2d(\zeta^2-1)t^{1/3}/n$ for $t\ge\texttt{t\_start}$ (printed: $t\ge1$; the repaired configuration starts at $2$), with the derived
  *   $c_{13}=\texttt{c13\_scale}/(4e)$: Eq.~(44) raises the gap of sequence $i$ per step by at least
  *   $\frac{\eta_t\ell_i}{n}[\frac12\Delta_i-\rho(1+2(n-1)C_r)]\ge\frac{\eta}{(t+1)^{2/3}}\frac{\Delta_i}{4nC_r}$
  *   once Condition~2 keeps the noise below half the leading term ($\ell_i/\hat L\ge1/C_r$), and
@@ -58,7 +58,11 @@
  *   largest loss ratio): smallest gap and the bound (i), $\max\ell_i/\ell_j$ and $C_r$,
  *   $\min_i(1-s_{i,\mathrm{opt}})$.  Wrong-constant tests: $\texttt{cr\_scale}=0.5$, $\texttt{c13\_scale}=20$,
  *   $\texttt{smin\_scale}=1.9$ and $\texttt{opt\_ref}=\texttt{other}$ (the other token called optimal) must
- *   be violated.}
+ *   be violated.
+ *   Readings: configuration (2), ``with probability $1-\delta$ over data sets'' with the gap bound
+ *   from the printed $t\ge1$, reads the paper; configuration (3) is the same with the gap bound from
+ *   $t\ge2$ (repaired: the first step's noise is what Condition~2 controls and R4 does not);
+ *   configuration (1), every invariant of every run (gap bound from $t\ge2$), is a stricter probe.}
  */
 #include "lm_ibcond.h"
 #include "lm_ibj.h"
@@ -68,11 +72,12 @@
 #include <string.h>
 
 static const char *const configs[] = {"R4 per run: every iterate of every run",
-                                      "R4 with probability 1-delta over data sets", NULL};
+                                      "R4 with probability 1-delta over data sets",
+                                      "R4 with probability 1-delta, gap bound from t=2", NULL};
 
 static const lm_param_def params[] = {
     {"c13_scale", 1.0, "multiplies the derived c13 = 1/(4e) of the gap bound (i)", NULL, "[0, 1e6]"},
-    {"t_start", 2, "first iterate of the gap bound (i)", NULL, "int [1, 40000]"},
+    {"t_start", 1, "first iterate of the gap bound (i) (1 = as printed, t >= 1)", NULL, "int [1, 40000]"},
     {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of (ii)", NULL, "(0, 1e6]"},
     {"smin_scale", 1.0, "multiplies the lower bound 1/2 of s_opt in (iii)", NULL, "[0, 2)"},
     {"mono_tol_scale", 1.0, "multiplies the rounding tolerance 2^10 u (1 + max|a|) of the monotonicity (iii)",
@@ -425,6 +430,12 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PROBE, "stricter than printed: every invariant at every iterate of every run, with no delta allowance for exceptional data sets (gap bound from t=2)", "t_start=2"},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_REPAIRED, "gap bound (i) observed from t=2 instead of the printed t>=1: at t=1 the gap is the first step's data noise, which Condition 2 controls and R4 (outside the derived Condition 2) does not", "t_start=2"},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma13) = {
     .id = "implicit/lemma13",
     .title = "Key invariants of joint training (opt token, gap growth, loss ratio, s_opt)",
@@ -435,6 +446,7 @@ LM_CLAIM(claim_implicit_lemma13) = {
     .confidence = "medium (i),(iii) qualitatively; low (constants)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .search_dim = 0,
     .eval = eval,

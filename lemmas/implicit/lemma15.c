@@ -53,7 +53,7 @@ static const lm_param_def params[] = {
     {"kappa_scale", 1.0, "multiplies the reconstructed kappa of Eq. (52)", NULL, "[0, 1e6]"},
     {"c14_scale", 1.0, "multiplies Lemma 14's reconstructed c14 = 1/4", NULL, "[0, 1e6]"},
     {"cl_scale", 1.0, "multiplies C_L = e (log-Lipschitz on the segment)", NULL, "[0, 1e6]"},
-    {"C_H", 16.0, "Hessian constant C_H of the final form (lost; derived default)", NULL, "[0, 1e6]"},
+    {"C_H", 16.0, "Hessian constant C_H of the final form (lost; derived default)", NULL, "constant [0, 1e6]"},
     {"hp_scale", 1.0, "multiplies the pointwise self-bound beta(B,||u||)", NULL, "[0, 1e6]"},
     {"steps", 10000, "iterations of R4 (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
     {"hess_stride", 1000, "Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)", NULL, "int [100, 100000]"},
@@ -151,6 +151,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma15) = {
     .id = "implicit/lemma15",
     .title = "Lemma 3 with constants: ||grad L|| >= <-grad_u L, u~/||u~||> >= kappa L; Hessian bound",
@@ -161,6 +166,7 @@ LM_CLAIM(claim_implicit_lemma15) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.0625,
     .search_dim = 0,
     .eval = eval,

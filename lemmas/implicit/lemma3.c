@@ -60,7 +60,7 @@ static const char *const configs[] = {"R4: DM d=600 n=8, joint (13) eta=0.5 alph
 static const lm_param_def params[] = {
     {"kappa_scale", 1.0, "(i) multiplies the derived kappa(theta)", NULL, "[0, 1e6]"},
     {"cl_scale", 1.0, "(ii) multiplies C_L = e", NULL, "[0, 1e6]"},
-    {"C_H", 16.0, "(iii) Hessian constant C_H (lost; derived default)", NULL, "[0, 1e6]"},
+    {"C_H", 16.0, "(iii) Hessian constant C_H (lost; derived default)", NULL, "constant [0, 1e6]"},
     {"steps", 10000, "iterations of R4 (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
     {"seg_stride", 8, "(ii) segment probe stride after t = 1024", NULL, "int [1, 100000]"},
     {"hess_stride", 1000, "(iii) Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)", NULL, "int [100, 100000]"},
@@ -189,6 +189,10 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma3) = {
     .id = "implicit/lemma3",
     .title = "Loss landscape along joint training: PL-like, log-Lipschitz, self-bounded Hessian",
@@ -199,6 +203,7 @@ LM_CLAIM(claim_implicit_lemma3) = {
     .confidence = "(i) medium; (ii), (iii) low for the constants",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.0625,
     .search_dim = 0,
     .eval = eval,

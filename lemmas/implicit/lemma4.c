@@ -148,6 +148,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma4) = {
     .id = "implicit/lemma4",
     .title = "Small random initialisation",
@@ -158,6 +163,7 @@ LM_CLAIM(claim_implicit_lemma4) = {
     .confidence = "medium (structure), low (constants)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

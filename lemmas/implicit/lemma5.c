@@ -39,7 +39,7 @@ static const char *const configs[] = {"eta=0.5", "eta=1/D", NULL};
 static const lm_param_def params[] = {
     {"lb_scale", 1.0, "multiplies the lower bound of Eq. (18) (1 = the claim)", NULL, "(0, 1e6]"},
     {"h_thresh", 1.0, "monotonicity is claimed while min_tau h_itau < h_thresh (1 = W-SVM margin)", NULL, "[0, 1e6]"},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
+    {"lambda_scale", 1.0, "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)", NULL, "setting [0, 1e6]"},
     {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
@@ -169,6 +169,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma5) = {
     .id = "implicit/lemma5",
     .title = "Optimal-token softmax cannot collapse under NGD",
@@ -179,6 +184,7 @@ LM_CLAIM(claim_implicit_lemma5) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .eval = eval,

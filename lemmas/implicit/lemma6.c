@@ -183,6 +183,13 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma6) = {
     .id = "implicit/lemma6",
     .title = "Gradient always correlates with W_mm",
@@ -193,6 +200,7 @@ LM_CLAIM(claim_implicit_lemma6) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 16,
     .eval = eval,

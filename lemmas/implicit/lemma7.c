@@ -159,6 +159,13 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma7) = {
     .id = "implicit/lemma7",
     .title = "Iterate norm grows linearly under NGD (Eq. (12))",
@@ -169,6 +176,7 @@ LM_CLAIM(claim_implicit_lemma7) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .eval = eval,

@@ -175,6 +175,12 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma8) = {
     .id = "implicit/lemma8",
     .title = "Example 1 data satisfy Assumptions 1-2 w.h.p.",
@@ -185,6 +191,7 @@ LM_CLAIM(claim_implicit_lemma8) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

@@ -45,9 +45,9 @@ static const lm_param_def params[] = {
     {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL, "(0, 1e6]"},
     {"Cp_scale", 1.0, "constant C' of R_eps", NULL, "(0, 1e6]"},
     {"flip", 0, "0: eps* <= eps(R) (the claim); 1: eps(R) <= eps* (wrong, for tests)", NULL, "int [0, 1]"},
-    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1}", NULL, "(0, 1]"},
+    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1} (a hypothesis threshold)", NULL, "setting (0, 1]"},
     {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate", NULL, "[0, 1e6]"},
+    {"lambda_scale", 1.0, "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)", NULL, "setting [0, 1e6]"},
     {"steps", 300, "NGD iterations (quick: steps/4; at most 10000: run length bound)", NULL, "int [1, 10000]"},
     {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
     {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
@@ -190,6 +190,10 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_lemma9) = {
     .id = "implicit/lemma9",
     .title = "Restatement of Lemma 2 (App. A.2.1), along NGD",
@@ -200,6 +204,7 @@ LM_CLAIM(claim_implicit_lemma9) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .eval = eval,

@@ -116,6 +116,12 @@ out:
 
 static int search_in(int config) { return config < 2; }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_text_loss_infimum) = {
     .id = "implicit/text-loss-infimum",
     .title = "Optimal tokens minimise the loss: L(W) > L*, inf L = L*",
@@ -126,6 +132,7 @@ LM_CLAIM(claim_implicit_text_loss_infimum) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 4,
     .search_in = search_in,

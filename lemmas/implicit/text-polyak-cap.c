@@ -129,6 +129,10 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_text_polyak_cap) = {
     .id = "implicit/text-polyak-cap",
     .title = "Capped Polyak reduces to GD: the cap binds from t_sw on",
@@ -139,6 +143,7 @@ LM_CLAIM(claim_implicit_text_polyak_cap) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 0,
     .eval = eval,

@@ -165,6 +165,15 @@ out:
 
 static int search_in(int config) { return config < 4; }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_text_stationary) = {
     .id = "implicit/text-stationary",
     .title = "No finite stationary points; <-grad, W_mm> > 0",
@@ -175,6 +184,7 @@ LM_CLAIM(claim_implicit_text_stationary) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 4,
     .search_in = search_in,

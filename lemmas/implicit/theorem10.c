@@ -60,6 +60,11 @@ static int eval(lm_eval *ev)
     return lm_ibdec_run(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem10) = {
     .id = "implicit/theorem10",
     .title = "Theorem 4 with constants: decoder margin and softmax lower bound",
@@ -70,6 +75,7 @@ LM_CLAIM(claim_implicit_theorem10) = {
     .confidence = "low",
     .params = params,
     .configs = lm_ibdec_configs,
+    .readings = readings,
     .inst_scale = 0.1875,
     .search_dim = 0,
     .proxy = 1,

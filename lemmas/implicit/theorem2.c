@@ -43,7 +43,7 @@
 static const char *const configs[] = {"DM, W0=0, u0=0", NULL};
 
 static const lm_param_def params[] = {
-    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "[-1e3, 1e3]"},
+    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "exponent [-1e3, 1e3]"},
     {"slope_tol", 0.05, "tolerance on the fitted slope", NULL, "[0, 1e3]"},
     {"c2_scale", 1.0, "multiplies c2 = 1/2 of the explicit bound", NULL, "[0, 1e6]"},
     {"descent_scale", 1.0, "multiplies the 1/2 of the per-step descent inequality", NULL, "[0, 1e6]"},
@@ -56,6 +56,10 @@ static const lm_param_def params[] = {
 
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 0); }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem2) = {
     .id = "implicit/theorem2",
     .title = "Train-loss convergence under joint training",
@@ -66,6 +70,7 @@ LM_CLAIM(claim_implicit_theorem2) = {
     .confidence = "medium (rate), low (constants)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 8,
     .proxy = 1,
     .eval = eval,

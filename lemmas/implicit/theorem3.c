@@ -64,6 +64,10 @@ static const lm_param_def params[] = {
 
 static int eval(lm_eval *ev) { return lm_ibjoint_ib_check(ev, LM_IBJOINT_PROXIES); }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem3) = {
     .id = "implicit/theorem3",
     .title = "Joint training: 1 - cos(W_t, W_mm) = O(1/log t) (proxies)",
@@ -74,6 +78,7 @@ LM_CLAIM(claim_implicit_theorem3) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .proxy = 1,

@@ -62,6 +62,11 @@ static int eval(lm_eval *ev)
     return lm_ibdec_run(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem4) = {
     .id = "implicit/theorem4",
     .title = "Joint training: margin of u_t >= c4/||u_mm|| - C4 t^(-1/3) (rate)",
@@ -72,6 +77,7 @@ LM_CLAIM(claim_implicit_theorem4) = {
     .confidence = "low",
     .params = params,
     .configs = lm_ibdec_configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .proxy = 1,

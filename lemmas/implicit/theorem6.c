@@ -32,7 +32,11 @@
  *   prohibitively expensive at the default budget, so breaks are not replayed in MPFR
  *   (\texttt{no\_replay}).  The wrong-constant tests set $\texttt{e\_decay}=0.1$ (a geometric decay
  *   per dyadic block, far faster than the $1/\log t$ the claim allows) and
- *   $\texttt{norm\_growth}=100$, each of which must be inconsistent.}
+ *   $\texttt{norm\_growth}=100$, each of which must be inconsistent.
+ *   Readings: the three configurations on the heterogeneous data ($d=24$) are probes (A1-derived
+ *   is not met there, so Assumption~1 of Theorem~1's conditions fails); \texttt{eta=5 Lemma-4 init, A1 data}
+ *   (switch \texttt{data}$=$\texttt{a1}: EX1 homogeneous, $n=2$, $T=2$, $\mu=0.1$, $d=256$, gated on A1-derived and
+ *   Assumption~2) reads the paper.}
  */
 #include "lm_claim.h"
 #include "lm_ib.h"
@@ -42,7 +46,8 @@
 #include <stdlib.h>
 
 static const char *const configs[] = {"eta=5 Lemma-4 init", "eta=1 Lemma-4 init",
-                                      "eta=5 random direction", NULL};
+                                      "eta=5 random direction", "eta=5 Lemma-4 init, A1 data: EX1 n=2, T=2, d=256",
+                                      NULL};
 
 static const lm_param_def params[] = {
     {"eta_scale", 1.0, "multiplier of the GD step size (5 or 1 by configuration)", NULL, "(0, 1e3]"},
@@ -53,6 +58,7 @@ static const lm_param_def params[] = {
     {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL, "[0, 1e6]"},
     {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 40960: run length bound)", NULL, "int [1, 40960]"},
     {"d", 24, "embedding dimension (at most 64: run time bound)", NULL, "int [1, 64]"},
+    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -60,8 +66,10 @@ static int eval(lm_eval *ev)
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    lm_ibgen_ex1_defaults(&o, 1);
-    o.d = lm_par_i(ev, "d");
+    const int a1 = lm_par_i(ev, "data") == 1;
+    lm_ibgen_ex1_defaults(&o, !a1);
+    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
     int d = D->d;
     lm_mat *W0 = lm_ibgen_w0(d, 0.0, g, c);
@@ -80,6 +88,13 @@ static int eval(lm_eval *ev)
     double *nw = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));
     lm_num v;
     lm_num_init(&v, c);
+    if (a1) {
+        double a1r = 0.0;
+        const int m = lm_ibgen_assumptions(&a1r, D, 1.0, c);
+        lm_measure(ev, "A1-derived ratio", a1r);
+        if (!lm_assume(ev, m >= 0 && (m & 3) == 3, "Assumptions 1 (A1-derived, ratio %.3g) / 2 fail", a1r))
+            goto out;
+    }
     int src = lm_svm_w_claim(ev, &sol, D);
     if (src) {
         if (src < 0) rc = -1;
@@ -156,6 +171,13 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met", NULL},
+    {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met", NULL},
+    {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met; any initialisation direction (the statement's global convergence)", NULL},
+    {LM_READ_PAPER, NULL, "data=a1,steps=2048"},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem6) = {
     .id = "implicit/theorem6",
     .title = "GD converges in direction to W_mm with ||W_t|| -> infinity (proxies)",
@@ -166,6 +188,7 @@ LM_CLAIM(claim_implicit_theorem6) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .proxy = 1,

@@ -235,6 +235,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem7) = {
     .id = "implicit/theorem7",
     .title = "Polyak step size: gradient bounds (a), (b) behind the IB rate",
@@ -245,6 +250,7 @@ LM_CLAIM(claim_implicit_theorem7) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 0,
     .eval = eval,

@@ -32,7 +32,7 @@
 static const char *const configs[] = {"DM, W0=0, u0=0", NULL};
 
 static const lm_param_def params[] = {
-    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "[-1e3, 1e3]"},
+    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "exponent [-1e3, 1e3]"},
     {"slope_tol", 0.05, "tolerance on the fitted slope", NULL, "[0, 1e3]"},
     {"c2_scale", 1.0, "multiplies c2 = 1/2 of the explicit bound", NULL, "[0, 1e6]"},
     {"c_scale", 1.0, "multiplies c = 1/2 of the one-step contraction (iv)", NULL, "[0, 1e6]"},
@@ -46,6 +46,10 @@ static const lm_param_def params[] = {
 
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 1); }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem8) = {
     .id = "implicit/theorem8",
     .title = "Theorem 2 with exact constants",
@@ -56,6 +60,7 @@ LM_CLAIM(claim_implicit_theorem8) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 8,
     .proxy = 1,
     .eval = eval,

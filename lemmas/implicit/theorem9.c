@@ -78,7 +78,7 @@ static const lm_param_def params[] = {
     {"Cp_scale", 1.0, "(60) constant C' of R_eps", NULL, "(0, 1e6]"},
     {"kappa_l", 0, "(60) kappa_l in R_eps: loss ratio at t, constant Cr (Lemma 13), or e^Gamma_max(t)",
      "ratio|Cr|gamma", NULL},
-    {"Cr", 2.718281828459045, "(60) loss-ratio constant C_r of Lemma 13(ii) (kappa_l=Cr)", NULL, "(0, 1e6]"},
+    {"Cr", 2.718281828459045, "(60) loss-ratio constant C_r of Lemma 13(ii) (kappa_l=Cr)", NULL, "constant (0, 1e6]"},
     {"s_lower", 0.5, "(60) iterates need min_i s_opt >= s_lower (Lemma 13(iii))", NULL, "(0, 1]"},
     {"flip", 0, "(60) 0: eps*_t <= eps(||W_t||) (the claim); 1: flipped (wrong, for tests)", NULL, "int [0, 1]"},
     {"steps", 40000, "joint iterations T_max (also when quick; at most 100000: run length bound)", NULL, "int [1, 100000]"},
@@ -91,6 +91,11 @@ static int eval(lm_eval *ev)
     return lm_ibjoint_ib_check(ev, ev->config == 0 ? LM_IBJOINT_PROXIES : LM_IBJOINT_EPS);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem9) = {
     .id = "implicit/theorem9",
     .title = "Theorem 3 with exact constants: proxies and Lemma 2 (60) along joint training",
@@ -101,6 +106,7 @@ LM_CLAIM(claim_implicit_theorem9) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .proxy = 1,

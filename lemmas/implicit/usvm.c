@@ -292,6 +292,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_usvm) = {
     .id = "implicit/usvm",
     .title = "u-SVM: feasibility, optimality, max-margin property",
@@ -302,6 +307,7 @@ LM_CLAIM(claim_implicit_usvm) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,

@@ -296,6 +296,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_wsvm) = {
     .id = "implicit/wsvm",
     .title = "W-SVM: feasibility, optimality, max-margin property",
@@ -306,6 +311,7 @@ LM_CLAIM(claim_implicit_wsvm) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,
