@@ -29,13 +29,13 @@ typedef enum {
  * claim's resource bounds (integer literals) of N_max (and N_min), M and d: the
  * cost of one instance grows like N_max * M * d^2 (times J when nested). */
 #define LM_PCMO_PARAMS(exp_def, tol_def, nmin, nmax, m_def, s_def, nhi, mhi, dhi)                     \
-    {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL, "[-10, 10]"}, \
+    {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL, "exponent [-10, 10]"}, \
     {"tol", tol_def, "tolerance on the slope: inconsistent when the whole 95% CI lies above e + tol", \
-     NULL, "[-10, 10]"},                                                                               \
+     NULL, "setting [-10, 10]"},                                                                               \
     {"ci_max", 0.6, "largest admissible width of the slope's 95% CI (else: MC too noisy)", NULL,      \
-     "[0, 100]"},                                                                                      \
+     "setting [0, 100]"},                                                                                      \
     {"rel_se_max", 0.25, "largest admissible relative standard error of each point (else: MC too noisy)", \
-     NULL, "[0, 1e6]"},                                                                                \
+     NULL, "setting [0, 1e6]"},                                                                                \
     {"N_min", nmin, "smallest context size of the grid (doubling; at most N_max / 2)", NULL,           \
      "int [2, " #nhi "]"},                                                                             \
     {"N_max", nmax, "largest context size of the grid (at most " #nhi ": run length bound)", NULL,     \

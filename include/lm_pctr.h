@@ -111,6 +111,7 @@ void lm_pctr_trd_clear(lm_pctr_trd *R);
  * Parameters (both claims): alpha_scale beta_scale T_A T_kappa gamma_claim gamma_tol z
  * MN_B T_B N_A eta_B. */
 extern const char *const lm_pctr_tr_configs[];
+extern const lm_reading lm_pctr_tr_readings[]; /* one per configuration */
 extern const lm_param_def lm_pctr_tr_params[];
 int lm_pctr_eval_tr(lm_eval *ev, int use_reg);
 

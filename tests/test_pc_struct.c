@@ -109,7 +109,15 @@ Test(pc_struct, lemma1_1_wrong_polar_factor)
 /* ---- precond/theorem1.2 ---- */
 Test(pc_struct, theorem1_2_as_stated)
 {
-    lm_test_expect("precond/theorem1.2", one, NULL, 3, LM_V_HOLDS);
+    /* Theorem 1.2 itself (parts (i)-(iv)) holds; the introduction's "connected" does not
+     * (issue 16: its own paper configuration, so the claim as a whole is violated) */
+    lm_test_expect("precond/theorem1.2", one, "on-manifold", 3, LM_V_HOLDS);
+    lm_test_expect("precond/theorem1.2", one, "converse", 3, LM_V_HOLDS);
+}
+Test(pc_struct, theorem1_2_connected_as_printed)
+{
+    lm_test_expect("precond/theorem1.2", one, "connected (introduction)", 3, LM_V_VIOLATED);
+    lm_test_expect("precond/theorem1.2", one, NULL, 3, LM_V_VIOLATED);
 }
 Test(pc_struct, theorem1_2_wrong_manifold)
 {
@@ -118,14 +126,25 @@ Test(pc_struct, theorem1_2_wrong_manifold)
 }
 
 /* ---- precond/remark2 ---- */
+#define R2_REPAIRED "full-rank blocks (random theta)"
 Test(pc_struct, remark2_as_stated)
 {
-    lm_test_expect("precond/remark2", one, NULL, 3, LM_V_HOLDS);
+    /* with the rank condition the paper leaves implicit (the repaired reading) it holds;
+     * as printed (every fixed block, W_KQ = 0 included) it is violated (issue 16) */
+    lm_test_expect("precond/remark2", one, R2_REPAIRED, 3, LM_V_HOLDS);
+}
+Test(pc_struct, remark2_as_printed)
+{
+    lm_test_expect("precond/remark2", one, "as printed: every fixed block", 3, LM_V_VIOLATED);
+    lm_claim_result r = lm_test_run("precond/remark2", one, NULL, 3);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "got %s", lm_verdict_name(r.verdict));
+    cr_expect_eq(r.repaired_verdict, LM_V_HOLDS, "got %s", lm_verdict_name(r.repaired_verdict));
+    lm_claim_result_clear(&r);
 }
 Test(pc_struct, remark2_wrong_hessian)
 {
     static const char *const s[] = {"formula=wrong", NULL};
-    lm_test_expect("precond/remark2", s, NULL, 3, LM_V_VIOLATED);
+    lm_test_expect("precond/remark2", s, R2_REPAIRED, 3, LM_V_VIOLATED);
 }
 
 /* ---- precond/theorem1.1 ---- */
@@ -162,7 +181,7 @@ Test(pc_struct, remark1_wrong_rate)
 Test(pc_struct, remark2_wrong_constants)
 {
     static const char *const s1[] = {"hess_coef=2.02", NULL};
-    lm_test_expect("precond/remark2", s1, NULL, 2, LM_V_VIOLATED);
+    lm_test_expect("precond/remark2", s1, R2_REPAIRED, 2, LM_V_VIOLATED);
     static const char *const s2[] = {"curv=3.96", NULL};
-    lm_test_expect("precond/remark2", s2, NULL, 2, LM_V_VIOLATED);
+    lm_test_expect("precond/remark2", s2, R2_REPAIRED, 2, LM_V_VIOLATED);
 }

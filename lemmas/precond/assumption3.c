@@ -27,7 +27,7 @@
 
 static const char *const configs[] = {"A3-regime", "A3-copy", NULL};
 static const lm_param_def params[] = {
-    {"tau_int", 0.125, "the integrability radius of Lemma 7 (reconstructed: 1/8)", NULL, "(0, 1e6]"},
+    {"tau_int", 0.125, "the integrability radius of Lemma 7 (reconstructed: 1/8)", NULL, "constant (0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the tolerance 64 d u of ||B_R||_op = sqrt(s_1)", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -37,9 +37,9 @@ static const lm_param_def params[] = {
     {"B", 100,
      "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)",
      NULL, "int [1, 250]"},
-    {"c_start", 0.1, "L(theta_0^alg) - L0 <= c_start L0", NULL, "[0, 1e6]"},
-    {"c_sgd", 1000, "L(theta_0^sgd) >= c_sgd L0", NULL, "[0, 1e12]"},
-    {"c_stay", 0.1, "max_t L(theta_t^alg) - L0 <= c_stay L0", NULL, "[0, 1e6]"},
+    {"c_start", 0.1, "L(theta_0^alg) - L0 <= c_start L0", NULL, "constant [0, 1e6]"},
+    {"c_sgd", 1000, "L(theta_0^sgd) >= c_sgd L0", NULL, "constant [0, 1e12]"},
+    {"c_stay", 0.1, "max_t L(theta_t^alg) - L0 <= c_stay L0", NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)

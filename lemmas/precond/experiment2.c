@@ -38,7 +38,7 @@ static const lm_param_def params[] = {
     {"B", 100,
      "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)",
      NULL, "int [1, 250]"},
-    {"c_conv", 0.1, "convergence level: L - L0 <= c_conv L0", NULL, "[0, 1e6]"},
+    {"c_conv", 0.1, "convergence level: L - L0 <= c_conv L0", NULL, "constant [0, 1e6]"},
     {"t_frac", 0.5, "the level must be reached by t_frac * T", NULL, "[0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 

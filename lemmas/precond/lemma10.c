@@ -29,11 +29,11 @@ static const char *const configs[] = {"cross weight (10.1)", "self weight (10.2)
 
 static const lm_param_def params[] = {
     {"coef", 1.0, "multiplies the explicit right side (paper: 1)", NULL, "[0, 1e6]"},
-    {"z", 3.0, "normal quantile of the confidence bounds", NULL, "[0, 100]"},
+    {"z", 3.0, "normal quantile of the confidence bounds", NULL, "setting [0, 100]"},
     {"S", 8000,
      "draws per N (quick: S/4; at least 8: two draws for a variance; at most 200000: run length bound)",
      NULL, "int [8, 200000]"},
-    {"max_rse", 0.25, "largest admissible relative standard error of E p^2", NULL, "[0, 1e6]"},
+    {"max_rse", 0.25, "largest admissible relative standard error of E p^2", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int Ngrid[] = {2, 4, 16, 64};

@@ -34,9 +34,9 @@
 static const lm_param_def params[] = {
     {"coef", 1.0, "multiplies the bound (A_1 + A_2)/N (paper: 1)", NULL, "[0, 1e6]"},
     {"stein_sign", 1.0, "sign of the p_ij^2 term of the identity (paper: +1 in E Y = 0)", NULL, "[-1, 1]"},
-    {"z_id", 4.0, "identity: |mean| <= z_id SE per coordinate", NULL, "[0, 100]"},
-    {"claimed", -1.0, "claimed exponent of N in ||E z_j - mu_j||", NULL, "[-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
+    {"z_id", 4.0, "identity: |mean| <= z_id SE per coordinate", NULL, "setting [0, 100]"},
+    {"claimed", -1.0, "claimed exponent of N in ||E z_j - mu_j||", NULL, "exponent [-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
     {"S", 6000,
      "draws per N (the slope part: S/8; quick: S/4; at least 64: two draws everywhere; at most 100000: run length "
      "bound)",

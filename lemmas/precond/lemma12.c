@@ -21,18 +21,26 @@
  *   $t$-interval of the slope of $\log\mathbb E_j\|b\|^2$ against $\log N$ must have upper end $\le$
  *   \texttt{claimed}$+$\texttt{tol} ($-2+0.2$) and width $\le$ \texttt{maxw} (0.6, else
  *   assumption-failed).  A claimed $-3$ comes out inconsistent.  Measured: slope, CI,
- *   $N^2\,\mathbb E_j\|b\|^2$ at both ends.}
+ *   $N^2\,\mathbb E_j\|b\|^2$ at both ends.  Readings: \texttt{tube tau=0.01} reads the paper; \texttt{random W\_KQ}
+ *   is a probe ($W_{KQ}$ not near $\mathcal M$, beyond the lemma's $\delta_7$-tube).}
  */
 #include "lm_pcb.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"tube tau=0.01", "random W_KQ", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "W_KQ from a point of the delta_7-tube (A3 regime, s_1 = 0.01)", NULL},
+    {LM_READ_PROBE,
+     "a random W_KQ with ||Sigma^1/2 W_KQ Sigma^1/2||_op = b_op, not near the manifold: beyond the lemma's "
+     "delta_7-tube",
+     NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"claimed", -2.0, "claimed exponent of N", NULL, "[-10, 10]"},
-    {"tol", 0.2, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"maxw", 0.6, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
+    {"claimed", -2.0, "claimed exponent of N", NULL, "exponent [-10, 10]"},
+    {"tol", 0.2, "tolerance on the slope", NULL, "setting [-10, 10]"},
+    {"maxw", 0.6, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
     {"b_op", 0.1, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
     {"K", 20, "outer queries (at most 200: run length bound)", NULL, "int [1, 200]"},
     {"S_in", 150,
@@ -118,6 +126,7 @@ LM_CLAIM(claim_precond_lemma12) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.03125,
     .proxy = 1,
     .no_replay = 1,

@@ -17,18 +17,26 @@
  *   $\mathbb E\|x_j\|^2\|z_j-\mu_j\|^2$, the 95\% $t$-interval of the slope of the log against $\log N$ must
  *   have upper end $\le$ \texttt{claimed}$+$\texttt{tol} ($-1+0.1$) and width $\le$ \texttt{maxw} (0.5, else
  *   assumption-failed).  A claimed $-2$ comes out inconsistent.  Measured: slopes, CIs,
- *   $N\,\mathbb E\|z_j-\mu_j\|^2$ at $N=256$.}
+ *   $N\,\mathbb E\|z_j-\mu_j\|^2$ at $N=256$.  Readings: \texttt{tube tau=0.01} reads the paper; \texttt{random W\_KQ}
+ *   is a probe ($W_{KQ}$ not near $\mathcal M$, beyond the lemma's $\delta_7$-tube).}
  */
 #include "lm_pcb.h"
 #include <math.h>
 #include <stdio.h>
 
 static const char *const configs[] = {"tube tau=0.01", "random W_KQ", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "W_KQ from a point of the delta_7-tube (A3 regime, s_1 = 0.01)", NULL},
+    {LM_READ_PROBE,
+     "a random W_KQ with ||Sigma^1/2 W_KQ Sigma^1/2||_op = b_op, not near the manifold: beyond the lemma's "
+     "delta_7-tube",
+     NULL},
+    LM_READINGS_END};
 
 static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N", NULL, "[-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
+    {"claimed", -1.0, "claimed exponent of N", NULL, "exponent [-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
+    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
     {"b_op", 0.3, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
     {"S", 3000,
      "draws per N (quick: S/4; at least 8: two draws; at most 50000: run length bound)",
@@ -102,6 +110,7 @@ LM_CLAIM(claim_precond_lemma13) = {
     .confidence = "low-medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.03125,
     .proxy = 1,
     .no_replay = 1,

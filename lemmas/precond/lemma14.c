@@ -35,10 +35,10 @@
 #include <stdlib.h>
 
 static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL, "[-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
-    {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "[0, 100]"},
+    {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL, "exponent [-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
+    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
+    {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "setting [0, 100]"},
     {"S", 3000,
      "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)",
      NULL, "int [8, 100000]"},

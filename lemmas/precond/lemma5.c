@@ -30,8 +30,8 @@ static const char *const configs[] = {"training sets", "perturbations", NULL};
 
 static const lm_param_def params[] = {
     {"coef", 1.0, "multiplies the right-hand side", NULL, "[0, 1e6]"},
-    {"c_T1", 2.0, "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F", NULL, "[0, 1e6]"},
-    {"c_den", 0.41421356237309503, "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)", NULL, "(0, 1e6]"},
+    {"c_T1", 2.0, "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F", NULL, "constant [0, 1e6]"},
+    {"c_den", 0.41421356237309503, "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)", NULL, "constant (0, 1e6]"},
     {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -33,7 +33,7 @@ static const lm_param_def params[] = {
     {"c6_coef", 1.0,
      "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)",
      NULL, "[0, 1e6]"},
-    {"slope_tol", 0.05, "the quantile's fitted slope in log N must be <= slope_tol", NULL, "[-10, 10]"},
+    {"slope_tol", 0.05, "the quantile's fitted slope in log N must be <= slope_tol", NULL, "setting [-10, 10]"},
     {"reps", 2000,
      "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)",
      NULL, "int [1, 100000]"},

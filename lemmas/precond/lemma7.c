@@ -44,7 +44,7 @@
 static const char *const configs[] = {"op-norm bound", "MGF closed form", "divergence", NULL};
 
 static const lm_param_def params[] = {
-    {"tau_int", 0.125, "RECON: the A3 threshold tau_int (delta_7 = tau_int - sqrt(s_1))", NULL, "(0, 1e6]"},
+    {"tau_int", 0.125, "RECON: the A3 threshold tau_int (delta_7 = tau_int - sqrt(s_1))", NULL, "constant (0, 1e6]"},
     {"c_op", 1.0, "multiplies sqrt(s_1) + dist in the operator-norm bound", NULL, "[0, 1e6]"},
     {"c1_scale", 1.0, "c_1 = c1_scale / (2 tau_int)", NULL, "[0, 1e6]"},
     {"c2_scale", 1.0, "c_2 = c2_scale / tau_int", NULL, "[0, 1e6]"},
@@ -54,7 +54,7 @@ static const lm_param_def params[] = {
     {"quad_tol", 1e-20,
      "relative residual allowed between the closed form and the quadrature (MPFR-256)",
      NULL, "[0, 1]"},
-    {"lam_div", 0.5, "lambda_max at which the truncated integrals must diverge (the fact: 1/2)", NULL, "[0, 1]"},
+    {"lam_div", 0.5, "lambda_max at which the truncated integrals must diverge (the fact: 1/2)", NULL, "constant [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* ---------------------------------------------------------------- (i) */

@@ -25,7 +25,8 @@
  *   with relative SE above \texttt{max\_rse} (0.25) makes the instance assumption-failed (MC too
  *   noisy).  The catalogue's adversarial search over $(x_j,W_{KQ})$ is replaced by the $s_j$ grid
  *   up to 6 (the ratio grows with $s_j$ and is largest at small $N$).  Measured: the worst
- *   LHS/RHS and the tightness against the asymptote $N^{-m}e^{m(m-1)s_j/2}$ at $N=128$.}
+ *   LHS/RHS and the tightness against the asymptote $N^{-m}e^{m(m-1)s_j/2}$ at $N=128$.  Since $p\le1$, a bound $\ge1$ says nothing: their
+ *   number is measured, and an instance all of whose bounds are $\ge1$ is vacuous.}
  */
 #include "lm_pcb.h"
 #include <math.h>
@@ -35,11 +36,11 @@ static const char *const configs[] = {"cross weight (9.1)", "self weight (9.2)",
 
 static const lm_param_def params[] = {
     {"coef", 1.0, "multiplies the right side (paper: 1)", NULL, "[0, 1e6]"},
-    {"z", 3.0, "normal quantile of the upper confidence bound of the MC mean", NULL, "[0, 100]"},
+    {"z", 3.0, "normal quantile of the upper confidence bound of the MC mean", NULL, "setting [0, 100]"},
     {"S", 1500,
      "draws per (N, m) (quick: S/3; at least 8: two draws; at most 40000: run length bound)",
      NULL, "int [8, 40000]"},
-    {"max_rse", 0.25, "largest admissible relative standard error of an estimate", NULL, "[0, 1e6]"},
+    {"max_rse", 0.25, "largest admissible relative standard error of an estimate", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int Ngrid[] = {2, 4, 16, 64, 128};
@@ -68,6 +69,7 @@ static int eval(lm_eval *ev)
     double z = lm_par(ev, "z"), coef = lm_par(ev, "coef"), mrse = lm_par(ev, "max_rse");
     int rc = 0;
     double worst = 0, tight = 0;
+    int nobs = 0, ntriv = 0; /* observations, and those whose bound is >= 1 (p^m <= 1 a priori) */
     lm_series_axes(ev, "N", "E p^m (MC) and the bound", 1);
     for (int in = 0; in < 5 && !rc; in++) {
         int N = Ngrid[in];
@@ -134,6 +136,8 @@ static int eval(lm_eval *ev)
             lm_obs_le_log(ev, -1, &la, &lb, 0.0, "%s: E p^%d upper CI <= bound at N=%d, s_j=%.3g, q_j=%.3g",
                           self ? "(9.2)" : "(9.1)", m, N, s, q);
             lm_num_clears(&la, &lb, (lm_num *)NULL);
+            nobs++;
+            ntriv += logrhs + log(coef) >= 0.0;
             double r = mean / exp(logrhs);
             if (r > worst) worst = r;
             if (N == 128) {
@@ -150,6 +154,10 @@ static int eval(lm_eval *ev)
     if (!rc) {
         lm_measure(ev, "worst MC mean / RHS", worst);
         lm_measure(ev, "max MC mean / asymptote at N=128", tight);
+        lm_measure(ev, "bounds >= 1 (trivial: p^m <= 1)", ntriv);
+        /* every bound of the instance at or above 1, the a-priori maximum of E p^m: nothing was tested */
+        if (nobs > 0 && ntriv == nobs)
+            lm_vacuous(ev, "every bound of the instance is >= 1, the a-priori maximum of E p^m (%d bounds)", nobs);
     }
     lm_pc_free(P);
     return rc < 0 ? -1 : 0;

@@ -36,12 +36,12 @@
 #include <stdio.h>
 
 static const lm_param_def params[] = {
-    {"rate", 1.0, "claimed decay exponent of the gap (the statement's N^-1)", NULL, "[-10, 10]"},
-    {"slope_tol", 0.1, "tolerance of the fitted slope (catalogue: 0.1)", NULL, "[-10, 10]"},
+    {"rate", 1.0, "claimed decay exponent of the gap (the statement's N^-1)", NULL, "exponent [-10, 10]"},
+    {"slope_tol", 0.1, "tolerance of the fitted slope (catalogue: 0.1)", NULL, "setting [-10, 10]"},
     {"batches", 200,
      "independent batches per N (at least 2 for a standard error; at most 1000: run length bound)",
      NULL, "int [2, 1000]"},
-    {"z", 2.5758, "CI multiplier of part (a) (99%)", NULL, "[0, 100]"},
+    {"z", 2.5758, "CI multiplier of part (a) (99%)", NULL, "setting [0, 100]"},
     {"op_max", 0.25, "W_KQ is scaled so that ||Sigma^1/2 W_KQ Sigma^1/2||_op = op_max", NULL, "[0, 10]"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -22,7 +22,13 @@
  *   both block minimum eigenvalues must be positive, $10^{-12}\lambda_{\max}\le\lambda_{\min}$, and
  *   $f''(0)<0$ robustly, $10^{-3}\cdot4\|M_\star\|_F^2\le-f''(0)$ (so $L$ is not jointly convex).  Measured, not judged: the block minimum
  *   eigenvalues at $W_{KQ}=0$ and at a rank-deficient $W_V$ (both exactly 0: the statement needs
- *   the other block to have full rank, a condition the paper leaves implicit).  Families
+ *   the other block to have full rank, a condition the paper leaves implicit).  Readings:
+ *   configuration \texttt{as printed: every fixed block} reads the paper (``for fixed $W_{KQ}$'', any
+ *   $W_{KQ}$): it runs everything above and also observes $10^{-12}\le\lambda_{\min}/\lambda_{\max}$ of
+ *   the $W_V$ block at $W_{KQ}=0$ and of the $W_{KQ}$ block at a rank-deficient $W_V$ (relative to the
+ *   block's $\lambda_{\max}$ at the random $\theta$), which comes out violated; configuration
+ *   \texttt{full-rank blocks (random theta)} is the repaired reading (the rank condition added:
+ *   random $\theta$ only, full rank almost surely), which holds.  Families
  *   $c\in\{0.3,0.5,1\}$, $\kappa=10^2$, $d\in[1,4]$, $k\in[d,d+2]$, $\tau\in\{0.1,1\}$.  The switch
  *   \texttt{formula}$=$\texttt{wrong} uses $\Sigma W_{KQ}^\top\Sigma W_{KQ}\Sigma$ in the $W_V$ block (a transposed
  *   factor) and must come out violated; so must \texttt{hess\_coef}$=2.02$ and \texttt{curv}$=3.96$
@@ -31,11 +37,20 @@
 #include "lm_pcst.h"
 #include <math.h>
 
+static const char *const configs[] = {"full-rank blocks (random theta)", "as printed: every fixed block", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_REPAIRED,
+     "adds the rank condition the paper leaves implicit: strongly convex in W_V when Sigma W_KQ has full rank, "
+     "in W_KQ when W_V has full column rank (random theta: full rank a.s.)",
+     NULL},
+    {LM_READ_PAPER, "every fixed W_KQ and W_V, including W_KQ = 0 and a rank-deficient W_V", NULL},
+    LM_READINGS_END};
+
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerances 256 d^2 k kappa(Sigma) u_p", NULL, "[0, 1e6]"},
     {"formula", 0, "stated block Hessians, or wrong: W_KQ transposed in the W_V block", "stated|wrong", NULL},
-    {"hess_coef", 2.0, "the factor of both Kronecker Hessians (the paper: 2)", NULL, "[-1e6, 1e6]"},
-    {"curv", 4.0, "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)", NULL, "[-1e6, 1e6]"},
+    {"hess_coef", 2.0, "the factor of both Kronecker Hessians (the paper: 2)", NULL, "constant [-1e6, 1e6]"},
+    {"curv", 4.0, "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)", NULL, "constant [-1e6, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* the d x d factor of the W_V block: Sigma W_KQ Sigma W_KQ' Sigma (or the wrong transpose) */
@@ -140,6 +155,7 @@ static int eval(lm_eval *ev)
         lm_pcst_eig_minmax(&a1, &b1, P->Sig);
         kap = lm_num_get_d(&b1) / lm_num_get_d(&a1);
         double K = 256.0 * d * d * k * kap;
+        double mxb[2] = {0.0, 0.0}; /* lambda_max of each block at the random theta (t = 0) */
         lm_pc_excess(&l0, P, &th);
         lm_pc_grad_L(&G, P, &th);
         for (int blk = 0; blk < 2; blk++) {
@@ -174,6 +190,7 @@ static int eval(lm_eval *ev)
                            lm_pcst_rel(&y, &mx), K);
             if (t == 0) {
                 double r = lm_num_get_d(&mn) / lm_num_get_d(&mx);
+                mxb[blk] = lm_num_get_d(&mx);
                 lm_obs_le_d(ev, -1, 1e-12, r, 0.0, "%s block strongly convex at random theta: "
                             "1e-12 <= lambda_min / lambda_max (d=%d, k=%d)", blk ? "W_KQ" : "W_V", d, k);
                 lm_measure(ev, blk ? "lambda_min/lambda_max, W_KQ block" : "lambda_min/lambda_max, W_V block", r);
@@ -210,12 +227,20 @@ static int eval(lm_eval *ev)
                 factor_V(FV, P, tp.KQ, 0);
                 lm_pcst_eig_minmax(&mn, NULL, FV);
                 lm_measure(ev, "edge: lambda_min of the W_V block at W_KQ = 0", 2.0 * lm_num_get_d(&mn));
+                if (ev->config == 1)
+                    lm_obs_le_d(ev, -1, 1e-12, hc * lm_num_get_d(&mn) / mxb[0], 0.0,
+                                "as printed, W_V block strongly convex at W_KQ = 0: 1e-12 <= lambda_min / "
+                                "lambda_max(random theta) (d=%d, k=%d)", d, k);
                 lm_pc_th_copy(&tp, &th);
                 for (int p = 0; p < k; p++) lm_mat_set_d(tp.V, p, d - 1, 0.0);
                 factor_KQ(FK, P, tp.V);
                 lm_pcst_eig_minmax(&mn, NULL, FK);
                 lm_measure(ev, "edge: lambda_min of the W_KQ block at rank-deficient W_V",
                            2.0 * lm_num_get_d(&mn) * lm_num_get_d(&a1));
+                if (ev->config == 1)
+                    lm_obs_le_d(ev, -1, 1e-12, hc * lm_num_get_d(&mn) * lm_num_get_d(&a1) / mxb[1], 0.0,
+                                "as printed, W_KQ block strongly convex at a rank-deficient W_V: 1e-12 <= "
+                                "lambda_min / lambda_max(random theta) (d=%d, k=%d)", d, k);
             }
             lm_num_clears(&f1, &f2, &m2, (lm_num *)NULL);
             lm_mat_free(R);
@@ -240,6 +265,8 @@ LM_CLAIM(claim_precond_remark2) = {
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

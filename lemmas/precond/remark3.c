@@ -15,7 +15,8 @@
  *   ($z=2$ standard errors) $<1$ and $\le1-2\alpha\eta+\beta^2\eta^2$ with
  *   $\alpha=\texttt{alpha\_scale}\,\alpha_r$, $\beta=\texttt{beta\_scale}\,\beta_r$ --- the same rate as
  *   $\Phi_t$, since $L_{\rm reg}-L_0$ is squeezed between multiples of $\Phi_t$ near $\mathcal M$
- *   (precond/lemma2).  \emph{TR-B} (MC oracle from a fixed pool, $N\in\{16,24,32,48\}$, $\hat\Sigma$
+ *   (precond/lemma2).  Readings as in precond/theorem2: the tube start and TR-B read the paper,
+ *   the two runs with the practical step $1/(4s_1)$ (beyond $\eta\le\eta_0$) are probes.  \emph{TR-B} (MC oracle from a fixed pool, $N\in\{16,24,32,48\}$, $\hat\Sigma$
  *   preconditioner, $d=2$, $k=3$, $s_1=0.45$): the plateau of $L_{\rm reg}-L_0$ (median of the last
  *   20\%) must decay with fitted exponent $\hat\gamma+z\,\mathrm{se}\ge\texttt{gamma\_claim}-\texttt{gamma\_tol}$
  *   ($1-0.15$), under the same plateau and MC-noise conditions as precond/theorem2 (else
@@ -38,6 +39,7 @@ LM_CLAIM(claim_precond_remark3) = {
     .confidence = "medium",
     .params = lm_pctr_tr_params,
     .configs = lm_pctr_tr_configs,
+    .readings = lm_pctr_tr_readings,
     .inst_scale = 1.0 / 64,
     .proxy = 1,
     .no_replay = 1,

@@ -59,7 +59,7 @@ static const lm_param_def params[] = {
      "part (ii): Gauss-Hermite nodes per dimension of the inner ratio (rules n, 2n, .., 32n; at least 23: the "
      "smallest rule's error (e/9.2)^n is below 1e-12; at most 200: run length bound)",
      NULL, "int [23, 200]"},
-    {"z", 5.0, "part (ii): |L_MC - L_closed| <= z SE (the catalogue's failure threshold)", NULL, "[0, 100]"},
+    {"z", 5.0, "part (ii): |L_MC - L_closed| <= z SE (the catalogue's failure threshold)", NULL, "setting [0, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define RULES 6

@@ -15,8 +15,8 @@
  *   precision (the catalogue's $10^{-28}$ in MPFR is far above these tolerances);
  *   (iii) ``connected'': $\mathrm{sign}\det R$ with $R=S^{-1/2}U^\top W_V\Sigma^{1/2}$ is read back from
  *   $\theta_R$ (both signs occur, so $\mathcal M\cong O(d)$ has \emph{two} components: the
- *   introduction's ``connected'' holds only for $SO(d)$; reported as the measure
- *   \texttt{components}$=2$), the read-back $R$ must equal the $R$ used (same tolerance), and the
+ *   introduction's ``connected'' holds only for $SO(d)$, and is judged by its own
+ *   configuration, below), the read-back $R$ must equal the $R$ used (same tolerance), and the
  *   $\Sigma$-distance between the components is checked: $\|\theta_{R_1}-\theta_{R_2}\|_\Sigma^2\ge8s_d$ for 8
  *   random pairs with $\det R_1=-\det R_2$ (the 8 is \texttt{comp\_coef}; relative tolerance $64d\,\kappa u$), with equality
  *   $2\sqrt{2s_d}$ at $R_1=I$, $R_2=\mathrm{diag}(1,\dots,1,-1)$, whose midpoint is the saddle
@@ -32,12 +32,26 @@
  *   converges, the instance is assumption-failed.  Instances: $c\in\{0.3,0.5,1\}$ and $\kappa=10^2$,
  *   $d\in[1,4]$, $k\in[d,d+2]$, $\tau\in\{0.1,1\}$.  The switch \texttt{manifold}$=$\texttt{wrong} drops
  *   the outer $\Sigma^{-1/2}$ factor of $W_{KQ}$ (the parametrisation of variant V1 in the wrong
- *   coordinates): the excess is then nonzero on non-isotropic $\Sigma$ and the check must come out violated.}
+ *   coordinates): the excess is then nonzero on non-isotropic $\Sigma$ and the check must come out violated.
+ *   Readings: all three configurations read the paper.  Configuration
+ *   \texttt{connected (introduction)} judges the introduction's ``the global minima form a smooth
+ *   connected manifold'': $\theta_I$ and $\theta_D$, $D=\mathrm{diag}(1,\dots,1,-1)$, are global minima (part
+ *   (i)); the read-back $R=S^{-1/2}U^\top W_V\Sigma^{1/2}$ is a continuous map $\mathcal M\to O(d)$ and
+ *   $\det$ is continuous with values $\pm1$, so opposite read-back signs put them in different
+ *   components; observed: (number of components seen) $\le1$.  It comes out violated for every
+ *   $d\ge1$ ($\mathcal M\cong O(d)$ has two components; so has $\{L=L_0\}\cong GL(d)$), so the claim is
+ *   false as printed while Theorem 1.2 itself holds (configurations \texttt{on-manifold} and
+ *   \texttt{converse}).}
  */
 #include "lm_pcst.h"
 #include <math.h>
 
-static const char *const configs[] = {"on-manifold", "converse", NULL};
+static const char *const configs[] = {"on-manifold", "converse", "connected (introduction)", NULL};
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, "Theorem 1.2 (i), (iii), (iv): every point of M is a global minimum", NULL},
+    {LM_READ_PAPER, "Theorem 1.2 (ii): {L_reg = L0} is M", NULL},
+    {LM_READ_PAPER, "the introduction: the global minima form a smooth connected manifold", NULL},
+    LM_READINGS_END};
 static const lm_param_def params[] = {
     {"tol_scale", 1.0, "multiplies the tolerance 64 d^2 kappa(Sigma) u_p", NULL, "[0, 1e6]"},
     {"manifold", 0, "stated parametrisation, or wrong: W_KQ without the right Sigma^-1/2", "stated|wrong", NULL},
@@ -74,6 +88,88 @@ static void point(lm_pcth *th, const lm_pcdata *P, const lm_mat *R, int wrong)
         lm_mat_copy(th->KQ, T);
         lm_mat_free(T);
     }
+}
+
+/* det of a d x d row-major matrix, d <= 4 (cofactor expansion in double) */
+static double det_small(const double *a, int d)
+{
+    if (d == 1) return a[0];
+    if (d == 2) return a[0] * a[3] - a[1] * a[2];
+    if (d == 3)
+        return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+               a[2] * (a[3] * a[7] - a[4] * a[6]);
+    double det = 0.0;
+    for (int c0 = 0; c0 < 4; c0++) {
+        double m[9];
+        int q = 0;
+        for (int i = 1; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                if (j != c0) m[q++] = a[4 * i + j];
+        double mi = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                    m[2] * (m[3] * m[7] - m[4] * m[6]);
+        det += (c0 % 2 ? -1.0 : 1.0) * a[c0] * mi;
+    }
+    return det;
+}
+
+/* det of the read-back R = S^-1/2 U^T W_V Sigma^1/2 of a point theta of M (a continuous map
+ * M -> O(d)), in double */
+static double readback_det(const lm_pcdata *P, const lm_pcth *th)
+{
+    const lm_ctx *c = &P->ctx;
+    int d = P->d;
+    lm_mat *A = lm_mat_new(P->k, d, c), *B = lm_mat_new(d, d, c), *Rb = lm_mat_new(d, d, c);
+    lm_num x, y;
+    lm_num_inits(c, &x, &y, (lm_num *)NULL);
+    lm_pc_to_AB(A, B, P, th);
+    lm_mat_mul(Rb, P->U, 1, A, 0);
+    for (int i = 0; i < d; i++) {
+        lm_num_sqrt(&y, &P->s[i]);
+        for (int j = 0; j < d; j++) {
+            lm_mat_get(&x, Rb, i, j);
+            lm_num_div(&x, &x, &y);
+            lm_mat_set(Rb, i, j, &x);
+        }
+    }
+    double a[16];
+    lm_mat_get_array(a, Rb);
+    double det = det_small(a, d);
+    lm_num_clears(&x, &y, (lm_num *)NULL);
+    lm_mat_free(A); lm_mat_free(B); lm_mat_free(Rb);
+    return det;
+}
+
+/* configuration "connected (introduction)": the introduction's "the global minima form a smooth
+ * connected manifold".  theta_I and theta_D, D = diag(1,..,1,-1), are global minima (part (i));
+ * the read-back R is a continuous map M -> O(d) and det is continuous with values in {-1, +1},
+ * so opposite signs at theta_I and theta_D put them in different components of M. */
+static int connected(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
+{
+    lm_pcdata *P = lm_pcst_make(sp, g, ev->ctx);
+    int d = sp->d, rc = 0;
+    lm_mat *R = lm_mat_new(d, d, ev->ctx);
+    lm_pcth th = lm_pc_th_new(P);
+    lm_mat_set_identity(R);
+    point(&th, P, R, lm_par_i(ev, "manifold"));
+    double d1 = readback_det(P, &th);
+    lm_mat_set_d(R, d - 1, d - 1, -1.0);
+    point(&th, P, R, lm_par_i(ev, "manifold"));
+    double d2 = readback_det(P, &th);
+    lm_measure(ev, "read-back det R at theta_I", d1);
+    lm_measure(ev, "read-back det R at theta_diag(1,..,1,-1)", d2);
+    if (!isfinite(d1) || !isfinite(d2) || fabs(fabs(d1) - 1.0) > 1e-6 || fabs(fabs(d2) - 1.0) > 1e-6)
+        rc = lm_fail(ev, "the read-back R is not orthogonal (det %g, %g)", d1, d2);
+    else {
+        double comps = d1 * d2 < 0 ? 2.0 : 1.0;
+        lm_measure(ev, "components of M seen (lower bound)", comps);
+        lm_obs_le_d(ev, -1, comps, 1.0, 0.0,
+                    "introduction: the global minima form a connected manifold: components of M <= 1 "
+                    "(det R = %+.0f at theta_I, %+.0f at theta_diag(1,..,1,-1); d=%d)", d1, d2, d);
+    }
+    lm_pc_th_free(&th);
+    lm_mat_free(R);
+    lm_pc_free(P);
+    return rc;
 }
 
 static int on_manifold(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
@@ -129,25 +225,7 @@ static int on_manifold(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
                 /* the sign of det R from the read-back (d <= 4: cofactor expansion in double) */
                 double a[16];
                 lm_mat_get_array(a, Rb);
-                double det;
-                if (d == 1) det = a[0];
-                else if (d == 2) det = a[0] * a[3] - a[1] * a[2];
-                else if (d == 3)
-                    det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
-                          a[2] * (a[3] * a[7] - a[4] * a[6]);
-                else {
-                    det = 0.0;
-                    for (int c0 = 0; c0 < 4; c0++) {
-                        double m[9];
-                        int q = 0;
-                        for (int i = 1; i < 4; i++)
-                            for (int j = 0; j < 4; j++)
-                                if (j != c0) m[q++] = a[4 * i + j];
-                        double mi = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                                    m[2] * (m[3] * m[7] - m[4] * m[6]);
-                        det += (c0 % 2 ? -1.0 : 1.0) * a[c0] * mi;
-                    }
-                }
+                double det = det_small(a, d);
                 detsign |= det > 0 ? 1 : 2;
             }
         }
@@ -359,6 +437,7 @@ static int eval(lm_eval *ev)
     static const double taus[] = {0.1, 1.0};
     lm_pcst_spec sp;
     lm_pcst_spec_draw(&sp, ev->index % 4 == 3 ? LM_PCST_K1E2 : ev->index % 3, 4, taus, 2, g);
+    if (ev->config == 2) return connected(ev, &sp, g);
     return ev->config == 0 ? on_manifold(ev, &sp, g) : converse(ev, &sp, g);
 }
 
@@ -372,6 +451,7 @@ LM_CLAIM(claim_precond_theorem1_2) = {
     .confidence = "high (global minimality); medium (parametrisation)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

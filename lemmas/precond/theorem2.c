@@ -23,7 +23,8 @@
  *   the least-squares slope of $\log\Phi_t$ over the iterates above the rounding floor
  *   ($10^6(u\cdot 6s_1)^2$), and the observation is: the lower end $\hat\rho e^{-z\,\mathrm{se}}$
  *   ($z=2$) is $<1$ and $\le 1-2\alpha\eta+\beta^2\eta^2$ (the latter is vacuous, $>1$, at the practical
- *   step $1/(4s_1)$: there only $\hat\rho<1$ bites).  Along every TR-A trajectory, at each iterate in
+ *   step $1/(4s_1)$: there only $\hat\rho<1$ bites).  Readings: (i) and TR-B read the paper; (ii) and (iii) are
+ *   probes, since the practical step $1/(4s_1)$ lies beyond the theorem's $\eta\le\eta_0$.  Along every TR-A trajectory, at each iterate in
  *   the tube, also the descent lemma (precond/lemma2) $L(\theta_t)-L_0\le\frac\beta2\Phi_t$.  \emph{TR-B} (MC oracle, $\hat\Sigma$
  *   preconditioner, the catalogue's reference set-up $d=2$, $k=3$, $s_1=0.45$, $\eta=0.8/(4s_1)$):
  *   $N\in\{16,24,32,48\}$, spectral initialisation and $\hat\Sigma$ from $N$ training samples, the
@@ -58,6 +59,7 @@ LM_CLAIM(claim_precond_theorem2) = {
     .confidence = "medium",
     .params = lm_pctr_tr_params,
     .configs = lm_pctr_tr_configs,
+    .readings = lm_pctr_tr_readings,
     .inst_scale = 1.0 / 64,
     .proxy = 1,
     .no_replay = 1,

@@ -32,10 +32,10 @@
 static const char *const configs[] = {"tube d=2,k=3,tau=0.01", "tube d=2,k=3,tau=0.1", NULL};
 
 static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "[-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"maxw", 1.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
-    {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "[0, 1e6]"},
+    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "exponent [-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
+    {"maxw", 1.5, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
+    {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "setting [0, 1e6]"},
     {"rho", 0.5, "||Delta||_Sigma = rho * delta_r on even instances (odd: 1)", NULL, "[0, 10]"},
     {"M", 256,
      "batches per N (quick: M/2; at least 4: two batches; at most 4000: run length bound)",

@@ -36,9 +36,9 @@
 static const char *const configs[] = {"tube d=2,k=3", "tube d=3,k=4", "arbitrary theta d=2,k=3", NULL};
 
 static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "[-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "[-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "[0, 100]"},
+    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "exponent [-10, 10]"},
+    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
+    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
     {"tau", 0.01, "s_1 = tau (A3 regime)", NULL, "(0, 1]"},
     {"rho", 0.5, "||Delta||_Sigma = rho * delta_r", NULL, "[0, 10]"},
     {"mc_batches", 2000,
@@ -46,7 +46,7 @@ static const lm_param_def params[] = {
      "length bound)",
      NULL, "int [8, 500000]"},
     {"mc_N", 8, "batch size of the Monte Carlo cross-check (at most 1000: run length bound)", NULL, "int [1, 1000]"},
-    {"mc_z", 4.0, "cross-check: ||MC mean - exact|| <= mc_z * SE", NULL, "[0, 100]"},
+    {"mc_z", 4.0, "cross-check: ||MC mean - exact|| <= mc_z * SE", NULL, "setting [0, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double frob2(const lm_pcth *G)

@@ -275,7 +275,8 @@ int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, d
     }
     int d = I.d;
     const char *name = qname(mode, qty);
-    if (mode == LM_PCMO_COND_BIAS && qty == LM_PCMO_C && power == 0.5) name = "||E_{-j} C_j - Sigma||_F";
+    if (mode == LM_PCMO_COND_BIAS && power == 0.5) /* the unsquared norm (switch `norm` of lemmas 15, 20) */
+        name = qty == LM_PCMO_C ? "||E_{-j} C_j - Sigma||_F" : "||E_{-j} zz^T - mu mu^T||_F";
     char rname[80];
     if (mode == LM_PCMO_JOINT_MOMENT) {
         snprintf(rname, sizeof rname, "%s", name);

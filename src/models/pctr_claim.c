@@ -10,6 +10,21 @@ const char *const lm_pctr_tr_configs[] = {"TR-A pop, tube start, eta=alpha_r/bet
                                           "TR-A pop, kappa=1e6, MPFR-256, eta=1/(4 s1)",
                                           "TR-B mc oracle, N in {16,24,32,48}", NULL};
 
+/* configurations 1 and 2 run the practical step 1/(4 s1), far above the proof's alpha/beta^2:
+ * the theorem only covers eta <= eta_0, and there the per-step factor 1 - 2 alpha eta + beta^2 eta^2
+ * exceeds 1 (the contraction comparison says little); they are probes */
+const lm_reading lm_pctr_tr_readings[] = {
+    {LM_READ_PAPER, "TR-A: tube start, the proof's step eta = alpha_r/beta_r^2 <= eta_0", NULL},
+    {LM_READ_PROBE,
+     "spectral initialisation with the practical step eta = 1/(4 s1), beyond the theorem's eta <= eta_0 "
+     "(the per-step factor 1 - 2 alpha eta + beta^2 eta^2 is above 1 there)",
+     NULL},
+    {LM_READ_PROBE,
+     "kappa(Sigma) = 1e6 in MPFR-256 with the practical step eta = 1/(4 s1), beyond eta <= eta_0",
+     NULL},
+    {LM_READ_PAPER, "TR-B: the 1/N plateau with the Monte Carlo oracle", NULL},
+    LM_READINGS_END};
+
 const lm_param_def lm_pctr_tr_params[] = {
     {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (S8, reconstructed)", NULL, "(0, 1e6]"},
     {"beta_scale", 1.0, "beta = beta_scale * beta_r (S8, reconstructed)", NULL, "(0, 1e6]"},
@@ -21,9 +36,9 @@ const lm_param_def lm_pctr_tr_params[] = {
      "steps of the kappa = 1e6 run in MPFR-256 (at least 2: three iterates for the rate fit; "
      "at most 2000: run length bound)",
      NULL, "int [2, 2000]"},
-    {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL, "[-10, 10]"},
-    {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL, "[-10, 10]"},
-    {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL, "[0, 100]"},
+    {"gamma_claim", 1.0, "claimed decay exponent of the plateau excess in N (1/N)", NULL, "exponent [-10, 10]"},
+    {"gamma_tol", 0.15, "tolerance of the exponent proxy", NULL, "setting [-10, 10]"},
+    {"z", 2.0, "confidence multiplier of the fitted slopes (standard errors)", NULL, "setting [0, 100]"},
     {"MN_B", 12288,
      "TR-B samples per oracle call M*N at the largest N = 48; M = MN_B*48/N^2 (equal cost per N; "
      "fixed pool; at most 40000: run length bound)",
