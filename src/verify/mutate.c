@@ -15,7 +15,9 @@
  *   constant  each named constant moved past the sharpest value with which the claim
  *             still passes (lm_tighten's nearest failing value); survives when no value
  *             in its range breaks the claim
- *   exponent  each exponent (range type word "exponent") moved by -1 and by +1
+ *   exponent  each exponent (range type word "exponent") moved by -1 and by +1; one of
+ *             the two is a weaker statement the claim implies, so when exactly one is
+ *             killed the other is not counted, and when neither is one survivor counts
  * In the cheap mode (make verify), scale and flip are read off the claim's own run
  * (worst ratio; lm_config_result.flip_held), and a constant is moved 16-fold each
  * way instead of bisected. */
@@ -133,9 +135,15 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     double w = base->worst_ratio;
     lm_mutant *m = c->kind == LM_KIND_IDENTITY ? NULL : add(mr, "scale", "right-hand side x worst/2");
     if (m) {
-        if (!(w > 0) || !isfinite(w)) {
+        if (isinf(w) && w > 0) {
+            /* the claim already fails against a right-hand side of zero: scaling it changes nothing */
+            m->killed = -1;
+            snprintf(m->note, sizeof m->note, "worst ratio infinite (a right-hand side of 0 is broken already): "
+                                              "nothing to scale");
+        } else if (!(w > 0)) {
             m->killed = 0;
-            snprintf(m->note, sizeof m->note, "no positive finite worst ratio (%g): nothing to scale", w);
+            snprintf(m->note, sizeof m->note, "the left-hand side is never positive (worst ratio %g): no scaling "
+                                              "of the right-hand side can break the check", w);
         } else {
             double f = w / 2;
             if (f < 1e-300) f = 1e-300;
@@ -223,16 +231,21 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
             }
         }
     }
-    /* exponents */
+    /* exponents: -1 and +1.  A bound is monotone in its exponent, so one of the two is
+     * implied by the claim itself (a weaker statement) and no sound check can kill it: when
+     * exactly one is killed, the other is that weaker mutant and is not counted; when neither
+     * is, the stronger one (unknown which) survives: one survivor is counted */
     for (int k = 0; c->params && c->params[k].name; k++) {
         const lm_param_def *p = &c->params[k];
         if (!is_exponent(p)) continue;
         double v0 = param_value(c, k, o);
         lm_range rg;
         int have_range = lm_param_range(&rg, p) == 0;
+        lm_mutant *pair[2] = {NULL, NULL};
         for (int d = -1; d <= 1; d += 2) {
             double x = v0 + d;
             if (!(m = add(mr, "exponent", "%s=%.6g", p->name, x))) break;
+            pair[(d + 1) / 2] = m;
             m->value = x;
             if (have_range && !lm_range_contains(&rg, x)) {
                 m->killed = -1;
@@ -240,6 +253,19 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
                 continue;
             }
             settle(m, run_mutant(c, o, 1.0, 0, p->name, x, NULL));
+        }
+        if (!pair[0] || !pair[1]) continue;
+        int k0 = pair[0]->killed, k1 = pair[1]->killed;
+        if (k0 == 1 && k1 == 0) {
+            pair[1]->killed = -1;
+            snprintf(pair[1]->note, sizeof pair[1]->note, "weaker than the claim (implied by it): not counted");
+        } else if (k1 == 1 && k0 == 0) {
+            pair[0]->killed = -1;
+            snprintf(pair[0]->note, sizeof pair[0]->note, "weaker than the claim (implied by it): not counted");
+        } else if (k0 == 0 && k1 == 0) {
+            pair[1]->killed = -1;
+            snprintf(pair[0]->note, sizeof pair[0]->note, "neither direction breaks the check: one survivor counted");
+            snprintf(pair[1]->note, sizeof pair[1]->note, "counted once with %s", pair[0]->name);
         }
     }
     for (int k = 0; k < mr->nm; k++) {
