@@ -216,3 +216,40 @@ Test(readings, cli_mutate)
     rc = lm_test_cli(out, sizeof out, "mutate precond/lemma1.2 --budget 0");
     cr_assert_eq(rc, 2, "%s", out);
 }
+
+/* exponent mutants: a = 0.5 <= b = 0.6 * 2^(1 - p), claimed p = 1.  p = 2 breaks (killed),
+ * p = 0 is weaker (implied): counted as 1 of 1 */
+static int eval_exp(lm_eval *ev)
+{
+    lm_obs_le_d(ev, -1, 0.5, 0.6 * pow(2.0, 1.0 - lm_par(ev, "p")), 0.0, "planted exponent");
+    return 0;
+}
+
+Test(readings, exponent_mutants_count_only_the_stronger_direction)
+{
+    static const lm_param_def ep[] = {{"p", 1.0, "claimed decay", NULL, "exponent [-5, 5]"},
+                                      {NULL, 0, NULL, NULL, NULL}};
+    lm_claim c = {.id = "test/exponent", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .params = ep,
+                  .inst_scale = 1.0, .eval = eval_exp};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    lm_mutation_report *mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 0), 0);
+    int seen = 0;
+    for (int k = 0; k < mr->nm; k++) {
+        if (strcmp(mr->m[k].kind, "exponent")) continue;
+        seen++;
+        if (mr->m[k].value == 2.0) cr_assert_eq(mr->m[k].killed, 1, "p = 2 must be killed");
+        else {
+            cr_assert_eq(mr->m[k].killed, -1, "p = 0 is weaker: not counted");
+            cr_assert(strstr(mr->m[k].note, "weaker"), "%s", mr->m[k].note);
+        }
+    }
+    cr_assert_eq(seen, 2);
+    /* scale and flip killed, the stronger exponent killed: 3 of 3 */
+    cr_assert_eq(mr->run, 3, "%d counted", mr->run);
+    cr_assert_eq(mr->killed, 3);
+    free(mr);
+}
