@@ -46,13 +46,13 @@ typedef struct {
 
 #define LM_PRT_COEF_PARAMS                                                                           \
     {"mu_coef", 4.0, "RECON: mu = mu_coef theta^2 beta^2 delta^2 (read in log space)", NULL,          \
-     "(0, 1e300]"},                                                                                    \
-    {"U_coef", 4.0, "RECON: U = U_coef n^U_exp_n d R^3 (F.10b; read in log space)", NULL, "(0, 1e300]"}, \
-    {"U_exp_n", 1.5, "RECON: exponent of n in U", NULL, "[-16, 16]"},                                  \
+     "constant (0, 1e300]"},                                                                                    \
+    {"U_coef", 4.0, "RECON: U = U_coef n^U_exp_n d R^3 (F.10b; read in log space)", NULL, "constant (0, 1e300]"}, \
+    {"U_exp_n", 1.5, "RECON: exponent of n in U", NULL, "exponent [-16, 16]"},                                  \
     {"xi_scale", 1.0, "multiplies xi = lambda d^2/2 + lambda d U/(theta^2 beta^2 delta^2) (log space)", \
-     NULL, "(0, 1e300]"},                                                                              \
+     NULL, "constant (0, 1e300]"},                                                                           \
     {"L_scale", 1.0, "multiplies the polynomial part of L_E8 = (4n^2+6n^1.5) d^2 R^6 + lambda", NULL,   \
-     "(0, 1e6]"}
+     "constant (0, 1e6]"}
 
 void lm_prt_coefs_read(lm_prt_coefs *k, const lm_eval *ev);
 

@@ -22,8 +22,8 @@
 
 static const char *const configs[] = {"uniform", "rademacher", "gaussian", "rank-4", "pl-regime", NULL};
 static const lm_param_def params[] = {
-    {"gen_scale", 1.0, "the generators are called with R * gen_scale (1: as the harness does)", NULL, "(0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4u + 4 eps_double", NULL, "[0, 1e6]"},
+    {"gen_scale", 1.0, "the generators are called with R * gen_scale (1: as the harness does)", NULL, "setting (0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 4u + 4 eps_double", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -75,6 +75,14 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_assumptionD_1) = {
     .id = "pruning/assumptionD.1",
     .title = "Bounded parameters: max |X|, |W| <= R (every generator respects it)",
@@ -85,6 +93,7 @@ LM_CLAIM(claim_pruning_assumptionD_1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

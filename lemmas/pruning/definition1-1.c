@@ -32,7 +32,7 @@ static const char *const configs[] = {"R=0.5", "R=1", "R=2", "R=8", NULL};
 static const double RS[] = {0.5, 1.0, 2.0, 8.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"formula", 0, "normalisation of the literal form (column: a wrong formula)", "row|column", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -99,6 +99,13 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definition1_1) = {
     .id = "pruning/definition1.1",
     .title = "Attention matrix D^{-1} exp(X W X^T): literal form, row sums, shift invariance",
@@ -109,6 +116,7 @@ LM_CLAIM(claim_pruning_definition1_1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

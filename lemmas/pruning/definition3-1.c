@@ -85,6 +85,10 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definition3_1) = {
     .id = "pruning/definition3.1",
     .title = "Causal attention mask: construction, lower-triangular f, row 1 = e1 for every M",
@@ -95,6 +99,7 @@ LM_CLAIM(claim_pruning_definition3_1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

@@ -33,9 +33,9 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"rec_factor", 0.5, "factor of ||D~^-1 A~ - D^-1 A||_F^2 in the literal loss", NULL, "[0, 1e6]"},
-    {"reg_factor", 0.5, "factor of lambda ||M||_F^2 in the literal loss", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
+    {"rec_factor", 0.5, "factor of ||D~^-1 A~ - D^-1 A||_F^2 in the literal loss", NULL, "constant [0, 1e6]"},
+    {"reg_factor", 0.5, "factor of lambda ||M||_F^2 in the literal loss", NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
@@ -75,6 +75,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definition3_2) = {
     .id = "pruning/definition3.2",
     .title = "Pruning loss with causal mask: literal C o exp and H + log C forms vs the core",
@@ -85,6 +91,7 @@ LM_CLAIM(claim_pruning_definition3_2) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

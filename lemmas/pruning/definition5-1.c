@@ -21,9 +21,9 @@
 
 static const char *const configs[] = {"x^2", "x^2+3sin^2x", NULL};
 static const lm_param_def params[] = {
-    {"mu_quad", 8.0, "mu for f(x) = x^2 (tight: 8)", NULL, "[0, 1e6]"},
-    {"mu_sin", 0.125, "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16u", NULL, "[0, 1e6]"},
+    {"mu_quad", 8.0, "mu for f(x) = x^2 (tight: 8)", NULL, "constant [0, 1e6]"},
+    {"mu_sin", 0.125, "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static void num_sin(lm_num *r, const lm_num *x, int cosine)
@@ -91,6 +91,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definition5_1) = {
     .id = "pruning/definition5.1",
     .title = "g-proxy, xi-optimal PL inequality: the predicate on test functions",
@@ -101,6 +106,7 @@ LM_CLAIM(claim_pruning_definition5_1) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

@@ -25,7 +25,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"transpose", 0, "1: the row formula uses X (M o W) X_j0^T (a wrong formula)", NULL, "int [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -114,6 +114,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_1) = {
     .id = "pruning/definitionB.1",
     .title = "Exponential function u, u0: row formula vs matrix formula",
@@ -124,6 +130,7 @@ LM_CLAIM(claim_pruning_definitionB_1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -23,7 +23,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"sum", 0, "alpha = u 1 (rows) or u^T 1 (columns: a wrong formula)", "rows|columns", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -93,6 +93,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_2) = {
     .id = "pruning/definitionB.2",
     .title = "Softmax normaliser alpha = u 1: literal sum vs exp(logsumexp)",
@@ -103,6 +109,7 @@ LM_CLAIM(claim_pruning_definitionB_2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -24,7 +24,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"normalise", 0, "divide u by its row sums alpha (columns: a wrong formula)", "rows|columns", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -87,6 +87,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_3) = {
     .id = "pruning/definitionB.3",
     .title = "Softmax probability function f = alpha^-1 u, f0 = f(1)",
@@ -97,6 +103,7 @@ LM_CLAIM(claim_pruning_definitionB_3) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

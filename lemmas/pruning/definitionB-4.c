@@ -23,8 +23,8 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"sign", 1.0, "c = sign (f - f0) in the literal form (-1: a wrong sign)", NULL, "[-1, 1]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
+    {"sign", 1.0, "c = sign (f - f0) in the literal form (-1: a wrong sign)", NULL, "constant [-1, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
@@ -71,6 +71,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_4) = {
     .id = "pruning/definitionB.4",
     .title = "One-unit loss c = f - f0: literal form, zero row sums, c(1) = 0",
@@ -81,6 +87,7 @@ LM_CLAIM(claim_pruning_definitionB_4) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -21,8 +21,8 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"half", 0.5, "factor of ||c||_F^2 in the literal form", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
+    {"half", 0.5, "factor of ||c||_F^2 in the literal form", NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
@@ -49,6 +49,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_5) = {
     .id = "pruning/definitionB.5",
     .title = "Reconstruction error L_rec = 1/2 ||c||_F^2",
@@ -59,6 +65,7 @@ LM_CLAIM(claim_pruning_definitionB_5) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -18,8 +18,8 @@ static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"half", 0.5, "factor of lambda ||M||_F^2 in the literal forms", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
+    {"half", 0.5, "factor of lambda ||M||_F^2 in the literal forms", NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
@@ -61,6 +61,10 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionB_6) = {
     .id = "pruning/definitionB.6",
     .title = "Regulariser L_reg = lambda/2 ||M||_F^2",
@@ -71,6 +75,7 @@ LM_CLAIM(claim_pruning_definitionB_6) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

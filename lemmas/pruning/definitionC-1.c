@@ -22,7 +22,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"jac_sign", -1.0, "sign of f_j f_j^T in the row form (+1: a wrong formula)", NULL, "[-1, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -81,6 +81,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_definitionC_1) = {
     .id = "pruning/definitionC.1",
     .title = "Matrix-form helpers p1, p2, p: row form vs matrix form",
@@ -91,6 +97,7 @@ LM_CLAIM(claim_pruning_definitionC_1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -18,7 +18,7 @@ static const char *const configs[] = {"default", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"transpose", 0, "1: (c) uses X (M o W) X_j0^T (a wrong formula)", NULL, "int [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -121,6 +121,10 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_1) = {
     .id = "pruning/factA.1",
     .title = "Indexing: rows and columns of a triple product",
@@ -131,6 +135,7 @@ LM_CLAIM(claim_pruning_factA_1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

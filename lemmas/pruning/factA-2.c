@@ -21,7 +21,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"transpose", 0, "1: the C.2 form reads p_{*,j0} (a wrong formula)", NULL, "int [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -105,6 +105,11 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_2) = {
     .id = "pruning/factA.2",
     .title = "Sums of products: sum a_i b_i = a^T b, sum b_i A_i = b^T A, and the C.2 form",
@@ -115,6 +120,7 @@ LM_CLAIM(claim_pruning_factA_2) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

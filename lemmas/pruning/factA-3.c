@@ -33,8 +33,8 @@ enum { R_EXP, R_HAD, R_INNER, R_RECIP, R_MHAD, R_MEXP, R_AFB, NRULE };
 static const char *const configs[] = {"exp-chain", "hadamard", "inner-product", "reciprocal",
                                       "matrix-hadamard", "matrix-exp", "AFB", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
-    {"scale", 1.0, "coefficient on the right-hand side (1 as stated)", NULL, "[-1e6, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
+    {"scale", 1.0, "coefficient on the right-hand side (1 as stated)", NULL, "constant [-1e6, 1e6]"},
     {"formula", 0,
      "the rules as stated, or each with a term dropped or a sign flipped (wrong)",
      "stated|wrong", NULL},
@@ -236,6 +236,16 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_3) = {
     .id = "pruning/factA.3",
     .title = "Calculus rules (chain, product, reciprocal, entrywise exp, AFB)",
@@ -246,6 +256,7 @@ LM_CLAIM(claim_pruning_factA_3) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

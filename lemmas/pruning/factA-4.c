@@ -23,7 +23,7 @@ static const char *const configs[] = {"default", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"formula", 0, "tr(AB) = tr(BA) as stated (trace-transpose: tr(B^T A), a wrong formula)",
      "stated|trace-transpose", NULL},
     {NULL, 0, NULL, NULL, NULL}};
@@ -177,6 +177,10 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_4) = {
     .id = "pruning/factA.4",
     .title = "Basic algebra: inner products, Hadamard products, diag, traces, transposes",
@@ -187,6 +191,7 @@ LM_CLAIM(claim_pruning_factA_4) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

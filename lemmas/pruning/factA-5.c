@@ -35,8 +35,8 @@ static const char *const configs[] = {"1-scaling", "2-triangle", "3-cauchy-schwa
                                       "4-frobenius", "5-hadamard", "6-matvec", "7-lower",
                                       "7-upper", "8-transpose", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies every right-hand side (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (r+c+k)^2 u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies every right-hand side (the paper: 1)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (r+c+k)^2 u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* C = A B for row-major doubles A (r x k), B (k x c) */
@@ -242,6 +242,19 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_5) = {
     .id = "pruning/factA.5",
     .title = "Norm bounds",
@@ -252,6 +265,7 @@ LM_CLAIM(claim_pruning_factA_5) = {
     .confidence = "medium (items), high (truth)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

@@ -18,8 +18,8 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
-    {"cross_factor", 2.0, "factor of <A, B> in the expansion", NULL, "[-1e6, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
+    {"cross_factor", 2.0, "factor of <A, B> in the expansion", NULL, "constant [-1e6, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static void expand(lm_prid_inst *I, const char *name, const lm_mat *A, const lm_mat *B)
@@ -65,6 +65,11 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factA_6) = {
     .id = "pruning/factA.6",
     .title = "Frobenius expansion ||A+B||^2 = ||A||^2 + ||B||^2 + 2<A,B>",
@@ -75,6 +80,7 @@ LM_CLAIM(claim_pruning_factA_6) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -41,8 +41,8 @@
 
 static const char *const configs[] = {"softmax", "tanh", "linear", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies sqrt(p) G (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (p + n m) u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies sqrt(p) G (the paper: 1)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (p + n m) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define PM 16
@@ -351,6 +351,12 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factE_1) = {
     .id = "pruning/factE.1",
     .title = "Mean value theorem for matrix functions",
@@ -361,6 +367,7 @@ LM_CLAIM(claim_pruning_factE_1) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

@@ -25,17 +25,20 @@
  *   $\|\prod f_i(x)-\prod f_i(y)\|\le\texttt{coef}\cdot\kappa\cdot\max L_i\prod M_i\|x-y\|+
  *   \tau(\|\prod f_i(x)\|+\|\prod f_i(y)\|)$, $\kappa=k$ or $2^{k-1}$ (switch \texttt{factor}),
  *   $\tau=\texttt{tol\_scale}\cdot16k(p+q^2)u$ (the rounding of the two products is absolute).  A
- *   smaller factor (\texttt{coef}$=0.99$) is violated at the witness.}
+ *   smaller factor (\texttt{coef}$=0.99$) is violated at the witness.
+ *   Readings: both factors are read as the paper (the catalogue cannot tell which is printed):
+ *   configurations 0-2 use $k$, 3-5 the same instances with $2^{k-1}$.}
  */
 #include "lm_prbd.h"
 #include <math.h>
 #include <stdio.h>
 
-static const char *const configs[] = {"scalar", "hadamard", "matrix", NULL};
+static const char *const configs[] = {"scalar", "hadamard", "matrix", "scalar,2^(k-1)", "hadamard,2^(k-1)",
+                                      "matrix,2^(k-1)", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the factor (the paper: 1)", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies the factor (the paper: 1)", NULL, "constant [0, 1e6]"},
     {"factor", 0, "the factor: k (RECON) or 2^(k-1) (the source's possible print)", "k|2^(k-1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 k (p + q^2) u", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 k (p + q^2) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 #define KMAX 4
@@ -119,7 +122,7 @@ static int eval(lm_eval *ev)
 {
     lm_rng *g = lm_eval_rng(ev);
     prod_inst I;
-    I.cfg = ev->config;
+    I.cfg = ev->config % 3; /* configurations 3-5: the same instances, factor 2^(k-1) */
     int kind = ev->x ? 0 : ev->index % 4; /* a search point: random maps, the pair from ev->x */
     I.k = 2 + (ev->index / 4 + ev->index) % 3;
     I.p = lm_rng_int(g, 1, PMAX);
@@ -266,6 +269,15 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},
+    {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},
+    {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factE_2) = {
     .id = "pruning/factE.2",
     .title = "Lipschitz constant of a product",
@@ -276,6 +288,7 @@ LM_CLAIM(claim_pruning_factE_2) = {
     .confidence = "low (exact factor)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 7,
     .eval = eval,

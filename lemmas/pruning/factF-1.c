@@ -20,8 +20,8 @@
 
 static const char *const configs[] = {"part1", "part1-alt", "part2", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right-hand side (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies the right-hand side (the paper: 1)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -72,6 +72,12 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factF_1) = {
     .id = "pruning/factF.1",
     .title = "Square-root inequalities",
@@ -82,6 +88,7 @@ LM_CLAIM(claim_pruning_factF_1) = {
     .confidence = "low (which variant), high (truth)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .eval = eval,

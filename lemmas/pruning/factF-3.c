@@ -25,8 +25,8 @@
 #include <stdio.h>
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* random orthogonal Q (n x n) in double by Gram-Schmidt of a Gaussian matrix */
@@ -140,6 +140,10 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_factF_3) = {
     .id = "pruning/factF.3",
     .title = "Sandwich trace fact",
@@ -150,6 +154,7 @@ LM_CLAIM(claim_pruning_factF_3) = {
     .confidence = "high",
     .params = params,
     .configs = NULL,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -8,7 +8,10 @@
  * \check{The check of pruning/lemmaF.10 on fewer configurations: pointwise at
  *   $M\sim U[0,1]^{d\times d}$ (non-causal) and along projected GD with $\eta=1/L_{E.8}$; the same
  *   instances, the same log-space constants and flags, and the F.10a/F.10b chain as
- *   observations.  Wrong constants: \texttt{U\_coef} $=10^{-6}$, or $\xi\to0$ with $\mu\to10^{300}$.}
+ *   observations.  Wrong constants: \texttt{U\_coef} $=10^{-6}$, or $\xi\to0$ with $\mu\to10^{300}$.
+ *   Readings: the pointwise configuration reads the paper; the projected-GD one is repaired (A2 over
+ *   $\mathrm{supp}\,C$ on its causal instances).  An instance with $\mathcal L\le\xi$ at every point is
+ *   vacuous.}
  */
 #include "lm_claim.h"
 #include "lm_prtraj.h"
@@ -24,6 +27,11 @@ static const lm_param_def params[] = {
 
 static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config == 0 ? 0 : 2); }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_REPAIRED, "points along projected GD (eta = 1/L_E8); odd instances causal with A2 read over supp C", NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemma5_5) = {
     .id = "pruning/lemma5.5",
     .title = "PL inequality (informal F.10)",
@@ -34,6 +42,7 @@ LM_CLAIM(claim_pruning_lemma5_5) = {
     .confidence = "medium/low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

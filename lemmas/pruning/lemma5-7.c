@@ -21,17 +21,24 @@
  *   $\texttt{tol\_scale}\cdot32n^2(1+1/(n\delta))u$ (the residual row sums of $B$ are of order
  *   $u$).  $\texttt{coef}=1.001$ is violated at the uniform $S$.  Negative control
  *   \texttt{control}$=$drop-B1=0: $B$ is not projected (and $B=\mathbf 1\mathbf 1^\top$ on one
- *   instance in three, where the left side is $0$); this must come out violated.}
+ *   instance in three, where the left side is $0$); this must come out violated.
+ *   Readings: \texttt{full} reads the paper; \texttt{causal} is repaired (the support-restricted version,
+ *   $\delta$ the minimum over the support).}
  */
 #include "lm_prbd.h"
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies delta in the lower bound (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies delta in the lower bound (the paper: 1)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u", NULL, "setting [0, 1e6]"},
     {"control", 0, "stated: B 1 = 0; drop-B1=0: the negative control without the hypothesis",
      "stated|drop-B1=0", NULL},
     {NULL, 0, NULL, NULL, NULL}};
+
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_REPAIRED, "support-restricted: S and B zero off the causal support, delta the minimum over the support (as printed min_ij S_ij >= delta > 0 fails for causal S)", NULL},
+    LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemma5_7) = {
     .id = "pruning/lemma5.7",
@@ -43,6 +50,7 @@ LM_CLAIM(claim_pruning_lemma5_7) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = lm_prbd_f7_eval,
 };

@@ -27,8 +27,8 @@
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance tau_p", NULL, "[0, 1e6]"},
-    {"scale", 1.0, "coefficient on the closed form (1 as stated)", NULL, "[-1e6, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance tau_p", NULL, "setting [0, 1e6]"},
+    {"scale", 1.0, "coefficient on the closed form (1 as stated)", NULL, "constant [-1e6, 1e6]"},
     {"formula", 0, "the closed form as stated, or with i and j exchanged (wrong)", "stated|transpose", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -81,6 +81,11 @@ static int eval(lm_eval *ev)
     return lm_prfd_eval_model(ev, &S, LM_PRFD_NN, &gr, 6);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaA_7) = {
     .id = "pruning/lemmaA.7",
     .title = "Derivative of the bilinear logits X (M o W) X^T",
@@ -91,6 +96,7 @@ LM_CLAIM(claim_pruning_lemmaA_7) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

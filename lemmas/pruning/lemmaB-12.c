@@ -26,10 +26,10 @@
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
     {"scale", 1.0,
      "coefficient on the closed form (1 as stated; other values: a wrong formula)",
-     NULL, "[-1e6, 1e6]"},
+     NULL, "constant [-1e6, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const int NS[] = {5, 16, 2, 1};
@@ -105,6 +105,11 @@ static int eval(lm_eval *ev)
     return lm_prfd_eval_model(ev, &S, LM_PRFD_NN, &gr, 6);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaB_12) = {
     .id = "pruning/lemmaB.12",
     .title = "Gradient of an entry of c = f - f0",
@@ -115,6 +120,7 @@ LM_CLAIM(claim_pruning_lemmaB_12) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -20,7 +20,7 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"transpose_W", 0, "1: the entries read W_{j1,i0} (a wrong formula)", NULL, "int [0, 1]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -36,6 +36,12 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaC_3) = {
     .id = "pruning/lemmaC.3",
     .title = "Matrix view of the p2 term: sum_j0 of the entries = W o (X^T p2 X)",
@@ -46,6 +52,7 @@ LM_CLAIM(claim_pruning_lemmaC_3) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -21,10 +21,10 @@ static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
     {"lambda_factor", 1.0,
      "the gradient compared with lambda_factor * lambda M (2: a wrong factor)",
-     NULL, "[0, 1e6]"},
+     NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int check(lm_prid_inst *I)
@@ -79,6 +79,10 @@ static int eval(lm_eval *ev)
     return lm_prid_run(ev, &sp, check);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaC_4) = {
     .id = "pruning/lemmaC.4",
     .title = "Matrix view of the regulariser gradient: lambda M",
@@ -89,6 +93,7 @@ LM_CLAIM(claim_pruning_lemmaC_4) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

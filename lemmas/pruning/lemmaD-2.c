@@ -15,9 +15,9 @@
 #include <math.h>
 
 static const lm_param_def params[] = {
-    {"cX", 1.0, "||X||_F <= cX sqrt(nd) R", NULL, "[0, 1e6]"},
-    {"cW", 1.0, "||W||_F <= cW d R", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double", NULL, "[0, 1e6]"},
+    {"cX", 1.0, "||X||_F <= cX sqrt(nd) R", NULL, "constant [0, 1e6]"},
+    {"cW", 1.0, "||W||_F <= cW d R", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -50,6 +50,10 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaD_2) = {
     .id = "pruning/lemmaD.2",
     .title = "Frobenius bounds ||X||_F <= sqrt(nd) R, ||W||_F <= d R",
@@ -59,6 +63,7 @@ LM_CLAIM(claim_pruning_lemmaD_2) = {
     .origin = "reconstructed",
     .confidence = "medium-high",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -20,7 +20,11 @@
  *   $\texttt{tol\_scale}\cdot16(n+d)u$: part 1 is attained at one-hot rows (saturated softmax,
  *   and $n=1$), part 7 everywhere.  Sharp sups (catalogue): P2, P5 $\sqrt2/2$ of the
  *   constant, P3, P8, P9 $1/2$, P6 $1/2$, P10 $\le\sqrt2/8$; a constant below the sharp sup
- *   (e.g. \texttt{c2}$=1$) must be violated.}
+ *   (e.g. \texttt{c2}$=1$) must be violated.
+ *   Readings: every part reads the paper.  Parts 2, 3, 5, 6, 8, 9, 10 are vacuous with the RECON
+ *   constants: each constant is at or above the elementary supremum of its left-hand side
+ *   ($\sqrt2$, 1, $\sqrt2$, 1, 1, 1, 2 in the units of the right-hand side), so the part cannot
+ *   fail; a constant below it (\texttt{c2} $=1$) breaks.}
  */
 #include "lm_prbd.h"
 #include <math.h>
@@ -29,17 +33,17 @@
 static const char *const configs[] = {"part1", "part2", "part3", "part4", "part5", "part6", "part7",
                                       "part8", "part9", "part10", NULL};
 static const lm_param_def params[] = {
-    {"c1", 1.0, "part 1: ||f||_F <= c1 sqrt(n)", NULL, "[0, 1e6]"},
-    {"c2", 2.0, "part 2: ||c||_F <= c2 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
-    {"c3", 2.0, "part 3: L_rec <= c3 n (RECON)", NULL, "[0, 1e6]"},
-    {"c4", 1.0, "part 4: ||f_j||_2 <= c4 and f_jk <= c4", NULL, "[0, 1e6]"},
-    {"c5", 2.0, "part 5: ||c_j||_2 <= c5 (RECON)", NULL, "[0, 1e6]"},
-    {"c6", 2.0, "part 6: |<f_j, c_j>| <= c6 (RECON)", NULL, "[0, 1e6]"},
-    {"c7", 1.0, "part 7: ||f_j||_1 = c7 (c7 > 0: the check divides by it)", NULL, "(0, 1e6]"},
-    {"c8", 2.0, "part 8: ||p1||_F <= c8 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
-    {"c9", 2.0, "part 9: ||p2||_F <= c9 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
-    {"c10", 4.0, "part 10: ||p||_F <= c10 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {"c1", 1.0, "part 1: ||f||_F <= c1 sqrt(n)", NULL, "constant [0, 1e6]"},
+    {"c2", 2.0, "part 2: ||c||_F <= c2 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
+    {"c3", 2.0, "part 3: L_rec <= c3 n (RECON)", NULL, "constant [0, 1e6]"},
+    {"c4", 1.0, "part 4: ||f_j||_2 <= c4 and f_jk <= c4", NULL, "constant [0, 1e6]"},
+    {"c5", 2.0, "part 5: ||c_j||_2 <= c5 (RECON)", NULL, "constant [0, 1e6]"},
+    {"c6", 2.0, "part 6: |<f_j, c_j>| <= c6 (RECON)", NULL, "constant [0, 1e6]"},
+    {"c7", 1.0, "part 7: ||f_j||_1 = c7 (c7 > 0: the check divides by it)", NULL, "constant (0, 1e6]"},
+    {"c8", 2.0, "part 8: ||p1||_F <= c8 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
+    {"c9", 2.0, "part 9: ||p2||_F <= c9 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
+    {"c10", 4.0, "part 10: ||p||_F <= c10 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* row statistics over j: which = 0 max ||A_j||_2, 1 max ||A_j||_1, 2 min ||A_j||_1,
@@ -108,6 +112,16 @@ static int eval(lm_eval *ev)
     double coef = lm_par(ev, name);
     int rc = lm_prbd_parts_eval(ev, part, part_fn, coef, part != 7);
     if (rc) return rc;
+    /* the elementary supremum of each LHS in the units of its RHS (rows of f are probability
+     * vectors, |c_ij| <= 1, ||c_j||_2 <= sqrt 2, |<f_j, c_j>| <= 1, |p1_ij| <= f_ij, |(p1 1)_j| <= 1):
+     * a RECON constant at or above it makes the part unable to fail (vacuous).  Parts 1, 4, 7 state
+     * the supremum itself (sharp: attained at one-hot rows), so they are not tested this way. */
+    static const double sup[11] = {0, 0, M_SQRT2, 1, 0, M_SQRT2, 1, 0, 1, 1, 2};
+    static const char *const what[11] = {"", "", "||c||_F / sqrt(n) (sup sqrt 2)", "L_rec / n (sup 1)", "",
+                                         "||c_j||_2 (sup sqrt 2)", "|<f_j, c_j>| (sup 1)", "",
+                                         "||p1||_F / sqrt(n) (sup 1)", "||p2||_F / sqrt(n) (sup 1)",
+                                         "||p||_F / sqrt(n) (sup 2)"};
+    if (part <= 10 && sup[part] > 0) lm_rhs_trivial(ev, coef, sup[part], what[part]);
     if (part == 4) {
         lm_prbd_parts_eval(ev, 41, extra_fn, coef, 0);
         lm_prbd_parts_eval(ev, 42, extra_fn, 1.0, 0);
@@ -117,6 +131,19 @@ static int eval(lm_eval *ev)
     }
     return 0;
 }
+
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_3) = {
     .id = "pruning/lemmaD.3",
@@ -128,6 +155,7 @@ LM_CLAIM(claim_pruning_lemmaD_3) = {
     .confidence = "medium (parts 1-3), low (assignment of parts 4-10)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

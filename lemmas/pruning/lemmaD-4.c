@@ -27,17 +27,21 @@
  *   tolerance $\texttt{tol\_scale}\cdot16(n+d)u$.  Measured: the worst ratio to the stated
  *   bound (catalogue: 0.19--0.29), the ratio with the instance's $R_{\rm eff}$, and the per-row
  *   ratio $\max_j\|(D_{ab})_j\|_2/R^3$.  \texttt{coef}$=0.6$ is below the witness and is
- *   violated.}
+ *   violated.
+ *   Readings: both constants are read as the paper: $2\sqrt n R^3$ (RECON) and $2nR^3$ (the
+ *   source's possible print, the second configuration).}
  */
 #include "lm_prbd.h"
 #include <math.h>
 #include <stdio.h>
 
+static const char *const configs[] = {"2 sqrt(n) R^3", "2 n R^3", NULL};
+
 static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)", NULL, "[0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n (RECON: 1/2; the printed constant may use 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON: 3)", NULL, "[-16, 16]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {"coef", 2.0, "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)", NULL, "constant [0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n (RECON: 1/2; the printed constant may use 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON: 3)", NULL, "exponent [-16, 16]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 /* max over (a, b) of ||D_ab||_F (and of its rows, into rowmax) at M, in P's context;
@@ -178,6 +182,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "the constant as the source may print it: 2 n R^3 (n_exp = 1)", "n_exp=1"},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaD_4) = {
     .id = "pruning/lemmaD.4",
     .title = "Bound on the gradient of f",
@@ -187,7 +196,8 @@ LM_CLAIM(claim_pruning_lemmaD_4) = {
     .origin = "reconstructed (RECON constant: coef, n_exp, R_exp)",
     .confidence = "low (constant)",
     .params = params,
-    .configs = NULL,
+    .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

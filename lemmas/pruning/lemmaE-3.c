@@ -40,10 +40,10 @@
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of L_f = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "[0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n in L_f (RECON 1/2)", NULL, "[-16, 16]"},
-    {"d_exp", 1.0, "exponent of d in L_f (RECON 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R in L_f (RECON 3)", NULL, "[-16, 16]"},
+    {"coef", 2.0, "coefficient of L_f = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "constant [0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n in L_f (RECON 1/2)", NULL, "exponent [-16, 16]"},
+    {"d_exp", 1.0, "exponent of d in L_f (RECON 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R in L_f (RECON 3)", NULL, "exponent [-16, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -59,6 +59,11 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaE_3) = {
     .id = "pruning/lemmaE.3",
     .title = "Lipschitz continuity of f",
@@ -69,5 +74,6 @@ LM_CLAIM(claim_pruning_lemmaE_3) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

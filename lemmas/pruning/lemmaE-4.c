@@ -33,10 +33,10 @@
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of L_c = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "[0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n (RECON 1/2)", NULL, "[-16, 16]"},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},
+    {"coef", 2.0, "coefficient of L_c = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "constant [0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n (RECON 1/2)", NULL, "exponent [-16, 16]"},
+    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "exponent [-16, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -52,6 +52,11 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaE_4) = {
     .id = "pruning/lemmaE.4",
     .title = "Lipschitz continuity of c",
@@ -62,5 +67,6 @@ LM_CLAIM(claim_pruning_lemmaE_4) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

@@ -31,10 +31,10 @@
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
 static const lm_param_def params[] = {
-    {"coef", 4.0, "coefficient of L_p1 = coef n^n_exp d^d_exp R^R_exp (RECON 4)", NULL, "[0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n (RECON 1/2; literal route 3/2 with coef 8)", NULL, "[-16, 16]"},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},
+    {"coef", 4.0, "coefficient of L_p1 = coef n^n_exp d^d_exp R^R_exp (RECON 4)", NULL, "constant [0, 1e6]"},
+    {"n_exp", 0.5, "exponent of n (RECON 1/2; literal route 3/2 with coef 8)", NULL, "exponent [-16, 16]"},
+    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "exponent [-16, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -50,6 +50,11 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaE_5) = {
     .id = "pruning/lemmaE.5",
     .title = "Lipschitz continuity of p1",
@@ -60,5 +65,6 @@ LM_CLAIM(claim_pruning_lemmaE_5) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

@@ -33,10 +33,10 @@ static const char *const configs[] = {"noncausal", "causal", NULL};
 static const lm_param_def params[] = {
     {"coef_n", 4.0,
      "coefficient of n in L_p2 = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)",
-     NULL, "[0, 1e6]"},
-    {"coef_sqrtn", 2.0, "coefficient of sqrt(n) (RECON 2)", NULL, "[0, 1e6]"},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},
+     NULL, "constant [0, 1e6]"},
+    {"coef_sqrtn", 2.0, "coefficient of sqrt(n) (RECON 2)", NULL, "constant [0, 1e6]"},
+    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "exponent [-16, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -52,6 +52,11 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaE_6) = {
     .id = "pruning/lemmaE.6",
     .title = "Lipschitz continuity of p2",
@@ -62,5 +67,6 @@ LM_CLAIM(claim_pruning_lemmaE_6) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

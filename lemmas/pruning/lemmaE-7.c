@@ -32,10 +32,10 @@ static const char *const configs[] = {"noncausal", "causal", NULL};
 static const lm_param_def params[] = {
     {"coef_n", 4.0,
      "coefficient of n in L_p = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)",
-     NULL, "[0, 1e6]"},
-    {"coef_sqrtn", 6.0, "coefficient of sqrt(n) (RECON 6)", NULL, "[0, 1e6]"},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "[-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "[-16, 16]"},
+     NULL, "constant [0, 1e6]"},
+    {"coef_sqrtn", 6.0, "coefficient of sqrt(n) (RECON 6)", NULL, "constant [0, 1e6]"},
+    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "exponent [-16, 16]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -51,6 +51,11 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaE_7) = {
     .id = "pruning/lemmaE.7",
     .title = "Lipschitz continuity of p",
@@ -61,5 +66,6 @@ LM_CLAIM(claim_pruning_lemmaE_7) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

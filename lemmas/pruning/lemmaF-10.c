@@ -22,7 +22,12 @@
  *   $\mathcal L(M^{*})\le\xi$ (PL with any $\mu>0$ forces it), assumption-failed when $M^{*}$ leaves the
  *   box.  Measured: min F.10a ratio (catalogue 2.57), max F.10b ratio (catalogue 0.021), the PL slack
  *   and $\log_{10}\mathcal L(M^{*})/\xi$.  Wrong constants: \texttt{U\_coef} $=10^{-6}$ breaks F.10b;
- *   $\xi\to0$ with $\mu\to10^{300}$ breaks the main inequality.}
+ *   $\xi\to0$ with $\mu\to10^{300}$ breaks the main inequality.
+ *   Readings: \texttt{pointwise,non-causal} reads the paper; \texttt{pointwise,causal} and the projected-GD
+ *   configuration are repaired (A2 read over $\mathrm{supp}\,C$); the stationary-point test is a probe (a
+ *   consequence, not the printed inequality).  An instance where $\mathcal L\le\xi$ at every point is
+ *   vacuous (the right-hand side is not positive), and the stationary-point test is vacuous when $\xi$
+ *   is at least $n+\lambda d^2/2$, the supremum of $\mathcal L$ over the box.}
  */
 #include "lm_claim.h"
 #include "lm_prtraj.h"
@@ -39,6 +44,13 @@ static const lm_param_def params[] = {
 
 static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config); }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_REPAIRED, "A2 read over supp C: as printed, min over all entries of f(M) is 0 for causal C (delta = 0, mu = 0, xi infinite)", NULL},
+    {LM_READ_REPAIRED, "points along projected GD (eta = 1/L_E8); odd instances causal with A2 read over supp C", NULL},
+    {LM_READ_PROBE, "consequence, not the printed inequality: PL with mu > 0 forces L(M*) <= xi at a stationary point M* in the box", NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaF_10) = {
     .id = "pruning/lemmaF.10",
     .title = "PL inequality ||grad L||^2 >= mu/2 (L - xi) (RECON mu, xi)",
@@ -49,6 +61,7 @@ LM_CLAIM(claim_pruning_lemmaF_10) = {
     .confidence = "medium-high (structure); low (mu, xi)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

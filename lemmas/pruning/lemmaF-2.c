@@ -34,8 +34,8 @@
 
 static const char *const configs[] = {"part1", "part2", NULL};
 static const lm_param_def params[] = {
-    {"c_ab", 2.0, "the constant of 2ab (the paper: 2)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 d^2 u", NULL, "[0, 1e6]"},
+    {"c_ab", 2.0, "the constant of 2ab (the paper: 2)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 d^2 u", NULL, "setting [0, 1e6]"},
     {"bounds", 0, "a, b as the instance kind says, or a = b = sqrt(||A||^2+||B||^2) (part 2's side condition fails)",
      "kind|exceed", NULL},
     {NULL, 0, NULL, NULL, NULL}};
@@ -152,6 +152,11 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaF_2) = {
     .id = "pruning/lemmaF.2",
     .title = "Lower bound on ||A+B||_F",
@@ -162,6 +167,7 @@ LM_CLAIM(claim_pruning_lemmaF_2) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

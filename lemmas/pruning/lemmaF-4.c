@@ -16,17 +16,27 @@
  *   relative rounding error of the computed $\beta$), so an MPFR replay shrinks it.  Because
  *   two kinds are exact equalities, any tightening such as $\texttt{coef}=1.001$ is caught.
  *   One instance in eight has $n>d$: then $\beta=0$ and the instance is
- *   assumption-failed (never a pass); \texttt{regime}$=$n>d makes every instance so.}
+ *   assumption-failed (never a pass); \texttt{regime}$=$n>d makes every instance so.
+ *   Readings: \texttt{mixed} reads the paper; \texttt{n>d} is a probe ($\beta=0$ on every instance,
+ *   assumption-failed).}
  */
 #include "lm_prbd.h"
 
+static const char *const configs[] = {"mixed", "n>d", NULL};
+
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL, "setting [0, 1e6]"},
     {"regime", 0, "mixed: one instance in 8 has n > d; n>d: all (beta = 0)", "mixed|n>d", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev) { return lm_prbd_sandwich_eval(ev, 1); }
+
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PROBE, "every instance has n > d, so beta = lambda_min(X X^T) = 0: outside the hypothesis beta > 0",
+     "regime=n>d"},
+    LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_4) = {
     .id = "pruning/lemmaF.4",
@@ -37,6 +47,8 @@ LM_CLAIM(claim_pruning_lemmaF_4) = {
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -18,8 +18,8 @@
 
 static const char *const configs[] = {"lower", "upper", NULL};
 static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies min|A| (lower) or max|A| (upper)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (d+2) u", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "multiplies min|A| (lower) or max|A| (upper)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (d+2) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -63,6 +63,11 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaF_5) = {
     .id = "pruning/lemmaF.5",
     .title = "Hadamard product: min|A| ||B|| <= ||A o B|| <= max|A| ||B||",
@@ -73,6 +78,7 @@ LM_CLAIM(claim_pruning_lemmaF_5) = {
     .confidence = "high (lower bound), medium (upper half)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -36,8 +36,8 @@ static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL, LM_PRID_CAUSAL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
 static const lm_param_def params[] = {
-    {"coef", 1.0, "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+2)^2 u_p", NULL, "[0, 1e6]"},
+    {"coef", 1.0, "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+2)^2 u_p", NULL, "setting [0, 1e6]"},
     {"formula", 0, "the identity's right-hand side: ||a||^2 + n c^2, or the wrong ||a||^2 + c^2",
      "n-c2|c2", NULL},
     {NULL, 0, NULL, NULL, NULL}};
@@ -139,6 +139,12 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_lemmaF_6) = {
     .id = "pruning/lemmaF.6",
     .title = "Orthogonal shift",
@@ -149,6 +155,7 @@ LM_CLAIM(claim_pruning_lemmaF_6) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

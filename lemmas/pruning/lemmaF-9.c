@@ -10,16 +10,18 @@
  *   corners and over $M$ to maximise the ratio; relative tolerance
  *   $\texttt{tol\_scale}\cdot16(n+d)u$.  The sharp sups are $\sqrt n$ for both ($n=1$ gives
  *   $0$), so constants below them (\texttt{c\_p1}$=0.3$ at $n\ge4$, \texttt{c\_p2}$=0.6$) are
- *   violated.}
+ *   violated.
+ *   Readings: both configurations read the paper (the alternative printed form included); both
+ *   are vacuous with the RECON constants ($\|f\circ c\|_F$ and $\|p_2\|_F$ are at most $\sqrt n$ a priori).}
  */
 #include "lm_prbd.h"
 #include <math.h>
 
 static const char *const configs[] = {"p1", "alt-p2", NULL};
 static const lm_param_def params[] = {
-    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL, "[0, 1e6]"},
-    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "[0, 1e6]"},
+    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL, "constant [0, 1e6]"},
+    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
@@ -31,8 +33,20 @@ static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata
 
 static int eval(lm_eval *ev)
 {
-    return lm_prbd_parts_eval(ev, ev->config, part_fn, lm_par(ev, ev->config ? "c_p2" : "c_p1"), 1);
+    double coef = lm_par(ev, ev->config ? "c_p2" : "c_p1");
+    int rc = lm_prbd_parts_eval(ev, ev->config, part_fn, coef, 1);
+    /* |(f o c)_ij| <= f_ij and |(p1 1)_j| <= 1, so ||p1||_F, ||p2||_F <= ||f||_F <= sqrt(n) a priori:
+     * c_p1 n >= sqrt(n) for every n once c_p1 >= 1, c_p2 sqrt(n) >= sqrt(n) once c_p2 >= 1 (vacuous) */
+    if (!rc)
+        lm_rhs_trivial(ev, coef, 1.0, ev->config ? "||p2||_F / sqrt(n) (a priori <= 1)"
+                                                 : "||f o c||_F / n (a priori <= 1/sqrt(n) <= 1)");
+    return rc;
 }
+
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_9) = {
     .id = "pruning/lemmaF.9",
@@ -44,6 +58,7 @@ LM_CLAIM(claim_pruning_lemmaF_9) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -29,10 +29,10 @@ static const char *const configs[] = {"(i) natural delta bound", "(ii) lambda sw
                                       "(iv) binarisation count", NULL};
 
 static const lm_param_def params[] = {
-    {"c_exp", 2.0, "bound f_ij >= exp(-c_exp d^2 R^3)/n_i", NULL, "[0, 1e6]"},
+    {"c_exp", 2.0, "bound f_ij >= exp(-c_exp d^2 R^3)/n_i", NULL, "constant [0, 1e6]"},
     {"rho_shift", 0.0,
      "added to the requested number of zeros (wrong-constant test; the counts are at most 64)",
-     NULL, "[-100, 100]"},
+     NULL, "setting [-100, 100]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static lm_prdata *make(lm_eval *ev, int *n, int *d, double *R, lm_rng *g)
@@ -183,6 +183,12 @@ static int eval(lm_eval *ev)
     return eval_iv(ev);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_remark4_2) = {
     .id = "pruning/remark4.2",
     .title = "Natural delta bound, lambda trade-off, binarisation count",
@@ -193,6 +199,7 @@ LM_CLAIM(claim_pruning_remark4_2) = {
     .confidence = "medium ((i), (ii), (iv))",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

@@ -33,7 +33,12 @@
  *   (flag A2; the support reading is used).  Flags vacuous-$\xi$ ($\xi\ge\mathcal L(M_0)$) and
  *   vacuous-T are measured.  Every constant is a parameter (\texttt{mu\_coef}, \texttt{U\_coef},
  *   \texttt{U\_exp\_n}, \texttt{xi\_scale}, \texttt{L\_scale}, \texttt{T\_coef}, \texttt{eps}); a step
- *   $\eta$ far above $1/L$ (\texttt{eta\_scale}) or $\xi=0$ with a huge $\mu$ must break.}
+ *   $\eta$ far above $1/L$ (\texttt{eta\_scale}) or $\xi=0$ with a huge $\mu$ must break.
+ *   Readings: \texttt{non-causal,eta=1/L} reads the paper; \texttt{causal,eta=1/L} is repaired (A2
+ *   read over $\mathrm{supp}\,C$: the printed all-entries minimum is 0 for causal $C$);
+ *   \texttt{non-causal,eta=1/L,projected} is repaired (projected GD keeps the implicit box hypothesis);
+ *   the $\eta=1/\hat L$ configurations are probes ($\hat L\ll L$, beyond $\eta\le1/L$).  An instance with
+ *   $\xi\ge\mathcal L(M_0)$ (flag vacuous-$\xi$) is vacuous: the conclusion already holds at $t=0$.}
  */
 #include "lm_claim.h"
 #include "lm_prtraj.h"
@@ -47,9 +52,9 @@ static const char *const configs[] = {"non-causal,eta=1/L",       "causal,eta=1/
 
 static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
-    {"T_coef", 4.0, "T = ceil(T_coef L(M0) / (eta mu eps))", NULL, "(0, 1e6]"},
-    {"eps", 1e-3, "accuracy epsilon of the conclusion", NULL, "(0, 1e6]"},
-    {"eta_scale", 1.0, "multiplies the step size (1: the theorem's eta = 1/L)", NULL, "(0, 1e6]"},
+    {"T_coef", 4.0, "T = ceil(T_coef L(M0) / (eta mu eps))", NULL, "constant (0, 1e6]"},
+    {"eps", 1e-3, "accuracy epsilon of the conclusion", NULL, "setting (0, 1e6]"},
+    {"eta_scale", 1.0, "multiplies the step size (1: the theorem's eta = 1/L)", NULL, "setting (0, 1e6]"},
     {"steps", 300, "GD iterations per run (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -160,6 +165,9 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "log10 T", logT / M_LN10);
     lm_measure(ev, "L(M0)", L0);
     lm_measure(ev, "flag: vacuous-xi", K.log_xi >= log(L0));
+    if (K.log_xi >= log(L0))
+        lm_vacuous(ev, "log10 xi = %.4g >= log10 L(M0) = %.4g: the conclusion min_t L(M_t) <= xi + eps "
+                   "already holds at t = 0 (flag vacuous-xi)", K.log_xi / M_LN10, log10(L0));
     int vacT = !(logT <= log((double)r.T)); /* NaN (0 * inf in the constants): vacuous */
     lm_measure(ev, "flag: vacuous-T", vacT);
     for (int t = 0; t <= r.T; t += (r.T / 60 > 0 ? r.T / 60 : 1))
@@ -193,6 +201,15 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_REPAIRED, "A2 read over supp C: as printed, min over all entries of f(M) is 0 for causal C (delta = 0, mu = 0, xi infinite)", NULL},
+    {LM_READ_PROBE, "step eta = 1/Lhat (Hessian norm at M0), far above the hypothesis eta <= 1/L", NULL},
+    {LM_READ_PROBE, "step eta = 1/Lhat beyond eta <= 1/L; causal, A2 read over supp C", NULL},
+    {LM_READ_REPAIRED, "projected GD (clip to [0,1]) instead of plain GD, so the implicit hypothesis M_t in [0,1]^{dxd} holds", NULL},
+    {LM_READ_PROBE, "projected GD, causal (A2 over supp C), step eta = 1/Lhat beyond eta <= 1/L", NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_theorem4_1) = {
     .id = "pruning/theorem4.1",
     .title = "GD on the mask: min_t L(M_t) <= xi + eps (RECON constants)",
@@ -203,6 +220,7 @@ LM_CLAIM(claim_pruning_theorem4_1) = {
     .confidence = "medium (structure); low (every constant)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

@@ -34,11 +34,21 @@
 
 static const char *const configs[] = {"toy: a x^2", "toy: x^2+3 sin^2 x", "pruning: eta=c/L_E8", NULL};
 
+/* Theorem 4.1's RECON constants are read by the shared pruning-loss builder; this claim's checks
+ * use only L_E8 (through the step eta = eta_c / L_E8), so mu_coef, U_coef, U_exp_n and xi_scale
+ * are declared as settings: they enter no observation here (a constant mutant of them could not
+ * break anything) */
 static const lm_param_def params[] = {
-    LM_PRT_COEF_PARAMS,
-    {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL, "(0, 1e6]"},
-    {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL, "[0, 1e6]"},
-    {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL, "(0, 1e6]"},
+    {"mu_coef", 4.0, "Theorem 4.1's mu coefficient (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
+    {"U_coef", 4.0, "Theorem 4.1's U coefficient (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
+    {"U_exp_n", 1.5, "Theorem 4.1's exponent of n in U (not used by this claim's checks)", NULL,
+     "setting [-16, 16]"},
+    {"xi_scale", 1.0, "Theorem 4.1's xi multiplier (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
+    {"L_scale", 1.0, "multiplies the polynomial part of L_E8 = (4n^2+6n^1.5) d^2 R^6 + lambda (the step is eta_c/L_E8)",
+     NULL, "setting (0, 1e6]"},
+    {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL, "setting (0, 1e6]"},
+    {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL, "constant [0, 1e6]"},
+    {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL, "setting (0, 1e6]"},
     {"steps", 300,
      "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)",
      NULL, "int [1, 20000]"},
@@ -254,6 +264,12 @@ static int eval(lm_eval *ev)
     return eval_pr(ev);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_theorem5_2) = {
     .id = "pruning/theorem5.2",
     .title = "GD under the (g, xi, alpha, mu)-PL inequality: min_t g(w_t) <= xi + eps",
@@ -264,6 +280,7 @@ LM_CLAIM(claim_pruning_theorem5_2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

@@ -26,10 +26,10 @@
 
 static const char *const configs[] = {"full", "causal", NULL};
 static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "[0, 1e6]"},
+    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
     {"scale", 1.0,
      "coefficient on the closed form (1 as stated; other values: a wrong formula)",
-     NULL, "[-1e6, 1e6]"},
+     NULL, "constant [-1e6, 1e6]"},
     {"mutation", 0,
      "the stated formula, or a mutation canary: p -> p^T, p2 dropped, lambda -> 2 lambda, W -> W^T",
      "none|p-transpose|drop-p2|double-lambda|W-transpose", NULL},
@@ -47,6 +47,11 @@ static int eval(lm_eval *ev)
     return lm_prfd_gradient_eval(ev, &gr, 4, 4);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_theorem5_3) = {
     .id = "pruning/theorem5.3",
     .title = "Closed form of the gradient (informal version of Theorem C.5)",
@@ -57,6 +62,7 @@ LM_CLAIM(claim_pruning_theorem5_3) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .eval = eval,
 };

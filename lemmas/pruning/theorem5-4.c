@@ -43,11 +43,11 @@ static const char *const configs[] = {"noncausal", NULL};
 static const lm_param_def params[] = {
     {"coef_n2", 4.0,
      "coefficient of n^2 in L = (coef_n2 n^2 + coef_n15 n^1.5) d^d_exp R^R_exp + lambda_coef lambda (RECON 4)",
-     NULL, "[0, 1e6]"},
-    {"coef_n15", 6.0, "coefficient of n^1.5 (RECON 6)", NULL, "[0, 1e6]"},
-    {"d_exp", 2.0, "exponent of d (RECON 2)", NULL, "[-16, 16]"},
-    {"R_exp", 6.0, "exponent of R (RECON 6)", NULL, "[-16, 16]"},
-    {"lambda_coef", 1.0, "coefficient of lambda (1: the regulariser's Hessian lambda I)", NULL, "[0, 1e6]"},
+     NULL, "constant [0, 1e6]"},
+    {"coef_n15", 6.0, "coefficient of n^1.5 (RECON 6)", NULL, "constant [0, 1e6]"},
+    {"d_exp", 2.0, "exponent of d (RECON 2)", NULL, "exponent [-16, 16]"},
+    {"R_exp", 6.0, "exponent of R (RECON 6)", NULL, "exponent [-16, 16]"},
+    {"lambda_coef", 1.0, "coefficient of lambda (1: the regulariser's Hessian lambda I)", NULL, "constant [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
@@ -64,6 +64,10 @@ static int eval(lm_eval *ev)
     return lm_prlip_eval(ev, &s);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER, NULL, NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_pruning_theorem5_4) = {
     .id = "pruning/theorem5.4",
     .title = "Lipschitz gradient (informal)",
@@ -74,5 +78,6 @@ LM_CLAIM(claim_pruning_theorem5_4) = {
     .confidence = "medium (structure), low (constant)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval};

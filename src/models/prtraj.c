@@ -346,6 +346,10 @@ int lm_prt_pl_eval(lm_eval *ev, int mode)
                 lm_num_set_d(&a, lm_num_log_abs_d(&Ls));
                 lm_num_set_d(&b, K.log_xi);
                 lm_obs_le_log(ev, -1, &a, &b, 1e-9, "stationary point: L(M*) <= xi");
+                /* L <= n + lambda d^2/2 on the box (||c_j||^2 <= 2, ||M||_F^2 <= d^2) */
+                if (K.log_xi >= log(s.n + 0.5 * s.lambda * s.d * s.d))
+                    lm_vacuous(ev, "xi (log10 %.4g) >= n + lambda d^2/2, the sup of L over the box: "
+                               "L(M*) <= xi cannot fail", K.log_xi / M_LN10);
                 lm_measure(ev, "log10 L(M*)/xi", (lm_num_log_abs_d(&Ls) - K.log_xi) / M_LN10);
                 lm_num_clears(&a, &b, (lm_num *)NULL);
             }
@@ -360,6 +364,12 @@ int lm_prt_pl_eval(lm_eval *ev, int mode)
     if (q.max_b > -HUGE_VAL) lm_measure(ev, "F.10b max ratio ||W o XtpX||/U (catalogue 0.021)", exp(q.max_b));
     if (q.min_plratio < HUGE_VAL) lm_measure(ev, "PL slack min ||grad||^2/(mu/2 (L-xi))", exp(q.min_plratio));
     if (mode <= 2) lm_measure(ev, "flag: vacuous-xi (iterates with L <= xi)", q.vacuous);
+    /* L <= xi at every point: the PL right-hand side mu/2 (L - xi) is <= 0 there, so the
+     * inequality held only because its right-hand side is not positive (design.md section 2) */
+    if (mode <= 2 && q.nobs > 0 && q.vacuous == q.nobs)
+        lm_vacuous(ev, "L(M) <= xi at all %d point(s) (log10 xi = %.4g; sup of L over the box is n + lambda d^2/2 = "
+                   "%.4g): the PL right-hand side mu/2 (L - xi) is <= 0 (flag vacuous-xi)",
+                   q.nobs, K.log_xi / M_LN10, s.n + 0.5 * s.lambda * s.d * s.d);
 out:
     lm_mat_free(M0);
     lm_pr_free(P);
