@@ -166,7 +166,8 @@ Test(cli_exit, train_failure_is_status_3, .timeout = 60)
 /* tighten refuses what is not a constant, naming the claim's constants */
 Test(cli_exit, tighten_takes_only_constants)
 {
-    expect_status(2, "tighten dynamics/lemma1 kron_I", "dynamics/lemma1 has no constants");
+    expect_status(2, "tighten mirror/definition1 formula", "mirror/definition1 has no constants");
+    expect_status(2, "tighten dynamics/lemma1 kron_I", "dynamics/lemma1 kron_I is not a constant (a switch); its constants are: term2_sign");
     expect_status(2, "tighten dynamics/theorem1 T", "dynamics/theorem1 T is not a constant; its constants are: alpha_scale");
     expect_status(2, "tighten dynamics/theorem1 kernel", "its constants are: alpha_scale");
     expect_status(2, "tighten dynamics/theorem1 nosuch", "no parameter 'nosuch'");
