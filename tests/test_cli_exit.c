@@ -412,8 +412,10 @@ Test(cli_exit, verify_names_what_could_not_run_and_exits_3, .timeout = 300)
     int rc = wait_status(p);
     slurp(log, out, sizeof out);
     cr_expect_eq(rc, 3, "exit %d: %s", rc, out);
-    cr_expect(strstr(out, "could not be run:") != NULL, "%s", out);
-    cr_expect(strstr(out, "died") != NULL, "%s", out); /* "(its worker died)", or "worker N died" when it died between items */
+    /* killed inside a claim: the claim is listed as one that could not be run ("its worker
+     * died"); killed between two claims (ASan timing): nothing was lost, "worker N died" */
+    cr_expect(strstr(out, "could not be run:") != NULL || strstr(out, "verify worker"), "%s", out);
+    cr_expect(strstr(out, "died") != NULL, "%s", out);
     cr_expect(strstr(out, "verdicts:") != NULL, "the rest did not finish: %s", out);
     rm_rf(d);
 }

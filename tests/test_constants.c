@@ -377,7 +377,7 @@ Test(constants, command_line_on_a_real_claim, .timeout = 120)
 
 Test(constants, command_line_errors)
 {
-    char out[8192];
+    char out[1 << 16]; /* --list of a paper runs to a few hundred lines */
     const char *bad[] = {"constants pruning/nothing", "constants --paper nosuchpaper", "constants --jobs x",
                          "constants --jobs 0", "constants --budget -3", "constants --rtol 7",
                          "constants --frobnicate", NULL};
