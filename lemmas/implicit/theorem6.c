@@ -54,9 +54,9 @@ static const lm_param_def params[] = {
     {"e_decay", 1.0, "(i) required ratio of successive dyadic block maxima of e_t", NULL, "[0, 1e6]"},
     {"a_frac", 0.1, "(ii) allowed intercept a of the fit e_t = a + b/log t, relative to e_t0", NULL, "[-1e6, 1e6]"},
     {"norm_growth", 0.0, "(iii) required growth of ||W|| per dyadic block", NULL, "[-1e6, 1e6]"},
-    {"t_fit0", 64, "first iterate of the proxies", NULL, "int [2, 40960]"},
+    {"t_fit0", 64, "first iterate of the proxies (the run is at least 4 t_fit0 long; at most 1024: run length bound)", NULL, "int [2, 1024]"},
     {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL, "[0, 1e6]"},
-    {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 40960: run length bound)", NULL, "int [1, 40960]"},
+    {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 16384: run length bound, the paper configuration runs at d = 256)", NULL, "int [1, 16384]"},
     {"d", 24, "embedding dimension (at most 64: run time bound)", NULL, "int [1, 64]"},
     {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
     {NULL, 0, NULL, NULL, NULL}};
