@@ -6,19 +6,7 @@
 
 static lm_claim_result run_mutb(const char *id, const char *config, double scale, int flip, int budget)
 {
-    const lm_claim *c = lm_claim_find(id);
-    cr_assert_not_null(c, "claim %s is not registered", id);
-    lm_run_opts o;
-    lm_run_opts_default(&o);
-    o.budget = budget;
-    o.quick = 1;
-    o.shrink = 0;
-    o.only_config = config;
-    o.mutate_scale = scale;
-    o.mutate_flip = flip;
-    lm_claim_result r;
-    cr_assert_eq(lm_run_claim(&r, c, &o), 0, "claim %s did not run", id);
-    return r;
+    return lm_test_run_mutant(id, NULL, config, budget, scale, flip);
 }
 
 static lm_claim_result run_mut(const char *id, const char *config, double scale, int flip)

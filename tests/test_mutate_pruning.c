@@ -11,19 +11,7 @@
 
 static lm_claim_result run_mut(const char *id, const char *config, int budget, double scale, int flip)
 {
-    const lm_claim *c = lm_claim_find(id);
-    cr_assert_not_null(c, "claim %s is not registered", id);
-    lm_run_opts o;
-    lm_run_opts_default(&o);
-    o.budget = budget;
-    o.quick = 1;
-    o.only_config = config;
-    o.shrink = 0;
-    o.mutate_scale = scale;
-    o.mutate_flip = flip;
-    lm_claim_result r;
-    cr_assert_eq(lm_run_claim(&r, c, &o), 0, "claim %s did not run", id);
-    return r;
+    return lm_test_run_mutant(id, NULL, config, budget, scale, flip);
 }
 
 static void expect_cfg(const lm_claim_result *r, const char *config, lm_reading_kind kind, lm_verdict want)

@@ -12,9 +12,11 @@
 
 /* Run claim `id` with a small budget.  sets: NULL-terminated "k=v" list (may
  * be NULL); config: NULL = all configurations.  Fails the test on unknown
- * ids/params.  The caller clears the result. */
-static inline lm_claim_result lm_test_run(const char *id, const char *const *sets,
-                                          const char *config, int budget)
+ * ids/params.  The caller clears the result.  lm_test_run_mutant: the same under
+ * a mutant (every right-hand side times scale; flip: every inequality reversed). */
+static inline lm_claim_result lm_test_run_mutant(const char *id, const char *const *sets,
+                                                 const char *config, int budget, double scale,
+                                                 int flip)
 {
     const lm_claim *c = lm_claim_find(id);
     cr_assert_not_null(c, "claim %s is not registered", id);
@@ -24,6 +26,8 @@ static inline lm_claim_result lm_test_run(const char *id, const char *const *set
     o.quick = 1;
     o.only_config = config;
     o.shrink = 0; /* verdicts only: shrinking has its own tests (test_shrink.c) and costs replays */
+    o.mutate_scale = scale;
+    o.mutate_flip = flip;
     for (int k = 0; sets && sets[k]; k++) {
         int idx;
         double v;
@@ -36,6 +40,12 @@ static inline lm_claim_result lm_test_run(const char *id, const char *const *set
     cr_assert_eq(lm_run_claim(&r, c, &o), 0, "claim %s did not run (config %s)", id,
                  config ? config : "all");
     return r;
+}
+
+static inline lm_claim_result lm_test_run(const char *id, const char *const *sets,
+                                          const char *config, int budget)
+{
+    return lm_test_run_mutant(id, sets, config, budget, 1.0, 0);
 }
 
 /* a claim as stated must produce a real verdict, never `error` */
