@@ -64,18 +64,9 @@ static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double sca
     q.certify = 0;
     q.mutate_scale = scale;
     q.mutate_flip = flip;
-    if (pname) {
-        int slot = -1;
-        for (int k = 0; k < q.nset; k++)
-            if (!strcmp(q.set_name[k], pname)) slot = k;
-        if (slot < 0 && q.nset < 64) slot = q.nset++;
-        if (slot >= 0) {
-            q.set_name[slot] = pname;
-            q.set_val[slot] = pval;
-        }
-    }
     lm_claim_result r;
     lm_verdict v = LM_V_ERROR;
+    if (pname && lm_run_opts_set(&q, pname, pval)) return v;
     if (lm_run_claim(&r, c, &q) == 0) {
         v = r.verdict;
         if (worst) *worst = r.worst_ratio;

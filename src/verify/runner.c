@@ -34,6 +34,20 @@ void lm_run_opts_default(lm_run_opts *o)
     o->mutate_scale = 1.0;
 }
 
+int lm_run_opts_set(lm_run_opts *o, const char *name, double v)
+{
+    int slot = -1;
+    for (int k = 0; k < o->nset; k++)
+        if (!strcmp(o->set_name[k], name)) slot = k;
+    if (slot < 0) {
+        if (o->nset >= 64) return -1;
+        slot = o->nset++;
+        o->set_name[slot] = name;
+    }
+    o->set_val[slot] = v;
+    return 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;

@@ -35,17 +35,9 @@ static outcome run_at(lm_tighten_result *t, const lm_claim *c, int param, const 
 {
     lm_run_opts q = *o;
     q.progress = 0;
-    int slot = -1;
-    for (int k = 0; k < q.nset; k++)
-        if (!strcmp(q.set_name[k], c->params[param].name)) slot = k;
-    if (slot < 0) {
-        slot = q.nset++;
-        q.set_name[slot] = c->params[param].name;
-    }
-    q.set_val[slot] = val;
     lm_claim_result r;
     t->runs++;
-    if (lm_run_claim(&r, c, &q)) {
+    if (lm_run_opts_set(&q, c->params[param].name, val) || lm_run_claim(&r, c, &q)) {
         *vout = LM_V_ERROR;
         return T_UNDECIDED;
     }
