@@ -43,6 +43,10 @@ static double now_s(void)
 }
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* every failure is printed when it happens and again in the closing summary, so
+ * that a log cut to its last lines (a CI tail) still names what failed */
+#define FUZZ_KEEP 64
+static char kept[FUZZ_KEEP][512];
 static void fail(const char *fmt, ...)
 {
     va_list ap;
@@ -52,6 +56,11 @@ static void fail(const char *fmt, ...)
     printf("\n");
     fflush(stdout);
     va_end(ap);
+    if (nfail < FUZZ_KEEP) {
+        va_start(ap, fmt);
+        vsnprintf(kept[nfail], sizeof kept[nfail], fmt, ap);
+        va_end(ap);
+    }
     nfail++;
 }
 
@@ -310,6 +319,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "\n");
     printf("fuzz: %d claims, %ld values refused at parse time, %ld runs in children (limit %d s each), "
            "%.0f s\n", nclaims, nrefused, nrun, timeout_s, now_s() - t0);
+    for (long k = 0; k < nfail && k < FUZZ_KEEP; k++) printf("FAIL %s\n", kept[k]);
+    if (nfail > FUZZ_KEEP) printf("(and %ld more failures above)\n", nfail - FUZZ_KEEP);
     printf("%ld passed, %ld failed\n", npass, nfail);
     return nfail ? 1 : 0;
 }

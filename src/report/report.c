@@ -1902,7 +1902,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     }
     snprintf(wdir, sizeof wdir, "%s", tmpl);
     snprintf(wrel, sizeof wrel, "report/%s", strrchr(tmpl, '/') + 1);
-    char texpath[1100];
+    char texpath[1200]; /* wdir (1100) and a file name */
     snprintf(texpath, sizeof texpath, "%s/lemmata.tex", wdir);
     if (lm_write_atomic(texpath, tex, strlen(tex), err, errlen)) goto out;
     aux_restore(rdir, wdir);
@@ -1910,7 +1910,7 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     /* compile under a temporary job name, rerunning while the auxiliary
      * files change; no shell escape, and TeX may read no file by an absolute
      * or parent path */
-    char lmlog[1100], joblog[1100], tmp_pdf[1100], pdf[1100], outarg[128], input[128];
+    char lmlog[1200], joblog[1200], tmp_pdf[1200], pdf[1100], outarg[128], input[128];
     char shownlog[1100];
     snprintf(lmlog, sizeof lmlog, "%s/pdflatex.log", wdir);
     snprintf(joblog, sizeof joblog, "%s/" JOB ".log", wdir);

@@ -95,8 +95,10 @@ static int claim_entries(const lm_results_claim *rc, const lm_constant_row *rows
 static void shorten(char *dst, size_t n, const char *doc, size_t max)
 {
     size_t l = strlen(doc);
-    if (l <= max || max + 4 > n) {
-        snprintf(dst, n, "%s", doc);
+    if (l <= max || max + 4 > n) { /* whole, or cut at n - 1 when it does not fit */
+        size_t k = l < n ? l : n - 1;
+        memcpy(dst, doc, k);
+        dst[k] = 0;
         return;
     }
     size_t cut = max;

@@ -60,6 +60,7 @@ typedef struct {
     int t;
     char where[160];
     int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
+    int untimed_too; /* a whole-run observation broke besides the timed one at first_break_t */
     int failed, assume_failed, not_checkable;
     int vacuous;
     int flip_broke;
@@ -170,7 +171,12 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     memcpy(out->where, p.worst_where, sizeof out->where);
     out->broke = p.broke;
     out->near = p.near;
-    out->first_break_t = p.break_untimed ? -1 : p.first_break_t; /* -1: replay the whole run */
+    /* the replay horizon: the first timed break when there is one (confirming it confirms the
+     * instance, and a trajectory replayed only that far is cheap); -1, the whole run, when only
+     * whole-run observations broke.  If the timed break does not survive the replay while a
+     * whole-run one was also seen, the caller replays the whole run (untimed_too). */
+    out->first_break_t = p.first_break_t >= 0 ? p.first_break_t : -1;
+    out->untimed_too = p.break_untimed && p.first_break_t >= 0;
     out->near_tmax = p.near_untimed ? -1 : p.last_near_t;
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
@@ -367,10 +373,16 @@ static int still_breaks_here(shrinker *S, const shrink_req *q, int *tbreak)
     /* a near miss in double may be a break that only MPFR sees */
     int ok = !r.failed && !r.assume_failed && !r.not_checkable && (r.broke || (replay && r.near));
     int tb = r.broke ? r.first_break_t : r.near_tmax;
+    int whole_too = r.broke && r.untimed_too;
     inst_out_free(&r);
     if (ok && replay) {
         S->evals++;
         eval_once_sq(&r, S->c, S->cfg, S->index, S->seed, S->x, S->nx, &S->rep, tb, S->par, S->o, 0, q);
+        if (whole_too && !r.failed && !r.broke) { /* the whole-run break, then */
+            inst_out_free(&r);
+            S->evals++;
+            eval_once_sq(&r, S->c, S->cfg, S->index, S->seed, S->x, S->nx, &S->rep, -1, S->par, S->o, 0, q);
+        }
         ok = !r.failed && !r.assume_failed && !r.not_checkable && r.broke;
         tb = r.first_break_t;
         inst_out_free(&r);
@@ -631,6 +643,11 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 /* a trajectory replay need only reach the break (or the last near miss) */
                 int tmax = was_break ? r.first_break_t : r.near_tmax;
                 eval_once(&r2, c, cfg, k, seed, x, nx, &rep, tmax, par, o, 0);
+                if (was_break && r.untimed_too && !r2.failed && !r2.broke) {
+                    /* the timed break was rounding; a whole-run one was seen too: replay it all */
+                    inst_out_free(&r2);
+                    eval_once(&r2, c, cfg, k, seed, x, nx, &rep, -1, par, o, 0);
+                }
                 add_prec(cr->precisions, sizeof cr->precisions, &rep);
                 /* Ziv: a margin still within the replay's own rounding is re-decided at twice
                  * the precision, up to the cap */
