@@ -62,6 +62,10 @@ typedef struct lm_rate_fit {
 
 void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
                      double tol, double conf, double stab_tol);
+/* the same rule for a linear (geometric) rate: y (e.g. log f_t) fitted against t itself, so the
+ * slope is log rho of f_t ~ C rho^t; the windows are the same [T/8, T] and [T/16, T/2] */
+void lm_rate_fit_seq_lin(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                         double tol, double conf, double stab_tol);
 
 /* Wilson score interval for k successes in m trials at two-sided level conf */
 void lm_wilson(double *lo, double *hi, long k, long m, double conf);

@@ -113,3 +113,35 @@ Test(ratefit, claim_api_unstable_is_not_checkable_stable_wrong_is_inconsistent)
     cr_assert_eq(r.cfg[1].verdict, LM_V_INCONSISTENT);
     lm_claim_result_clear(&r);
 }
+
+/* a geometric rate after a transient that looks like growth: f_t = (t + 10)^5 exp(-0.1 t), so
+ * log f_t = 5 log(t + 10) - 0.1 t has slope -0.1 + 5/(t + 10) against t: positive up to t = 40,
+ * near -0.1 only late.  The linear-time rule calls a horizon of 40 too short (for the true
+ * log rho = -0.1 and a wrong -0.2 alike), and a horizon of 40000 consistent with -0.1 and
+ * inconsistent with -0.2 */
+static int geo(double *t, double *y, int T)
+{
+    int n = 0;
+    for (int k = 0; k <= T; k += T > 400 ? T / 400 : 1) {
+        t[n] = k;
+        y[n++] = 5.0 * log(k + 10.0) - 0.1 * k;
+    }
+    return n;
+}
+
+Test(ratefit, a_geometric_rate_after_a_transient)
+{
+    static double t[1024], y[1024];
+    lm_rate_fit r;
+    int n = geo(t, y, 40);
+    lm_rate_fit_seq_lin(&r, t, y, n, -0.1, -1, 0.001, 0.95, 0.001);
+    cr_assert_eq(r.decision, LM_RATE_TOO_SHORT, "%s", r.why);
+    lm_rate_fit_seq_lin(&r, t, y, n, -0.2, -1, 0.001, 0.95, 0.001);
+    cr_assert_eq(r.decision, LM_RATE_TOO_SHORT, "a wrong rate on a short horizon: %s", r.why);
+    n = geo(t, y, 40000);
+    lm_rate_fit_seq_lin(&r, t, y, n, -0.1, -1, 0.001, 0.95, 0.001);
+    cr_assert_eq(r.decision, LM_RATE_CONSISTENT, "%s", r.why);
+    cr_assert_float_eq(r.slope, -0.1, 1e-3, "%s", r.why);
+    lm_rate_fit_seq_lin(&r, t, y, n, -0.2, -1, 0.001, 0.95, 0.001);
+    cr_assert_eq(r.decision, LM_RATE_INCONSISTENT, "%s", r.why);
+}

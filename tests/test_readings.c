@@ -188,15 +188,25 @@ Test(readings, mutate_kills_the_standard_mutants_of_a_sound_check)
         cr_assert_str_eq(mr->m[2].kind, "constant");
         free(mr);
     }
-    /* a check that cannot fail: a = 0 always (x = 0 is outside the constant's use) */
+    /* the cheap walk goes past 16-fold: from x = 0.001 (x16 = 0.016 passes) on by 256 and 1e4 in
+     * the direction that raised the worst ratio, to x = 10, which breaks */
     lm_param_def weak[3];
     memcpy(weak, mpars, sizeof weak);
-    weak[0].def = 0.001; /* 16-fold up stays far below 1; 1e-12..1e12 bracketing finds x=2 */
+    weak[0].def = 0.001;
     c.params = weak;
     lm_mutation_report *mr = malloc(sizeof *mr);
     cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    cr_assert_eq(mr->killed, 3, "cheap: the walk reaches x = 10; %s", mr->note);
+    cr_assert_float_eq(mr->m[2].value, 10.0, 1e-9, "killed at %g", mr->m[2].value);
+    free(mr);
+    /* a constant that cannot reach its sharpest value inside its declared range survives, and
+     * the survivor says how far it went */
+    weak[0].range = "constant [1e-6, 0.1]";
+    mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
     cr_assert_eq(mr->killed, 2, "cheap: only scale and flip kill; %s", mr->note);
     cr_assert(strstr(mr->note, "x past its sharpest survives"), "%s", mr->note);
+    cr_assert(strstr(mr->m[2].note, "moved as far as"), "%s", mr->m[2].note);
     free(mr);
 }
 
@@ -229,7 +239,7 @@ Test(readings, exponent_mutants_count_only_the_stronger_direction)
 {
     static const lm_param_def ep[] = {{"p", 1.0, "claimed decay", NULL, "exponent [-5, 5]"},
                                       {NULL, 0, NULL, NULL, NULL}};
-    lm_claim c = {.id = "test/exponent", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+    lm_claim c = {.id = "test/exponent", .title = "planted", .file = __FILE__, .kind = LM_KIND_RATE,
                   .source = "test", .origin = "verbatim", .confidence = "high", .params = ep,
                   .inst_scale = 1.0, .eval = eval_exp};
     lm_run_opts o;
@@ -251,5 +261,65 @@ Test(readings, exponent_mutants_count_only_the_stronger_direction)
     /* scale and flip killed, the stronger exponent killed: 3 of 3 */
     cr_assert_eq(mr->run, 3, "%d counted", mr->run);
     cr_assert_eq(mr->killed, 3);
+    free(mr);
+    /* the same exponent in a bound that is not a rate claim is a constant of the bound: one
+     * mutant, walked past its sharpest value (p = 2 already breaks), in both modes */
+    c.kind = LM_KIND_POINTWISE;
+    for (int cheap = 0; cheap < 2; cheap++) {
+        mr = malloc(sizeof *mr);
+        cr_assert_eq(lm_mutate(mr, &c, &o, NULL, cheap), 0);
+        seen = 0;
+        for (int k = 0; k < mr->nm; k++)
+            if (!strcmp(mr->m[k].kind, "exponent")) {
+                seen++;
+                cr_assert_eq(mr->m[k].killed, 1, "%s: %s", mr->m[k].name, mr->m[k].note);
+                cr_assert_float_eq(mr->m[k].value, 2.0, 1e-12);
+            }
+        cr_assert_eq(seen, 1);
+        cr_assert_eq(mr->run, 3);
+        cr_assert_eq(mr->killed, 3);
+        free(mr);
+    }
+}
+
+/* a mutant that comes out vacuous was never tested: undecided, not a survivor; a left side
+ * that is exactly 0 makes the scale mutant undecided (an exactness statement) */
+static int eval_vac(lm_eval *ev)
+{
+    double x = lm_par(ev, "x");
+    if (x < 0.5) lm_vacuous(ev, "hypothesis x >= 0.5 never met");
+    lm_obs_le_d(ev, -1, 0.0, x, 0.0, "planted exact zero");
+    return 0;
+}
+
+Test(readings, vacuous_mutants_and_exact_zero_are_not_counted)
+{
+    static const lm_param_def vp[] = {{"x", 1.0, "tolerance", NULL, "constant [1e-3, 1e3]"},
+                                      {NULL, 0, NULL, NULL, NULL}};
+    lm_claim c = {.id = "test/vacuous", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .params = vp,
+                  .inst_scale = 1.0, .eval = eval_vac};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    lm_mutation_report *mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    cr_assert_str_eq(mr->m[0].kind, "scale");
+    cr_assert_eq(mr->m[0].killed, -1, "%s", mr->m[0].note);
+    cr_assert(strstr(mr->m[0].note, "exactly 0"), "%s", mr->m[0].note);
+    /* x: up passes (holds), down is vacuous -- a survivor, since some run passed */
+    cr_assert_str_eq(mr->m[2].kind, "constant");
+    cr_assert_eq(mr->m[2].killed, 0, "%s", mr->m[2].note);
+    free(mr);
+    /* at x = 0.01 every value the walk tries below 0.5 is vacuous, the ones above pass */
+    lm_param_def low[2];
+    memcpy(low, vp, sizeof low);
+    low[0].def = 0.01;
+    low[0].range = "constant [1e-3, 0.4]";
+    c.params = low;
+    mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    cr_assert_eq(mr->m[2].killed, -1, "%s", mr->m[2].note);
+    cr_assert(strstr(mr->m[2].note, "vacuous"), "%s", mr->m[2].note);
     free(mr);
 }

@@ -130,8 +130,9 @@ void lm_wilson(double *lo, double *hi, long k, long m, double conf)
     *hi = k == m ? 1.0 : fmin(1.0, cen + half);
 }
 
-/* the fit of y against log t over the points with t in [a, b] */
-static int window_fit(lm_fit *f, const double *t, const double *y, int n, double a, double b, double conf)
+/* the fit of y against log t (logx) or t over the points with t in [a, b] */
+static int window_fit(lm_fit *f, const double *t, const double *y, int n, double a, double b, double conf,
+                      int logx)
 {
     int m = 0;
     for (int i = 0; i < n; i++) m += t[i] >= a && t[i] <= b;
@@ -143,7 +144,7 @@ static int window_fit(lm_fit *f, const double *t, const double *y, int n, double
     m = 0;
     for (int i = 0; i < n; i++)
         if (t[i] >= a && t[i] <= b) {
-            x[m] = log(t[i]);
+            x[m] = logx ? log(t[i]) : t[i];
             yy[m++] = y[i];
         }
     int rc = lm_fit_line(f, x, yy, m, conf);
@@ -151,8 +152,8 @@ static int window_fit(lm_fit *f, const double *t, const double *y, int n, double
     return rc;
 }
 
-void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
-                     double tol, double conf, double stab_tol)
+static void rate_fit(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                     double tol, double conf, double stab_tol, int logx)
 {
     memset(r, 0, sizeof *r);
     r->claimed = claimed;
@@ -166,8 +167,8 @@ void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, do
     r->t_lo = T / 8;
     r->t_hi = T;
     lm_fit f, h;
-    int bad = window_fit(&f, t, y, n, T / 8, T, conf);
-    int bad_h = window_fit(&h, t, y, n, T / 16, T / 2, conf);
+    int bad = window_fit(&f, t, y, n, T / 8, T, conf, logx);
+    int bad_h = window_fit(&h, t, y, n, T / 16, T / 2, conf, logx);
     r->n = f.n;
     r->n_half = h.n;
     if (bad || bad_h) {
@@ -196,4 +197,16 @@ void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, do
     r->decision = r->excess > tol ? LM_RATE_INCONSISTENT : LM_RATE_CONSISTENT;
     snprintf(r->why, sizeof r->why, "slope %.4g [%.4g, %.4g] on t in [%g, %g] (%.4g at half the horizon) vs "
              "claimed %.4g +- %.3g", f.slope, f.lo, f.hi, T / 8, T, h.slope, claimed, tol);
+}
+
+void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                     double tol, double conf, double stab_tol)
+{
+    rate_fit(r, t, y, n, claimed, side, tol, conf, stab_tol, 1);
+}
+
+void lm_rate_fit_seq_lin(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
+                         double tol, double conf, double stab_tol)
+{
+    rate_fit(r, t, y, n, claimed, side, tol, conf, stab_tol, 0);
 }

@@ -3,25 +3,33 @@
  *
  * A mutant is the claim with one deliberate error, run on the same instances (same
  * seed, budget, configurations).  It is killed when its verdict is `violated` or
- * `inconsistent`, survives when it passes (holds, consistent, artifact, vacuous), and
- * is undecided otherwise (an error, unmet hypotheses, a refused value): an undecided
- * mutant is listed but not counted.  The standard mutants:
+ * `inconsistent`, survives when it passes (holds, consistent, artifact), and is
+ * undecided otherwise (an error, unmet hypotheses, a refused value, or `vacuous`: a
+ * mutant never tested non-trivially): an undecided mutant is listed but not counted.  The standard mutants:
  *   scale     every right-hand side times half the worst ratio seen (so the worst
- *             instance's ratio becomes 2); with no positive finite worst ratio there is
- *             nothing to scale and the mutant survives ("the left side is never positive");
+ *             instance's ratio becomes 2); with a negative worst ratio there is nothing to
+ *             scale and the mutant survives ("the left side is never positive"); with a worst
+ *             ratio of exactly 0 (a count of defects or an exact residual, always 0) the
+ *             check is an exactness statement and the mutant is undecided (flip tests it);
  *             not for identities (their right-hand side is a rounding tolerance)
  *   flip      every inequality reversed (not for identities, whose residual <= tol
  *             flipped says nothing); killed when some observation held strictly
  *   constant  each named constant moved past the sharpest value with which the claim
  *             still passes (lm_tighten's nearest failing value); survives when no value
  *             in its range breaks the claim
- *   exponent  each exponent (range type word "exponent") moved by -1 and by +1; one of
- *             the two is a weaker statement the claim implies, so when exactly one is
- *             killed the other is not counted, and when neither is one survivor counts
+ *   exponent  each exponent (range type word "exponent") of a rate claim moved by -1 and
+ *             by +1; one of the two is a weaker statement the claim implies, so when
+ *             exactly one is killed the other is not counted, and when neither is one
+ *             survivor counts.  The exponent of a bound that is not a rate claim (the power
+ *             of n in a Lipschitz constant) is a constant of that bound: it is moved past its
+ *             sharpest value like one, additively (the walk of the cheap mode below, with
+ *             steps 1, 2, 4, 8, 16), in both modes
  * In the cheap mode (make verify), scale and flip are read off the claim's own run
- * (worst ratio; lm_config_result.flip_held), a constant is moved 16-fold each way
- * instead of bisected, and the mutant runs use at most the quick budget's 8
- * instances per configuration. */
+ * (worst ratio; lm_config_result.flip_held), a constant is walked out instead of
+ * bisected (16-fold each way, then on in the direction that raised the worst ratio by
+ * 256, 1e4, 1e8 and 1e12 until a run breaks the claim: moved past its sharpest value
+ * without locating it), and the mutant runs use at most the quick budget's 8 instances
+ * per configuration. */
 #include "lm_constants.h"
 #include "lm_verify.h"
 #include <math.h>
@@ -30,10 +38,14 @@
 #include <string.h>
 #include <strings.h>
 
+/* 1 killed, 0 survived, -1 undecided.  A mutant that comes out vacuous was never tested
+ * non-trivially (its hypothesis never met, or its right-hand side above the quantity's
+ * a-priori maximum, on every instance): like a mutant whose hypotheses fail, it is listed
+ * as undecided and not counted -- it neither passed nor was caught */
 static int killed_by(lm_verdict v)
 {
     if (v == LM_V_VIOLATED || v == LM_V_INCONSISTENT) return 1;
-    if (v == LM_V_HOLDS || v == LM_V_CONSISTENT || v == LM_V_ARTIFACT || v == LM_V_VACUOUS) return 0;
+    if (v == LM_V_HOLDS || v == LM_V_CONSISTENT || v == LM_V_ARTIFACT) return 0;
     return -1;
 }
 
@@ -98,6 +110,71 @@ static double param_value(const lm_claim *c, int k, const lm_run_opts *o)
     return v;
 }
 
+/* a constant moved past its sharpest value without locating it: a walk outwards within the
+ * declared range -- one step each way (x16 and /16, or +-1 for an additive exponent), then on
+ * by 256, 1e4, 1e8 and 1e12 (lm_tighten's reach; +-2, 4, 8, 16 for an exponent) until a run
+ * breaks the claim.  After the first step only the direction whose worst ratio grew (the
+ * stronger statement) is walked on, when one did; a direction closes when its hypotheses stop
+ * holding or it leaves the range; a vacuous run keeps it open (a smaller constant may make the
+ * statement bite).  Settles m: killed; survived when some run passed; undecided when every
+ * run was vacuous, out of range or outside the hypotheses. */
+static void walk_out(lm_mutant *m, lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o,
+                     const lm_claim_result *base, const lm_param_def *p, double v0, int additive)
+{
+    static const double steps_mul[] = {16, 256, 1e4, 1e8, 1e12}, steps_add[] = {1, 2, 4, 8, 16};
+    const double *steps = additive ? steps_add : steps_mul;
+    lm_range rg;
+    int have_range = lm_param_range(&rg, p) == 0;
+    int tried = 0, passed = 0, vac = 0;
+    int open_dir[2] = {1, 1};
+    double wfirst[2] = {NAN, NAN}, reach[2] = {v0, v0}; /* the furthest passing value each way */
+    for (int f = 0; f < 5 && m->killed != 1 && (open_dir[0] || open_dir[1]); f++) {
+        for (int j = 0; j < 2 && m->killed != 1; j++) {
+            if (!open_dir[j]) continue;
+            double x = additive ? v0 + (2 * j - 1) * steps[f] : j == 0 ? v0 / steps[f] : v0 * steps[f];
+            if (have_range && !lm_range_contains(&rg, x)) { open_dir[j] = 0; continue; }
+            double wr = NAN;
+            lm_verdict v = run_mutant(c, o, 1.0, 0, p->name, x, &wr);
+            tried++;
+            int k = killed_by(v);
+            if (k == 1) {
+                m->killed = 1;
+                m->value = x;
+                m->verdict = v;
+                snprintf(m->name, sizeof m->name, "%s=%.6g", p->name, x);
+            } else if (k == 0) {
+                passed++;
+                reach[j] = x;
+                if (f == 0) wfirst[j] = wr;
+            } else if (v == LM_V_VACUOUS)
+                vac++;
+            else
+                open_dir[j] = 0; /* the hypotheses stop holding (or the run is refused) this way */
+        }
+        if (f == 0 && isfinite(wfirst[0]) && isfinite(wfirst[1])) {
+            /* walk on only in the direction that raised the worst ratio, when one did */
+            double wb = base->worst_ratio, ref = isfinite(wb) ? wb : -(double)INFINITY;
+            int up0 = wfirst[0] > ref * (1 + 1e-9) + 1e-300, up1 = wfirst[1] > ref * (1 + 1e-9) + 1e-300;
+            if (up0 && !up1) open_dir[1] = 0;
+            if (up1 && !up0) open_dir[0] = 0;
+        }
+    }
+    mr->runs_extra += tried;
+    if (m->killed == 1) return;
+    m->killed = passed ? 0 : -1;
+    if (passed)
+        snprintf(m->note, sizeof m->note, "%s = %g moved as far as %g and %g (%d runs) does not break the claim",
+                 p->name, v0, reach[0], reach[1], tried);
+    else if (vac)
+        snprintf(m->note, sizeof m->note, "%s = %g: every value tried (%d runs) leaves the statement vacuous",
+                 p->name, v0, tried);
+    else if (!tried)
+        snprintf(m->note, sizeof m->note, "%s = %g: one step either way is outside its range", p->name, v0);
+    else
+        snprintf(m->note, sizeof m->note, "%s = %g: the hypotheses fail at every value tried (%d runs)", p->name,
+                 v0, tried);
+}
+
 int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, const lm_claim_result *base,
               int cheap)
 {
@@ -141,6 +218,13 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
             m->killed = -1;
             snprintf(m->note, sizeof m->note, "worst ratio infinite (a right-hand side of 0 is broken already): "
                                               "nothing to scale");
+        } else if (w == 0) {
+            /* the left side is exactly 0 on every instance: the check is an exactness statement
+             * (a count of defects, a residual of an exact construction, <= a tolerance), and no
+             * scaling of its tolerance can matter -- the flip mutant tests it */
+            m->killed = -1;
+            snprintf(m->note, sizeof m->note, "the left-hand side is exactly 0 on every instance (an exactness "
+                                              "statement): scaling its tolerance cannot matter");
         } else if (!(w > 0)) {
             m->killed = 0;
             snprintf(m->note, sizeof m->note, "the left-hand side is never positive (worst ratio %g): no scaling "
@@ -183,28 +267,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         double v0 = param_value(c, idx[j], o);
         if (!(m = add(mr, "constant", "%s past its sharpest", p->name))) break;
         if (cheap) {
-            /* 16-fold each way, within the declared range */
-            lm_range rg;
-            int have_range = lm_param_range(&rg, p) == 0;
-            int any = 0, undecided = 0;
-            for (int dir = -1; dir <= 1 && m->killed != 1; dir += 2) {
-                double x = dir < 0 ? v0 / 16 : v0 * 16;
-                if (have_range && !lm_range_contains(&rg, x)) continue;
-                lm_verdict v = run_mutant(c, o, 1.0, 0, p->name, x, NULL);
-                any = 1;
-                if (killed_by(v) == 1) {
-                    m->killed = 1;
-                    m->value = x;
-                    m->verdict = v;
-                    snprintf(m->name, sizeof m->name, "%s=%.6g", p->name, x);
-                } else if (killed_by(v) < 0)
-                    undecided++;
-            }
-            if (m->killed != 1) {
-                m->killed = !any || undecided == 2 ? -1 : 0;
-                snprintf(m->note, sizeof m->note, "%s = %g moved 16-fold each way%s does not break the claim",
-                         p->name, v0, any ? "" : " (outside its range)");
-            }
+            walk_out(m, mr, c, o, base, p, v0, 0);
         } else {
             lm_tighten_result t;
             lm_run_opts q = *o;
@@ -240,6 +303,14 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         const lm_param_def *p = &c->params[k];
         if (!is_exponent(p)) continue;
         double v0 = param_value(c, k, o);
+        if (c->kind != LM_KIND_RATE) {
+            /* the exponent of a bound that is not a rate claim (a power of n, d or R in a
+             * Lipschitz constant) is a constant of that bound: moved past its sharpest value,
+             * additively */
+            if (!(m = add(mr, "exponent", "%s past its sharpest", p->name))) break;
+            walk_out(m, mr, c, o, base, p, v0, 1);
+            continue;
+        }
         lm_range rg;
         int have_range = lm_param_range(&rg, p) == 0;
         lm_mutant *pair[2] = {NULL, NULL};
