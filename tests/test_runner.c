@@ -200,3 +200,59 @@ Test(runner, every_claim_names_an_existing_file)
         fclose(f);
     }
 }
+
+/* The replay horizon (issue 15's red CI): an instance with a timed break and a whole-run one
+ * is replayed in MPFR only up to the timed break when that confirms it (a whole-run replay of
+ * a long trajectory is what made implicit/lemma1 take 81 s); when the timed break turns out
+ * to be rounding, the whole run is replayed, so the whole-run break is still judged. */
+static int whole_replays; /* MPFR evaluations with no horizon */
+static int eval_mixed(lm_eval *ev)
+{
+    lm_num a, b, e;
+    lm_num_inits(ev->ctx, &a, &b, &e, (lm_num *)NULL);
+    if (ev->ctx->backend == LM_MPFR && ev->tmax < 0) whole_replays++;
+    if (ev->config == 0) { /* a timed real break at t = 1 */
+        lm_num_set_d(&a, 2.0);
+        lm_num_set_d(&b, 1.0);
+    } else { /* a timed double-only break at t = 1 (as configuration "artifact" above) */
+        lm_num_set_d(&a, 1.0 + ldexp(1.0, -52));
+        lm_num_set_d(&b, 1.0);
+        lm_num_set_d(&e, ldexp(1.0, -53));
+        lm_num_add(&b, &b, &e);
+        lm_num_add(&b, &b, &e);
+    }
+    lm_obs_le(ev, 1, &a, &b, 0.0, "timed");
+    if (ev->tmax < 0) /* a whole-run observation, made only when the whole run is evaluated */
+        lm_obs_le_d(ev, -1, ev->config == 2 ? 0.5 : 3.0, 1.0, 0.0, "whole run");
+    lm_num_clears(&a, &b, &e, (lm_num *)NULL);
+    return 0;
+}
+
+Test(runner, replay_goes_to_the_timed_break_and_falls_back_to_the_whole_run)
+{
+    static const char *const mc[] = {"timed real", "timed rounding, whole real", "timed rounding, whole holds",
+                                     NULL};
+    lm_claim c = {.id = "test/mixed", .title = "planted", .file = __FILE__, .kind = LM_KIND_TRAJECTORY,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = mc,
+                  .inst_scale = 1.0, .eval = eval_mixed};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    whole_replays = 0;
+    o.only_config = mc[0];
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED);
+    cr_expect_eq(whole_replays, 0, "the timed break confirmed it: no whole-run replay");
+    lm_claim_result_clear(&r);
+    o.only_config = mc[1];
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_expect_eq(r.verdict, LM_V_VIOLATED, "the whole-run break is judged although the timed one was rounding");
+    cr_expect_eq(whole_replays, 1);
+    lm_claim_result_clear(&r);
+    o.only_config = mc[2];
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_expect_eq(r.verdict, LM_V_ARTIFACT, "got %s", lm_verdict_name(r.verdict));
+    lm_claim_result_clear(&r);
+}
