@@ -114,8 +114,9 @@ static double param_value(const lm_claim *c, int k, const lm_run_opts *o)
  * declared range -- one step each way (x16 and /16, or +-1 for an additive exponent), then on
  * by 256, 1e4, 1e8 and 1e12 (lm_tighten's reach; +-2, 4, 8, 16 for an exponent) until a run
  * breaks the claim.  After the first step only the direction whose worst ratio grew (the
- * stronger statement) is walked on, when one did; a direction closes when its hypotheses stop
- * holding or it leaves the range; a vacuous run keeps it open (a smaller constant may make the
+ * stronger statement) is walked on, when one did; a step past the declared range is replaced
+ * by the range's own end (just inside an open end) and closes the direction, as does a run
+ * whose hypotheses stop holding; a vacuous run keeps it open (a smaller constant may make the
  * statement bite).  Settles m: killed; survived when some run passed; undecided when every
  * run was vacuous, out of range or outside the hypotheses. */
 static void walk_out(lm_mutant *m, lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o,
@@ -132,7 +133,16 @@ static void walk_out(lm_mutant *m, lm_mutation_report *mr, const lm_claim *c, co
         for (int j = 0; j < 2 && m->killed != 1; j++) {
             if (!open_dir[j]) continue;
             double x = additive ? v0 + (2 * j - 1) * steps[f] : j == 0 ? v0 / steps[f] : v0 * steps[f];
-            if (have_range && !lm_range_contains(&rg, x)) { open_dir[j] = 0; continue; }
+            if (have_range && !lm_range_contains(&rg, x)) {
+                /* past the declared range: the last step is the range's own end (just inside an
+                 * open end), when that lies beyond the value reached so far */
+                double end = j == 0 ? rg.lo : rg.hi;
+                int op = j == 0 ? rg.lo_open : rg.hi_open;
+                open_dir[j] = 0;
+                if (!isfinite(end) || rg.integer) continue;
+                x = op ? end - (2 * j - 1) * (fabs(end) > 0 ? 1e-9 * fabs(end) : 1e-300) : end;
+                if (!lm_range_contains(&rg, x) || (j == 0 ? x >= reach[0] : x <= reach[1])) continue;
+            }
             double wr = NAN;
             lm_verdict v = run_mutant(c, o, 1.0, 0, p->name, x, &wr);
             tried++;
