@@ -12,12 +12,17 @@
  *   (a)  rho_t <= 1                                  every t >= 1
  *   (b)  c4 - C4 t^{-1/3} <= rho_t                   every t >= t0
  *   (c)  1 - cos(u_t, u_mm) non-increasing across checkpoints of [T/100, T]
- *        at least a factor 1.25 apart, and
- *        its fitted log-log slope on [T/10, T] at most -cu_slope_min
+ *        at least a factor 1.25 apart, and its log-log slope at most
+ *        -cu_slope_min by the rate rule of lm_stats.h (fit on [T/8, T] of a 2%
+ *        log grid, stable when the slope on [T/16, T/2] is within 0.1; an
+ *        unstable fit runs the trajectory on to 2T, within the range of steps,
+ *        recording only 1 - cos(u_t, u_mm); still unstable: not-checkable;
+ *        tolerance 0.01; lm_rate_judge)
  *   (s)  (softmax != 0) log(1 - s_{i,opt}) <= -c ||W_t|| / ||W_mm|| for all i
  *        at every t with 1 - cos(W_t, W_mm) <= thr_scale / (8 D^2 ||W_mm||^2).
  *
- * A replay (ev->tmax >= 0) stops after iterate tmax + 1. */
+ * A replay (ev->tmax >= 0) stops after iterate tmax + 1 and then skips the
+ * fit (c). */
 #ifndef LM_IBDEC_H
 #define LM_IBDEC_H
 
@@ -31,13 +36,13 @@
     {"C4", 0.0, "(b) constant of the t^(-1/3) term in units of rho (lost; 0 = strongest)", NULL, "[-1e6, 1e6]"}, \
     {"t0", 1, "(b) first iterate checked (lost; 1 = strongest)", NULL, "int [1, 200000]"}, \
     {"umm_scale", 1.0, "multiplies ||u_mm|| in rho_t (a deliberately wrong SVM norm if != 1)", NULL, "(0, 1e6]"}, \
-    {"cu_slope_min", 0.0, "(c) required decay exponent of 1 - cos(u_t, u_mm) on the last decade", NULL, "[-1e3, 1e3]"}, \
+    {"cu_slope_min", 0.0, "(c) required decay exponent of 1 - cos(u_t, u_mm): its fitted log-log slope on [T/8, T] (rate rule, lm_stats.h) at most -cu_slope_min", NULL, "[-1e3, 1e3]"}, \
     {"eta", 0.5, "step size eta of the update (13)", NULL, "(0, 1e3]"}, \
     {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"}, \
     {"zeta", 1.5, "DM: standard-deviation ratio of the optimal token", NULL, "(0, 1e3]"}, \
     {"n", 8, "DM: number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"}, \
     {"d", 600, "DM: embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"}, \
-    {"steps", 40000, "iterations T of the run (quick: T/4; at most 200000: run length bound)", NULL, "int [1, 200000]"}
+    {"steps", 40000, "iterations T of the run (quick: T/4; at most 200000: run length bound; an unstable fit (c) doubles the run up to that bound)", NULL, "int [1, 200000]"}
 
 /* configuration names (NULL-terminated): 0 = W_0 = 0, 1 = small random W_0 */
 extern const char *const lm_ibdec_configs[];

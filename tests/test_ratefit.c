@@ -145,3 +145,42 @@ Test(ratefit, a_geometric_rate_after_a_transient)
     lm_rate_fit_seq_lin(&r, t, y, n, -0.2, -1, 0.001, 0.95, 0.001);
     cr_assert_eq(r.decision, LM_RATE_INCONSISTENT, "%s", r.why);
 }
+
+/* a rate fit that is too short does not hide the instance's other observations: a real
+ * break among them stands (inconsistent), and a pass among them is not read as a pass of the
+ * claim (not-checkable) */
+static int eval_rate_and_final(lm_eval *ev)
+{
+    static double t[4096], y[4096];
+    int n = seq(t, y, 400);
+    lm_rate_fit r;
+    lm_rate_fit_seq(&r, t, y, n, -1.0, -1, 0.05, 0.95, 0.02);
+    lm_rate_judge(ev, &r, "e_t");
+    lm_obs_le_d(ev, -1, exp(y[n - 1]), lm_par(ev, "e_final"), 0.0, "final e_T <= e_final");
+    return 0;
+}
+
+Test(ratefit, a_short_fit_keeps_the_other_observations)
+{
+    static const char *const one[] = {"short", NULL};
+    static const lm_param_def fp[] = {{"e_final", 1.0, "required final error", NULL, "constant [0, 10]"},
+                                      {NULL, 0, NULL, NULL, NULL}};
+    lm_claim c = {.id = "test/rate-final", .title = "planted", .file = __FILE__, .kind = LM_KIND_RATE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = one,
+                  .params = fp, .proxy = 1, .no_replay = 1, .inst_scale = 1.0, .eval = eval_rate_and_final};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_assert_eq(r.verdict, LM_V_NOT_CHECKABLE, "e_T = %g <= 1 holds, the rate is undecided: %s",
+                 1.0 / 400 + exp(-2.0), r.cfg[0].detail);
+    lm_claim_result_clear(&r);
+    o.set_name[0] = "e_final";
+    o.set_val[0] = 1e-3;
+    o.nset = 1;
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_assert_eq(r.verdict, LM_V_INCONSISTENT, "the final value broke: %s", r.cfg[0].detail);
+    lm_claim_result_clear(&r);
+}

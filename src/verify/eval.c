@@ -369,7 +369,11 @@ void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
     snprintf(m, sizeof m, "%s: fitted slope on [T/16, T/2]", what);
     lm_measure(ev, m, r->slope_half);
     if (r->decision == LM_RATE_TOO_SHORT) {
-        lm_not_checkable(ev, r->why);
+        /* not lm_not_checkable: the instance's other observations (a final value, an envelope)
+         * are still judged, and a real break among them stands; the runner makes the instance
+         * not-checkable when none broke */
+        if (!ev->p->rate_short) snprintf(ev->p->why_rate, sizeof ev->p->why_rate, "%s: %s", what, r->why);
+        ev->p->rate_short = 1;
         return;
     }
     lm_obs_le_d(ev, -1, r->excess, r->tol, 0.0, "%s: %s", what, r->why);

@@ -31,6 +31,10 @@ struct lm_eval_priv {
     int failed, assume_failed, not_checkable;
     int vacuous;            /* lm_vacuous: held only because the hypothesis is not met */
     char why_vacuous[240];
+    /* lm_rate_judge found the horizon too short: the instance is not-checkable unless one of
+     * its other observations broke (a real break stands; a pass does not) */
+    int rate_short;
+    char why_rate[240];
     double mutate_scale;    /* --mutate scale=F: every right-hand side times F (1: none) */
     int mutate_flip;        /* --mutate flip: every inequality reversed */
     int flip_broke;         /* some observation held strictly: b > a(1+tol), so the flipped

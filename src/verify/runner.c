@@ -181,6 +181,11 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
+    if (p.rate_short && !p.broke && !p.failed && !p.assume_failed && !p.not_checkable) {
+        /* a rate fit that could not be judged: no pass is read off the other observations */
+        out->not_checkable = 1;
+        snprintf(p.why, sizeof p.why, "%s", p.why_rate);
+    }
     out->vacuous = p.vacuous;
     out->flip_broke = p.flip_broke;
     out->cert_broke = p.cert_broke;
