@@ -36,6 +36,7 @@
 
 #include "lm_claim.h"
 #include "lm_md.h"
+#include "lm_stats.h"
 
 /* ---- accurate scalar pieces ---- */
 
@@ -120,23 +121,47 @@ typedef int (*lm_mdgd_hook)(lm_mdgd *R, void *arg);
 int lm_mdgd_run(lm_mdgd *R, long K, long kmax, double ratio, lm_mdgd_trace *tr, lm_mdgd_hook hook,
                 void *arg);
 
-/* The rate proxies of the catalogue, from a trace (w = ||W_mm||_p):
+/* The regime quantities of the rate claims, from a trace (w = ||W_mm||_p):
  *  growth    = (r_K - r_0)/w;
  *  Dmax, kpeak, rpeak: the largest D_k and where;
  *  drop      = Dmax / D at the first checkpoint of the second half (k >= K/2);
- *  slope_D   = slope of log D_k on log r_k over the second half (se_D);
- *  slope_r   = slope of r_k on log k over the last `decades` decades of k (se_r);
- *  slope_c1  = slope of log(dr^{p-1}_k/eta) + c2 r_{k-1} on r_{k-1} over the second
- *              half, times w (se_c1), for the c2 passed;
- *  second_max, first_max: max of D over the second / first half. */
+ *  second_max, first_max: max of D over the second / first half.
+ * (The fitted slopes are judged by the rate rule below, not here.) */
 typedef struct {
-    double growth, Dmax, rpeak, drop, slope_D, se_D, slope_r, se_r, slope_c1, se_c1;
+    double growth, Dmax, rpeak, drop;
     double first_max, second_max;
     long kpeak;
-    int nD, nr, nc1; /* points in each fit */
 } lm_mdgd_rates;
-void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w, double c2,
-                           double decades);
+void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w);
+
+/* ---- the rate rule of lm_stats.h on a trace (issue 16, item 6) ----
+ * Every fitted slope a rate claim judges goes through the documented rule: the asymptotic
+ * window is k in [K/8, K] (K the last checkpoint; the transient before K/8 is discarded), the
+ * slope is fitted there and on the half horizon [K/16, K/2], the fit is stable when the two
+ * agree within max(stab_tol, 2 sqrt(se^2 + se_half^2)), an unstable fit or one with fewer than
+ * 4 points in a window is LM_RATE_TOO_SHORT (the claim runs longer or reports not-checkable),
+ * a stable one is LM_RATE_INCONSISTENT when its conf-level interval lies beyond `claimed` by
+ * more than tol on the side the claim constrains (side -1: "slope <= claimed", +1: ">="), else
+ * LM_RATE_CONSISTENT.  lm_rate_judge records it.
+ * lm_mdgd_rate_fit is that rule when the slope is the one of y against x while the windows
+ * are set by the iterate k (x = log r_k is not a time: r_k grows like log k, so windows in
+ * r would keep the transient); with x = log k it is lm_rate_fit_seq itself. */
+#define LM_MDGD_RATE_CONF 0.95
+void lm_mdgd_rate_fit(lm_rate_fit *f, const double *k, const double *x, const double *y, int n, double claimed,
+                      int side, double tol, double conf, double stab_tol);
+/* log D_k against log r_k (checkpoints with D_k > 0) */
+void lm_mdgd_fit_D(lm_rate_fit *f, const lm_mdgd_trace *tr, double claimed, int side, double tol,
+                   double stab_tol);
+/* r_k / w against log k (checkpoints k >= 1): lm_rate_fit_seq */
+void lm_mdgd_fit_r(lm_rate_fit *f, const lm_mdgd_trace *tr, double w, double claimed, int side, double tol,
+                   double stab_tol);
+/* log c_1(k) = log(dr^{p-1}_k / eta) + c2 r_{k-1} against r_{k-1} / w (the increment of step
+ * k-1 -> k against the norm before it: the previous checkpoint's r when it is the previous
+ * iterate, else r_k), so the slope is in units of 1/||W_mm||_p */
+void lm_mdgd_fit_c1(lm_rate_fit *f, const lm_mdgd_trace *tr, double w, double c2, double claimed, int side,
+                    double tol, double stab_tol);
+/* the upper end of the range of the claim's integer parameter name (its run-length bound) */
+long lm_mdgd_par_cap(const lm_eval *ev, const char *name);
 
 /* One R1 run for a claim: lm_md_inst_r1 with the instance rng of ev (sizes
  * (n, T, d), cone level mu (<= 0: multiple of mu_0), radius R0 ||W_mm||_p),
@@ -148,11 +173,17 @@ int lm_mdgd_setup_r1(lm_md_inst *I, lm_mdgd *R, lm_eval *ev, int n, int T, int d
 
 /* The R1 run of the rate claims: lm_mdgd_setup_r1 at (n, T, d) = (3, 4, 4),
  * cone level mu_start mu_0, radius R0 ||W_mm||_p, then K steps of lm_mdgd_run
- * with checkpoint ratio 1.02 into tr (hook may be NULL); measures the steps
- * run, the growth of the norm, max_k D_k / D_0 and a frozen double step.
+ * with checkpoint ratio 1.02 into tr (hook may be NULL).  The horizon follows the rate rule:
+ * while done(tr, darg) says the run is not conclusive yet (its regime not reached or a fit
+ * LM_RATE_TOO_SHORT) and 2K <= Kcap (the declared upper end of the claim's run length), the
+ * same run is continued to 2K (never in an MPFR replay, ev->tmax >= 0, nor after a frozen
+ * double step); done may be NULL (K steps).  Measures the steps run, the horizon doublings,
+ * ||W(0)||_p and ||W(K)||_p in units of ||W_mm||_p and a frozen double step.
  * Returns 0; 1 when a hypothesis failed (recorded); -1 on failure (recorded). */
+typedef int (*lm_mdgd_done)(const lm_mdgd_trace *tr, void *arg);
 int lm_mdgd_rate_run(lm_md_inst *I, lm_mdgd *R, lm_mdgd_trace *tr, lm_eval *ev, double p, double eta,
-                     double mu_start, double R0, long K, lm_mdgd_hook hook, void *arg);
+                     double mu_start, double R0, long K, long Kcap, lm_mdgd_hook hook, void *arg,
+                     lm_mdgd_done done, void *darg);
 /* the theorem's rate function: log r / r (p > 2), (log r)^2 / r (p = 2), r^(1-p) (p < 2) */
 double lm_mdgd_phi(double p, double r);
 

@@ -14,6 +14,7 @@
 #include "lm_claim.h"
 #include "lm_dyn.h"
 #include "lm_model.h"
+#include "lm_stats.h"
 
 /* which initialization condition an instance is built to satisfy */
 enum {
@@ -114,6 +115,25 @@ double lm_t2_slope(const double *y, int i0, int i1);
 int lm_t2_floor_index(const double *logf, int npts, double logfloor);
 /* ln(1e3 eps^2 ||y||^2): below it a loss in this context is rounding noise */
 double lm_t2_log_floor(const lm_mha *m);
+
+/* ---- the rate rule of lm_stats.h for a linear rate (issue 16, item 6) ----
+ * lm_t2_rate_fit judges the slope of log f_t against t (log rho of f_t ~ C rho^t) by
+ * lm_rate_fit_seq_lin: only the points before the precision cut (the first t with
+ * logf[t] < logfloor; pass -inf for none) are passed, the slope is fitted on t in [T/8, T]
+ * (T the last point passed: the transient before T/8 is discarded) and on [T/16, T/2], and the
+ * fit is stable when the two agree within max(LM_T2_RATE_STAB |slope on [T/16, T/2]|,
+ * 2 sqrt(se^2 + se_half^2)) -- a linear rate is compared with itself, so the allowance is
+ * relative; unstable or < 4 points: LM_RATE_TOO_SHORT.  A stable fit is inconsistent when its
+ * LM_T2_RATE_CONF interval lies beyond claimed by more than tol on the side the claim
+ * constrains (side -1: slope <= claimed, a decay at least that fast; +1: slope >= claimed).
+ * Returns the number of points passed (the cut). */
+#define LM_T2_RATE_CONF 0.95
+#define LM_T2_RATE_STAB 0.1
+/* the tolerance of a claimed log rho the paper states none for, relative to it: it only
+ * keeps a met claim from reading as tight (excess <= 0 <= tol) */
+#define LM_T2_RATE_RTOL 1e-3
+int lm_t2_rate_fit(lm_rate_fit *r, const double *logf, int np, double logfloor, double claimed, int side,
+                   double tol);
 
 /* ---- the MLP chain of eq. (10): G(M;X) = MH(M;X) W^1 W^2 ... W^L ----
  * With W^O in R^{Hd x 1}, n_0 = d^O = 1 and, since y_i in R^n, n_L = 1, so

@@ -258,12 +258,54 @@ Test(md_rate, fit_and_rate_helpers)
         tr.n++;
     }
     lm_mdgd_rates q;
-    lm_mdgd_rates_compute(&q, &tr, 1.0, 1.0, 2.0);
-    cr_expect_float_eq(q.slope_D, -2.0, 1e-9);
-    cr_expect_gt(q.slope_r, 0.99);
-    cr_expect_lt(fabs(q.slope_c1), 0.05); /* log increment + c2 r with c2 = 1: flat */
+    lm_mdgd_rates_compute(&q, &tr, 1.0);
     cr_expect_gt(q.growth, 8.0);
+    /* the rate rule (issue 16, item 6) on the trace: windows k in [K/8, K] and [K/16, K/2] */
+    lm_rate_fit f;
+    lm_mdgd_fit_D(&f, &tr, -2.0, -1, 0.05, 0.02);
+    cr_expect_eq(f.decision, LM_RATE_CONSISTENT, "%s", f.why);
+    cr_expect_float_eq(f.slope, -2.0, 1e-9);
+    cr_expect_float_eq(f.slope_half, -2.0, 1e-9);
+    cr_expect_geq(f.t_lo, tr.k[tr.n - 1] / 8 - 1e-9);
+    lm_mdgd_fit_D(&f, &tr, -3.0, -1, 0.05, 0.02); /* a faster claimed decay */
+    cr_expect_eq(f.decision, LM_RATE_INCONSISTENT, "%s", f.why);
+    lm_mdgd_fit_r(&f, &tr, 1.0, 0.0, 1, 1e-3, 0.02);
+    cr_expect_eq(f.decision, LM_RATE_CONSISTENT, "%s", f.why);
+    cr_expect_gt(f.slope, 0.99);
+    lm_mdgd_fit_c1(&f, &tr, 1.0, 1.0, -0.2, 1, 1e-3, 0.02);
+    cr_expect_neq(f.decision, LM_RATE_INCONSISTENT, "%s", f.why);
+    cr_expect_lt(fabs(f.slope), 0.05); /* log increment + c2 r with c2 = 1: flat */
+    /* c2 half the true exponent: log c_1 falls like -r/2, beyond the allowed drift 0.2 */
+    lm_mdgd_fit_c1(&f, &tr, 1.0, 0.5, -0.2, 1, 1e-3, 0.02);
+    cr_expect_eq(f.decision, LM_RATE_INCONSISTENT, "%s", f.why);
+    cr_expect_float_eq(f.slope, -0.5, 0.05);
     lm_mdgd_trace_clear(&tr);
+}
+
+/* lm_mdgd_rate_fit sets its windows by the iterate k, not by x: a transient before k = K/16
+ * is discarded whatever x is; one that reaches into [K/16, K/2] makes the fit too short */
+Test(md_rate, rate_fit_windows_are_in_k)
+{
+    static double k[1024], x[1024], y[1024];
+    int n = 0;
+    for (int i = 1; i <= 1024; i++, n++) {
+        k[n] = i;
+        x[n] = sqrt((double)i); /* not a time: [x_max/8, x_max] would start at k = 16 */
+        y[n] = i >= 64 ? 3.0 * x[n] : 0.0;
+    }
+    lm_rate_fit f;
+    lm_mdgd_rate_fit(&f, k, x, y, n, 3.0, 0, 0.01, 0.95, 0.01);
+    cr_expect_eq(f.decision, LM_RATE_CONSISTENT, "%s", f.why);
+    cr_expect_float_eq(f.slope, 3.0, 1e-9);
+    cr_expect_float_eq(f.slope_half, 3.0, 1e-9);
+    /* the transient up to k = 200 lies in the half window [64, 512]: too short, not inconsistent */
+    for (int i = 0; i < n; i++) y[i] = k[i] >= 200 ? 3.0 * x[i] : 0.0;
+    lm_mdgd_rate_fit(&f, k, x, y, n, 1.0, 0, 0.01, 0.95, 0.01);
+    cr_expect_eq(f.decision, LM_RATE_TOO_SHORT, "%s", f.why);
+    cr_expect(strstr(f.why, "horizon too short") != NULL, "%s", f.why);
+    /* fewer than 4 points in a window */
+    lm_mdgd_rate_fit(&f, k, x, y, 3, 3.0, 0, 0.01, 0.95, 0.01);
+    cr_expect_eq(f.decision, LM_RATE_TOO_SHORT);
 }
 
 /* ---------- the claims ---------- */

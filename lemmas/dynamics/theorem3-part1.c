@@ -61,12 +61,15 @@
  *   a break outside the band is replayed the same way. Comparisons stop once the bound falls
  *   below $10^3$ times the precision floor $\epsilon^2\|y\|^2$. The adversarial restarts move
  *   the log-scales of $(W^Q,W^K)$ (within $e^{\pm1.5}$) and of $X$ (within $e^{\pm1}$). The
- *   fitted rate of $\log f_t$ over the last three quarters of the run is reported against
- *   $-\mathrm{log1p}(-\eta\gamma)$. The constant $\gamma$ is scaled by \texttt{gamma\_scale}.}
+ *   fitted rate of $\log f_t$ is reported (not judged) against $-\mathrm{log1p}(-\eta\gamma)$, by the
+ *   project's rate rule (issue 16): minus the least-squares slope of $\log f_t$ against $t$ over
+ *   $t\in[T/8,T]$ ($T$ the last iterate before $f$ falls below the precision floor), with the slope
+ *   on $[T/16,T/2]$ and whether the two agree within 10\%. The constant $\gamma$ is scaled by \texttt{gamma\_scale}.}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
 #include "lm_model.h"
+#include "lm_stats.h"
 #include "lm_t3.h"
 #include <math.h>
 #include <stdio.h>
@@ -124,7 +127,7 @@ static int eval(lm_eval *ev)
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
     const double eta_d = cfg_eta[ev->config] > 0 ? cfg_eta[ev->config] : 0.5 / I.Gp;
     double *lt = lm_xcalloc((size_t)T + 1, sizeof *lt), *lf = lm_xcalloc((size_t)T + 1, sizeof *lf);
-    int nfit = 0;
+    int nfit = 0, cut = 0;
     lm_num eta, delta, jmax, lkap, lgam, eg, t0, logf0, lograte, logf, rhs, floor_, bnd;
     lm_num_inits(c, &eta, &delta, &jmax, &lkap, &lgam, &eg, &t0, &logf0, &lograte, &logf, &rhs,
                  &floor_, &bnd, (lm_num *)NULL);
@@ -196,7 +199,9 @@ static int eval(lm_eval *ev)
         if (!lm_num_isfinite(&m->f)) { rc = lm_fail(ev, "loss not finite at t=%d", t); break; }
         if (lm_num_iszero(&m->f)) break;
         lm_num_log(&logf, &m->f);
-        if (t >= T / 4) { lt[nfit] = t; lf[nfit++] = lm_num_get_d(&logf); }
+        /* the rate rule's fit passes the points before the precision cut of f */
+        if (!cut && lm_num_cmp(&logf, &floor_) < 0) cut = 1;
+        if (!cut) { lt[nfit] = t; lf[nfit++] = lm_num_get_d(&logf); }
         int broke = 0;
         if (!direct) {
             lm_num_mul_d(&rhs, &lograte, (double)t);
@@ -248,11 +253,19 @@ static int eval(lm_eval *ev)
                   "step outside the appendix rule for every valid G': 2 eta G' >= 2 eta x (secant "
                   "Lipschitz %.3g along the run) = %.3g >= 1", Lsec, 2.0 * eta_d * Lsec);
     lm_num_clear(&f0);
-    if (rc == 0 && nfit >= 3) {
-        double slope = ls_slope(lt, lf, nfit);
-        lm_measure(ev, "fitted rate -d log f/dt", -slope);
-        double er = lm_num_get_d(&eg);
-        if (er > 0 && !direct) lm_measure(ev, "fitted rate / (-log1p(-eta gamma))", -slope / -log1p(-er));
+    if (rc == 0) {
+        /* reported, not judged: the rate rule's fit of log f_t against t on [T/8, T] (T the last
+         * iterate before the precision cut) and on [T/16, T/2] */
+        lm_rate_fit fr;
+        const double s_all = nfit >= 2 ? ls_slope(lt, lf, nfit) : 0.0;
+        lm_rate_fit_seq_lin(&fr, lt, lf, nfit, 0.0, -1, 0.0, 0.95, isfinite(s_all) ? 0.1 * fabs(s_all) : 0.0);
+        if (isfinite(fr.slope)) {
+            lm_measure(ev, "fitted rate -d log f/dt", -fr.slope);
+            lm_measure(ev, "fitted rate at half the horizon", -fr.slope_half);
+            lm_measure(ev, "fitted rate stable (rate rule)", fr.stable);
+            double er = lm_num_get_d(&eg);
+            if (er > 0 && !direct) lm_measure(ev, "fitted rate / (-log1p(-eta gamma))", -fr.slope / -log1p(-er));
+        }
     }
     lm_measure(ev, "f_T / f_0", exp(lm_num_get_d(&logf) - lm_num_get_d(&logf0)));
     if (rc == 0 && cfg_cond[ev->config] == LM_T3_COND_NONE) {

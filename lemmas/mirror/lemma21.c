@@ -29,10 +29,18 @@
  *   Proxy (one observation per instance): if $\hat\pi$ at the largest radius is $\le0$, that is the
  *   predicted ``becomes $\le0$'' (observed as $\hat\pi\le2^{10}\epsilon$, $\epsilon$ the unit roundoff of
  *   the working precision: below it $\hat\pi$ is the rounding of $U$ itself; on I2 the maximiser is
- *   $U=\bar W_{mm}$ with $\pi_{\rm eff}=0$ exactly); otherwise the least-squares slope of
- *   $\log\hat\pi$ against $\log r$ over the last \texttt{nfit} radii (at least 3 positive) must be
- *   $\le-\texttt{exponent}+\texttt{slope\_tol}$ (defaults $1$ and $0.2$, the catalogue's).  Reported:
- *   $r_\star$, $\hat\pi(r)$ as a figure, the fitted slope, $C=\max_jr_j\hat\pi(r_j)$ and the empirical
+ *   $U=\bar W_{mm}$ with $\pi_{\rm eff}=0$ exactly); otherwise the slope of $\log\hat\pi$ against
+ *   $\log r$ is claimed $\le-\texttt{exponent}$ up to \texttt{slope\_tol} (defaults $1$ and $0.2$, the
+ *   catalogue's), judged by the project's rate rule (issue 16) with the radius as the horizon: least
+ *   squares with a 95\% interval over the radii $r\in[r_{\max}/8,r_{\max}]$ (the last 4 of the doubling
+ *   grid; the smaller radii are the transient) with $\hat\pi$ above the floor, and again over
+ *   $[r_{\max}/16,r_{\max}/2]$; stable when the two slopes agree within
+ *   $\max(\texttt{stab\_tol},2\sqrt{se^2+se_{1/2}^2})$ (\texttt{stab\_tol} $=0.2$); a stable fit whose
+ *   interval lies above $-\texttt{exponent}$ by more than \texttt{slope\_tol} is inconsistent, otherwise
+ *   consistent.  An unstable fit (or fewer than 4 radii above the floor in a window) gets one more
+ *   radius ($r_{\max}$ doubles) while \texttt{nrad} stays within its bound 24, and is not-checkable
+ *   (``horizon too short'') beyond; \texttt{nfit} is no longer used.  Reported:
+ *   $r_\star$, $\hat\pi(r)$ as a figure, the slopes on both windows, the radii used, $C=\max_jr_j\hat\pi(r_j)$ and the empirical
  *   $\hat R_\pi$ (the smallest radius of the grid from which $\hat\pi\le\pi$ on) for
  *   $\pi\in\{0.5,0.1,0.01,0.001\}$ with $\hat R_\pi\pi/\log(1/\pi)$.  The search only finds a lower
  *   estimate of the supremum, so the proxy can miss a slow decay, never invent one.  Configurations: run
@@ -64,13 +72,29 @@ static const lm_param_def params[] = {
     {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "exponent [-100, 100]"},
     {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL, "[0, 100]"},
     {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "setting (0, 1e6]"},
-    {"nrad", 7, "radii r_star 2^j, j < nrad (from 3 to 24)", NULL, "int [3, 24]"},
-    {"nfit", 4, "the slope is fitted over the last nfit radii (at least 2 for a slope; at most nrad)", NULL, "int [2, 24]"},
+    {"nrad", 7, "radii r_star 2^j, j < nrad; one more radius (r_max doubles) while the rate rule finds the fit too short, up to 24 (cost bound)", NULL, "int [3, 24]"},
+    {"nfit", 4, "no longer used: the rate rule fits the radii in [r_max/8, r_max] (the last 4) and compares [r_max/16, r_max/2]; kept so that a --set of it still parses", NULL, "int [2, 24]"},
+    {"stab_tol", 0.2, "rate rule: the slopes on [r_max/8, r_max] and [r_max/16, r_max/2] must agree within max(stab_tol, 2 se) (default: the catalogue's slope tolerance)", NULL, "setting [0, 100]"},
     {"nsup", 6, "support constraints whose Hoelder duals span the search (at most 32)", NULL, "int [1, 32]"},
     {"ndir", 4, "random cone directions per radius (at most 256: cost bound)", NULL, "int [0, 256]"},
     {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half) (at most 10000: cost bound)", NULL, "int [1, 10000]"},
     {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits) (from 128 to 8192)", NULL, "int [128, 8192]"},
     {NULL, 0, NULL, NULL, NULL}};
+
+/* the rate rule of lm_stats.h on the radii (a doubling grid, so [r_max/8, r_max] holds the last
+ * 4): log pi_hat against log r over the radii with pi_hat above the floor, claimed slope
+ * -exponent, one-sided (a decay at least that fast, up to slope_tol) */
+static void pi_fit(lm_rate_fit *f, lm_eval *ev, const double *rr, const double *pih, int J, double floor_)
+{
+    double t[24], y[24];
+    int n = 0;
+    for (int j = 0; j < J && n < 24; j++)
+        if (pih[j] > floor_) {
+            t[n] = rr[j];
+            y[n++] = log(pih[j]);
+        }
+    lm_rate_fit_seq(f, t, y, n, -lm_par(ev, "exponent"), -1, lm_par(ev, "slope_tol"), 0.95, lm_par(ev, "stab_tol"));
+}
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
 static const double PL[] = {1.5, 1.75, 2.0, 2.5};
@@ -179,10 +203,12 @@ static int eval(lm_eval *ev)
     }
     const int dd = C.D->d, cap = lm_par_i(ev, "prec_cap");
     const double wn = C.k.wnorm, mu0 = C.k.mu0, dl = C.k.delta;
-    int J = lm_par_i(ev, "nrad"), nfit = lm_par_i(ev, "nfit"), iters = lm_par_i(ev, "nm_iters");
+    int J = lm_par_i(ev, "nrad"), iters = lm_par_i(ev, "nm_iters");
+    const int Jcap = (int)fmin(24.0, (double)lm_mdgd_par_cap(ev, "nrad"));
     if (J < 3) J = 3;
-    if (J > 24) J = 24;
-    if (nfit > J) nfit = J;
+    if (J > Jcap) J = Jcap;
+    /* below this, pi_hat is the rounding of U itself in the working precision (I2: exactly 0 at U = Wbar_mm) */
+    const double floor_ = 1024.0 * lm_ctx_eps(c);
     if (ev->quick) iters = (iters + 1) / 2;
     /* the search space: duals of up to nsup supports (seeded choice) */
     int K = 0, nsup = lm_par_i(ev, "nsup");
@@ -237,11 +263,21 @@ static int eval(lm_eval *ev)
     for (int q = 0; q < K; q++) cbest[q] = 0.3 * lm_rng_normal(g);
     lm_mat *Ub = lm_mat_new(dd, dd, &cd), *Uc = lm_mat_new(dd, dd, c), *W = lm_mat_new(dd, dd, c);
     lm_mat *E = lm_mat_new(dd, dd, &cd), *Ur = lm_mat_new(dd, dd, &cd);
-    double *rr = lm_xmalloc((size_t)J * sizeof *rr), *pih = lm_xmalloc((size_t)J * sizeof *pih);
-    int precmax = 0, ndisc = 0, err = 0;
+    double *rr = lm_xmalloc((size_t)Jcap * sizeof *rr), *pih = lm_xmalloc((size_t)Jcap * sizeof *pih);
+    int precmax = 0, ndisc = 0, err = 0, doublings = 0;
+    lm_rate_fit fit;
     const int ndir = lm_par_i(ev, "ndir");
     lm_series_axes(ev, "log10 r/||W_mm||_p", "log10 pi_hat(r)", 0);
-    for (int j = 0; j < J && !err; j++) {
+    for (int j = 0; !err; j++) {
+        if (j == J) {
+            /* the rate rule: a fit too short for a decision gets one more radius (r_max doubles),
+             * within the bound of nrad; no slope to fit (pi_hat(r_max) undefined or <= 0): done */
+            if (J >= Jcap || !(pih[J - 1] > floor_)) break;
+            pi_fit(&fit, ev, rr, pih, J, floor_);
+            if (fit.decision != LM_RATE_TOO_SHORT) break;
+            J++;
+            doublings++;
+        }
         const double rt = rstar * pow(2.0, j);
         rr[j] = rt;
         pih[j] = NAN;
@@ -296,29 +332,15 @@ static int eval(lm_eval *ev)
     }
     if (!err) {
         /* the proxy */
-        const double ex = lm_par(ev, "exponent"), tol = lm_par(ev, "slope_tol");
-        /* below this, pi_hat is the rounding of U itself in the working precision (I2: exactly 0 at U = Wbar_mm) */
-        const double floor_ = 1024.0 * lm_ctx_eps(c);
-        double slope = NAN, sx = 0, sy = 0, sxx = 0, sxy = 0;
-        int np = 0;
-        for (int j = J - nfit; j < J; j++)
-            if (pih[j] > floor_) {
-                double x = log(rr[j]), y = log(pih[j]);
-                sx += x, sy += y, sxx += x * x, sxy += x * y;
-                np++;
-            }
-        if (np >= 2) slope = (np * sxy - sx * sy) / (np * sxx - sx * sx);
         const double top = pih[J - 1];
         if (isnan(top)) {
             lm_assume(ev, 0, "pi_eff at the largest radius could not be evaluated (denominator not positive)");
         } else if (top <= floor_) {
             lm_obs_le_d(ev, -1, top, floor_, 0.0, "pi_hat(r_max) <= 0 up to rounding %.2g (r_max/|Wmm| = %.4g)",
                         floor_, rr[J - 1]);
-        } else if (np >= 3) {
-            lm_obs_le_d(ev, -1, slope + ex, tol, 0.0, "log-log slope of pi_hat(r) <= -%g + %g (fit over %d radii)",
-                        ex, tol, np);
         } else {
-            lm_assume(ev, 0, "pi_hat > 0 at fewer than 3 of the last %d radii: no slope to fit", nfit);
+            pi_fit(&fit, ev, rr, pih, J, floor_);
+            lm_rate_judge(ev, &fit, "log pi_hat(r) vs log r, <= -exponent + slope_tol");
         }
         double Cst = 0;
         for (int j = 0; j < J; j++)
@@ -347,7 +369,8 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "search dimension (support duals)", K);
         lm_measure(ev, "pi_hat at the first radius", pih[0]);
         lm_measure(ev, "pi_hat at the last radius", top);
-        lm_measure(ev, "fitted log-log slope", slope);
+        lm_measure(ev, "radii (nrad after the rate rule's doublings)", J);
+        lm_measure(ev, "horizon doublings (rate rule)", doublings);
         lm_measure(ev, "C = max r pi_hat(r)", Cst);
         lm_measure(ev, "radii discarded", ndisc);
         lm_measure(ev, "precision needed for the sign (bits)", precmax);

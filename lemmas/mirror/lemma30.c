@@ -14,19 +14,28 @@
  *   mode); configurations $p\in\{1.5,2,3\}$.  (a) Monotone norm: at every step
  *   $\|W(k)\|_p^{p-1}\le\|W(k)\|_p^{p-1}+\Delta_k$, $\Delta_k=\|W(k+1)\|_p^{p-1}-\|W(k)\|_p^{p-1}$
  *   formed entrywise from the dual variable (never as a difference of rounded norms).
- *   (b) Logarithmic growth: the fitted slope of $\|W(k)\|_p$ against $\log k$ over the last
- *   three decades of $k$ must be positive (the catalogue's condition
- *   $k\gg e^{r_0/\|W_{mm}\|_p}/\eta$ holds: $K/10^3=20\gg e^2$); the slope, its standard error
- *   and $\|W(K)\|_p/\log K$ are reported.  (c) The one-step inequality with the exponent
+ *   (b) Logarithmic growth: the slope of $\|W(k)\|_p/\|W_{mm}\|_p$ against $\log k$ is claimed
+ *   $\ge0$ (up to $10^{-3}$; the catalogue's condition $k\gg e^{r_0/\|W_{mm}\|_p}/\eta=e^2$ holds on
+ *   the fit window, $k\ge K/16$).  (c) The one-step inequality with the exponent
  *   $c_2=$ \texttt{c2\_scale}$\cdot(1+\delta/2)/\|W_{mm}\|_p$ of Lemma 20: the empirical
  *   $c_1(k)=\Delta_k e^{c_2\|W(k)\|_p}/\eta$ must stay bounded away from 0; its proxy is the
- *   fitted slope of $\log c_1(k)$ against $\|W(k)\|_p$ over the second half of the run, in units of
- *   $1/\|W_{mm}\|_p$, which must be $\ge-$\texttt{c1\_drift} (0.2; the true increments decay like
- *   $e^{-\|W\|_p/\|W_{mm}\|_p}$ up to slowly varying factors, so with Lemma 20's $c_2$ the
- *   slope is $\approx\delta/2$; a $c_2$ below the true rate gives a clearly negative
- *   slope), and $\hat c_1=\min_kc_1(k)$ is reported.  A run whose norm grew by less than
- *   \texttt{regime\_growth}$\cdot\|W_{mm}\|_p$ (2) is assumption-failed (``the run never reached
- *   the regime'').  A 20000-step MPFR replay costs 30--40~s at 256 bits, so breaks are not
+ *   slope of $\log c_1(k)$ against $\|W(k)\|_p/\|W_{mm}\|_p$, claimed $\ge-$\texttt{c1\_drift}
+ *   (0.2; up to $10^{-3}$; the true increments decay like $e^{-\|W\|_p/\|W_{mm}\|_p}$ up to slowly
+ *   varying factors, so with Lemma 20's $c_2$ the slope is $\approx\delta/2$; a $c_2$ below the true
+ *   rate gives a clearly negative slope), and $\hat c_1=\min_kc_1(k)$ is reported.  Both slopes are
+ *   judged by the project's rate rule (issue 16): least squares with a 95\% interval on the
+ *   asymptotic window of the iterates $k\in[K/8,K]$ (checkpoints at ratio 1.02; the transient before
+ *   $K/8$ discarded; for (c) the window is set by $k$ although the slope is taken against the norm)
+ *   and again on $[K/16,K/2]$; stable when the two agree within
+ *   $\max(\texttt{stab\_tol},2\sqrt{se^2+se_{1/2}^2})$ (\texttt{stab\_tol} $=0.1$); a stable fit whose
+ *   interval lies below the claimed slope by more than $10^{-3}$ is inconsistent, otherwise
+ *   consistent; an unstable one (or fewer than 4 checkpoints in a window) means the horizon is too
+ *   short.  The slopes on both windows and their standard errors and $\|W(K)\|_p/\log K$ are
+ *   reported.  A run is conclusive only if its norm grew by \texttt{regime\_growth}$\cdot\|W_{mm}\|_p$
+ *   (2) and both fits are stable; a run that is not is continued to twice its horizon while that
+ *   stays within the bound of \texttt{K} (50000); then a run that missed the growth is
+ *   assumption-failed (``the run never reached the regime'') and one whose fits are still unstable is
+ *   not-checkable (``horizon too short'').  A break of (a) is reported whatever the horizon.  A 20000-step MPFR replay costs 30--40~s at 256 bits, so breaks are not
  *   replayed (\texttt{no\_replay}); a double step that leaves $\Theta$ unchanged although the
  *   gradient is nonzero (frozen, the catalogue's precision trap) ends the run there and is
  *   reported, so no frozen iterate is ever judged.  Readings: every configuration is a \texttt{paper} reading (the statement as the catalogue reconstructs it).}
@@ -50,9 +59,48 @@ static const lm_param_def params[] = {
     {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p (a tolerance of the proxy)", NULL, "setting [-1e6, 1e6]"},
     {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
     {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 20000, "steps per run (at most 50000: run length bound)", NULL, "int [1, 50000]"},
+    {"K", 20000, "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)", NULL, "int [1, 50000]"},
     {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
+    {"stab_tol", 0.1, "rate rule: the slopes of (b) and (c) on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (a tolerance of the proxy)", NULL, "setting [0, 1e6]"},
     {NULL, 0, NULL, NULL, NULL}};
+
+/* tolerance of (b) and (c) beyond their claimed slopes (units of ||W_mm||_p per e-fold of k,
+ * and 1/||W_mm||_p) */
+#define TOL_BC 1e-3
+
+typedef struct {
+    lm_eval *ev;
+    const lm_md_inst *I;
+    const lm_mdgd_mono *h;
+    double c2_scale;
+} run_t;
+
+static double c2_of(const lm_md_inst *I, double c2_scale)
+{
+    return c2_scale * (1.0 + 0.5 * I->k.delta) / I->k.wnorm;
+}
+
+/* (b) r_k/||W_mm|| vs log k >= 0; (c) log c_1(k) vs r_{k-1}/||W_mm|| >= -c1_drift */
+static void fits(lm_rate_fit *b, lm_rate_fit *c, const lm_mdgd_trace *tr, lm_eval *ev, double w, double c2)
+{
+    const double st = lm_par(ev, "stab_tol");
+    lm_mdgd_fit_r(b, tr, w, 0.0, 1, TOL_BC, st);
+    lm_mdgd_fit_c1(c, tr, w, c2, -lm_par(ev, "c1_drift"), 1, TOL_BC, st);
+}
+
+/* conclusive: (a) broke (reported whatever the horizon), or the regime reached and both fits stable */
+static int done(const lm_mdgd_trace *tr, void *arg)
+{
+    run_t *d = arg;
+    if (d->h->ndec > 0) return 1;
+    double w = d->I->k.wnorm;
+    lm_mdgd_rates q;
+    lm_mdgd_rates_compute(&q, tr, w);
+    if (!(q.growth >= lm_par(d->ev, "regime_growth"))) return 0;
+    lm_rate_fit b, c;
+    fits(&b, &c, tr, d->ev, w, c2_of(d->I, d->c2_scale));
+    return b.decision != LM_RATE_TOO_SHORT && c.decision != LM_RATE_TOO_SHORT;
+}
 
 static int eval(lm_eval *ev)
 {
@@ -62,21 +110,18 @@ static int eval(lm_eval *ev)
     lm_mdgd_trace tr;
     lm_mdgd_mono h = {.ev = ev, .tag = "(a)"};
     lm_num_init(&h.a, ev->ctx);
+    run_t d = {ev, &I, &h, lm_par(ev, "c2_scale")};
     int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), lm_mdgd_mono_hook, &h);
+                              lm_par_i(ev, "K"), lm_mdgd_par_cap(ev, "K"), lm_mdgd_mono_hook, &h, done, &d);
     if (rc == 0) {
-        double w = I.k.wnorm, c2 = lm_par(ev, "c2_scale") * (1.0 + 0.5 * I.k.delta) / w;
+        double w = I.k.wnorm, c2 = c2_of(&I, d.c2_scale);
         lm_mdgd_rates q;
-        lm_mdgd_rates_compute(&q, &tr, w, c2, 3.0);
+        lm_mdgd_rates_compute(&q, &tr, w);
         lm_measure(ev, "decreasing steps", (double)h.ndec);
         lm_measure(ev, "growth (r_K-r_0)/||W_mm||_p", q.growth);
-        lm_measure(ev, "(b) slope r_k vs log k / ||W_mm||_p", q.slope_r / w);
-        lm_measure(ev, "(b) slope se / ||W_mm||_p", q.se_r / w);
         double K = tr.k[tr.n - 1];
         lm_measure(ev, "(b) r_K/log K", tr.r[tr.n - 1] / log(K));
         lm_measure(ev, "c_2", c2);
-        lm_measure(ev, "(c) slope log c1(k) vs r_k*||W_mm||", q.slope_c1);
-        lm_measure(ev, "(c) slope se", q.se_c1);
         double c1min = INFINITY;
         lm_series_axes(ev, "log10 k", "||W(k)||_p and c_1(k)", 1);
         for (int j = 1; j < tr.n; j++) {
@@ -92,14 +137,10 @@ static int eval(lm_eval *ev)
         /* a break of (a) is reported whatever the regime; otherwise (b), (c) need it */
         if (h.ndec > 0) {
         } else if (lm_mdgd_in_regime(ev, &q, 0)) {
-            if (!(q.nr >= 3 && q.nc1 >= 3 && isfinite(q.slope_r) && isfinite(q.slope_c1))) {
-                rc = lm_fail(ev, "slope fits failed (%d, %d points)", q.nr, q.nc1);
-            } else {
-                lm_obs_le_d(ev, -1, 0.0, q.slope_r / w, 0.0, "(b) 0 < slope(r_k, log k) = %.3g ||W_mm||",
-                            q.slope_r / w);
-                lm_obs_le_d(ev, -1, -q.slope_c1, lm_par(ev, "c1_drift"), 0.0,
-                            "(c) -slope(log c1, r)*||W_mm|| = %.3g <= c1_drift", -q.slope_c1);
-            }
+            lm_rate_fit b, c;
+            fits(&b, &c, &tr, ev, w, c2);
+            lm_rate_judge(ev, &b, "(b) r_k/||W_mm||_p vs log k, >= 0");
+            lm_rate_judge(ev, &c, "(c) log c_1(k) vs r_k/||W_mm||_p, >= -c1_drift");
         }
     }
     lm_num_clear(&h.a);

@@ -548,16 +548,13 @@ int lm_mdgd_run(lm_mdgd *R, long K, long kmax, double ratio, lm_mdgd_trace *tr, 
     return 0;
 }
 
-void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w, double c2,
-                           double decades)
+void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w)
 {
     memset(q, 0, sizeof *q);
-    q->slope_D = q->se_D = q->slope_r = q->se_r = q->slope_c1 = q->se_c1 = NAN;
     int n = tr->n;
     if (n < 2) return;
     double K = tr->k[n - 1];
     q->growth = (tr->r[n - 1] - tr->r[0]) / w;
-    double *x = lm_xmalloc((size_t)n * sizeof *x), *y = lm_xmalloc((size_t)n * sizeof *y);
     int h = 0; /* first checkpoint of the second half */
     while (h < n - 1 && tr->k[h] < 0.5 * K) h++;
     q->Dmax = -1;
@@ -572,40 +569,138 @@ void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w, 
         else q->second_max = fmax(q->second_max, tr->D[j]);
     }
     q->drop = tr->D[h] > 0 ? q->Dmax / tr->D[h] : (double)INFINITY;
+}
+
+/* ---------- the rate rule with windows in k ---------- */
+
+/* the least-squares fit of y on x over the points with k in [a, b]; 1 when fewer than 4 */
+static int kwin_fit(lm_fit *f, const double *k, const double *x, const double *y, int n, double a, double b,
+                    double conf)
+{
     int m = 0;
-    for (int j = h; j < n; j++)
+    for (int i = 0; i < n; i++) m += k[i] >= a && k[i] <= b;
+    f->n = m;
+    if (m < 4) return 1;
+    double *xx = lm_xmalloc(sizeof(double) * (size_t)m * 2), *yy = xx + m;
+    m = 0;
+    for (int i = 0; i < n; i++)
+        if (k[i] >= a && k[i] <= b) {
+            xx[m] = x[i];
+            yy[m++] = y[i];
+        }
+    int rc = lm_fit_line(f, xx, yy, m, conf);
+    f->n = m;
+    free(xx);
+    return rc;
+}
+
+/* lm_rate_fit_seq's rule (src/num/stats.c), windows in k, slope of y on x */
+void lm_mdgd_rate_fit(lm_rate_fit *r, const double *k, const double *x, const double *y, int n, double claimed,
+                      int side, double tol, double conf, double stab_tol)
+{
+    memset(r, 0, sizeof *r);
+    r->claimed = claimed;
+    r->tol = tol;
+    r->side = side;
+    r->decision = LM_RATE_TOO_SHORT;
+    r->slope = r->slope_half = r->excess = NAN;
+    double K = 0;
+    for (int i = 0; i < n; i++)
+        if (k[i] > K) K = k[i];
+    r->t_lo = K / 8;
+    r->t_hi = K;
+    lm_fit f, h;
+    int bad = kwin_fit(&f, k, x, y, n, K / 8, K, conf);
+    int bad_h = kwin_fit(&h, k, x, y, n, K / 16, K / 2, conf);
+    r->n = f.n;
+    r->n_half = h.n;
+    if (bad || bad_h) {
+        snprintf(r->why, sizeof r->why, "horizon too short: %d and %d points in the windows k in [K/8, K] and "
+                 "[K/16, K/2] (K = %g; 4 needed in each)", f.n, h.n, K);
+        return;
+    }
+    r->slope = f.slope;
+    r->se = f.se;
+    r->lo = f.lo;
+    r->hi = f.hi;
+    r->slope_half = h.slope;
+    r->se_half = h.se;
+    r->drift = fabs(f.slope - h.slope);
+    double allow = 2 * sqrt(f.se * f.se + h.se * h.se);
+    if (allow < stab_tol) allow = stab_tol;
+    r->stable = r->drift <= allow;
+    double up = f.lo - claimed, down = claimed - f.hi;
+    r->excess = side < 0 ? up : side > 0 ? down : (up > down ? up : down);
+    if (!r->stable) {
+        snprintf(r->why, sizeof r->why, "horizon too short: the fitted slope moved from %.4g to %.4g when the "
+                 "horizon doubled from k = %g to %g (allowed %.3g)", h.slope, f.slope, K / 2, K, allow);
+        return;
+    }
+    r->decision = r->excess > tol ? LM_RATE_INCONSISTENT : LM_RATE_CONSISTENT;
+    snprintf(r->why, sizeof r->why, "slope %.4g [%.4g, %.4g] on k in [%g, %g] (%.4g at half the horizon) vs "
+             "claimed %.4g +- %.3g", f.slope, f.lo, f.hi, K / 8, K, h.slope, claimed, tol);
+}
+
+void lm_mdgd_fit_D(lm_rate_fit *f, const lm_mdgd_trace *tr, double claimed, int side, double tol,
+                   double stab_tol)
+{
+    int n = tr->n > 0 ? tr->n : 1;
+    double *k = lm_xmalloc(sizeof(double) * (size_t)n * 3), *x = k + n, *y = x + n;
+    int m = 0;
+    for (int j = 0; j < tr->n; j++)
         if (tr->D[j] > 0 && tr->r[j] > 0) {
+            k[m] = tr->k[j];
             x[m] = log(tr->r[j]);
             y[m++] = log(tr->D[j]);
         }
-    q->nD = m;
-    lm_mdgd_fit(&q->slope_D, &q->se_D, x, y, m);
-    m = 0;
-    double k0 = K * pow(10.0, -decades);
-    for (int j = 0; j < n; j++)
-        if (tr->k[j] >= k0 && tr->k[j] >= 1) {
-            x[m] = log(tr->k[j]);
-            y[m++] = tr->r[j];
+    lm_mdgd_rate_fit(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
+    free(k);
+}
+
+void lm_mdgd_fit_r(lm_rate_fit *f, const lm_mdgd_trace *tr, double w, double claimed, int side, double tol,
+                   double stab_tol)
+{
+    int n = tr->n > 0 ? tr->n : 1;
+    double *k = lm_xmalloc(sizeof(double) * (size_t)n * 2), *y = k + n;
+    int m = 0;
+    for (int j = 0; j < tr->n; j++)
+        if (tr->k[j] >= 1) {
+            k[m] = tr->k[j];
+            y[m++] = tr->r[j] / w;
         }
-    q->nr = m;
-    lm_mdgd_fit(&q->slope_r, &q->se_r, x, y, m);
-    m = 0;
-    for (int j = h; j < n; j++)
-        if (j > 0 && isfinite(tr->logdr[j])) {
-            /* the increment of step k-1 -> k against r_{k-1}: use the previous
-             * checkpoint's r only when it is the previous iterate; otherwise r_k
-             * (the difference is one step's growth, O(eta e^{-r/w})) */
+    lm_rate_fit_seq(f, k, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
+    free(k);
+}
+
+void lm_mdgd_fit_c1(lm_rate_fit *f, const lm_mdgd_trace *tr, double w, double c2, double claimed, int side,
+                    double tol, double stab_tol)
+{
+    int n = tr->n > 0 ? tr->n : 1;
+    double *k = lm_xmalloc(sizeof(double) * (size_t)n * 3), *x = k + n, *y = x + n;
+    int m = 0;
+    for (int j = 1; j < tr->n; j++)
+        if (isfinite(tr->logdr[j])) {
+            /* the increment of step k-1 -> k against r_{k-1}: the previous checkpoint's r only
+             * when it is the previous iterate; otherwise r_k (the difference is one step's
+             * growth, O(eta e^{-r/w})) */
             double rp = tr->k[j - 1] == tr->k[j] - 1 ? tr->r[j - 1] : tr->r[j];
-            x[m] = rp;
+            k[m] = tr->k[j];
+            x[m] = rp / w;
             y[m++] = tr->logdr[j] + c2 * rp;
         }
-    q->nc1 = m;
-    if (!lm_mdgd_fit(&q->slope_c1, &q->se_c1, x, y, m)) {
-        q->slope_c1 *= w;
-        q->se_c1 *= w;
+    lm_mdgd_rate_fit(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
+    free(k);
+}
+
+long lm_mdgd_par_cap(const lm_eval *ev, const char *name)
+{
+    for (const lm_param_def *p = ev->claim->params; p && p->name; p++) {
+        if (strcmp(p->name, name)) continue;
+        lm_range rg;
+        if (lm_param_range(&rg, p) == 0 && isfinite(rg.hi)) return (long)rg.hi;
+        break;
     }
-    free(x);
-    free(y);
+    return lm_par_i(ev, name); /* no declared bound: the value itself */
 }
 
 int lm_mdgd_setup_r1(lm_md_inst *I, lm_mdgd *R, lm_eval *ev, int n, int T, int d, double p,
@@ -636,15 +731,25 @@ int lm_mdgd_setup_r1(lm_md_inst *I, lm_mdgd *R, lm_eval *ev, int n, int T, int d
 }
 
 int lm_mdgd_rate_run(lm_md_inst *I, lm_mdgd *R, lm_mdgd_trace *tr, lm_eval *ev, double p, double eta,
-                     double mu_start, double R0, long K, lm_mdgd_hook hook, void *arg)
+                     double mu_start, double R0, long K, long Kcap, lm_mdgd_hook hook, void *arg,
+                     lm_mdgd_done done, void *darg)
 {
     memset(tr, 0, sizeof *tr);
     int rc = lm_mdgd_setup_r1(I, R, ev, 3, 4, 4, p, -mu_start, R0, eta);
     if (rc) return rc;
     int r = lm_mdgd_run(R, K, ev->tmax, 1.02, tr, hook, arg);
+    int doublings = 0;
+    /* the rate rule: a run that is not conclusive yet is continued to twice its horizon,
+     * within the claim's run-length bound */
+    while (r == 0 && done && ev->tmax < 0 && 2 * K <= Kcap && !done(tr, darg)) {
+        K *= 2;
+        doublings++;
+        r = lm_mdgd_run(R, K, -1, 1.02, tr, hook, arg);
+    }
     if (r == 1) return lm_fail(ev, "non-finite value at step %d", R->k);
     if (r == 2) lm_measure(ev, "double_frozen_at_step", R->frozen_at);
     lm_measure(ev, "steps", R->k);
+    lm_measure(ev, "horizon doublings (rate rule)", doublings);
     lm_measure(ev, "max entries left unchanged by a step (partial freeze)", R->max_frozen_entries);
     if (tr->n > 0) {
         lm_measure(ev, "||W(0)||_p/||W_mm||_p", tr->r[0] / I->k.wnorm);

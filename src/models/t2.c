@@ -302,6 +302,21 @@ double lm_t2_log_floor(const lm_mha *m)
     return l + log(1e3) + 2.0 * lm_ctx_log2eps(&m->ctx) * M_LN2;
 }
 
+int lm_t2_rate_fit(lm_rate_fit *r, const double *logf, int np, double logfloor, double claimed, int side,
+                   double tol)
+{
+    int n = lm_t2_floor_index(logf, np, logfloor);
+    double *t = lm_xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) t[i] = i;
+    /* the half-horizon slope sets the scale of the stability allowance */
+    lm_rate_fit_seq_lin(r, t, logf, n, claimed, side, tol, LM_T2_RATE_CONF, 0.0);
+    if (isfinite(r->slope_half))
+        lm_rate_fit_seq_lin(r, t, logf, n, claimed, side, tol, LM_T2_RATE_CONF,
+                            LM_T2_RATE_STAB * fabs(r->slope_half));
+    free(t);
+    return n;
+}
+
 /* the paper's step size for the kernel */
 static double paper_G(const lm_t2_inst *I, lm_kernel k) { return k == LM_GAUSS ? I->Gp3_ind : I->G_ind; }
 
