@@ -143,12 +143,9 @@ void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w);
  * a stable one is LM_RATE_INCONSISTENT when its conf-level interval lies beyond `claimed` by
  * more than tol on the side the claim constrains (side -1: "slope <= claimed", +1: ">="), else
  * LM_RATE_CONSISTENT.  lm_rate_judge records it.
- * lm_mdgd_rate_fit is that rule when the slope is the one of y against x while the windows
- * are set by the iterate k (x = log r_k is not a time: r_k grows like log k, so windows in
- * r would keep the transient); with x = log k it is lm_rate_fit_seq itself. */
+ * A slope of y against x = log r_k keeps the windows of the iterate k (lm_rate_fit_xy): log r_k
+ * is not a time -- r_k grows like log k, so windows in r would keep the transient. */
 #define LM_MDGD_RATE_CONF 0.95
-void lm_mdgd_rate_fit(lm_rate_fit *f, const double *k, const double *x, const double *y, int n, double claimed,
-                      int side, double tol, double conf, double stab_tol);
 /* log D_k against log r_k (checkpoints with D_k > 0) */
 void lm_mdgd_fit_D(lm_rate_fit *f, const lm_mdgd_trace *tr, double claimed, int side, double tol,
                    double stab_tol);

@@ -66,6 +66,10 @@ void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, do
  * slope is log rho of f_t ~ C rho^t; the windows are the same [T/8, T] and [T/16, T/2] */
 void lm_rate_fit_seq_lin(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
                          double tol, double conf, double stab_tol);
+/* the same rule with the slope taken against another abscissa x_k (log r_k, say) while the
+ * windows stay those of the time t_k */
+void lm_rate_fit_xy(lm_rate_fit *r, const double *t, const double *x, const double *y, int n, double claimed,
+                    int side, double tol, double conf, double stab_tol);
 
 /* Wilson score interval for k successes in m trials at two-sided level conf */
 void lm_wilson(double *lo, double *hi, long k, long m, double conf);

@@ -282,7 +282,7 @@ Test(md_rate, fit_and_rate_helpers)
     lm_mdgd_trace_clear(&tr);
 }
 
-/* lm_mdgd_rate_fit sets its windows by the iterate k, not by x: a transient before k = K/16
+/* lm_rate_fit_xy sets its windows by the iterate k, not by x: a transient before k = K/16
  * is discarded whatever x is; one that reaches into [K/16, K/2] makes the fit too short */
 Test(md_rate, rate_fit_windows_are_in_k)
 {
@@ -294,17 +294,17 @@ Test(md_rate, rate_fit_windows_are_in_k)
         y[n] = i >= 64 ? 3.0 * x[n] : 0.0;
     }
     lm_rate_fit f;
-    lm_mdgd_rate_fit(&f, k, x, y, n, 3.0, 0, 0.01, 0.95, 0.01);
+    lm_rate_fit_xy(&f, k, x, y, n, 3.0, 0, 0.01, 0.95, 0.01);
     cr_expect_eq(f.decision, LM_RATE_CONSISTENT, "%s", f.why);
     cr_expect_float_eq(f.slope, 3.0, 1e-9);
     cr_expect_float_eq(f.slope_half, 3.0, 1e-9);
     /* the transient up to k = 200 lies in the half window [64, 512]: too short, not inconsistent */
     for (int i = 0; i < n; i++) y[i] = k[i] >= 200 ? 3.0 * x[i] : 0.0;
-    lm_mdgd_rate_fit(&f, k, x, y, n, 1.0, 0, 0.01, 0.95, 0.01);
+    lm_rate_fit_xy(&f, k, x, y, n, 1.0, 0, 0.01, 0.95, 0.01);
     cr_expect_eq(f.decision, LM_RATE_TOO_SHORT, "%s", f.why);
     cr_expect(strstr(f.why, "horizon too short") != NULL, "%s", f.why);
     /* fewer than 4 points in a window */
-    lm_mdgd_rate_fit(&f, k, x, y, 3, 3.0, 0, 0.01, 0.95, 0.01);
+    lm_rate_fit_xy(&f, k, x, y, 3, 3.0, 0, 0.01, 0.95, 0.01);
     cr_expect_eq(f.decision, LM_RATE_TOO_SHORT);
 }
 

@@ -571,76 +571,6 @@ void lm_mdgd_rates_compute(lm_mdgd_rates *q, const lm_mdgd_trace *tr, double w)
     q->drop = tr->D[h] > 0 ? q->Dmax / tr->D[h] : (double)INFINITY;
 }
 
-/* ---------- the rate rule with windows in k ---------- */
-
-/* the least-squares fit of y on x over the points with k in [a, b]; 1 when fewer than 4 */
-static int kwin_fit(lm_fit *f, const double *k, const double *x, const double *y, int n, double a, double b,
-                    double conf)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++) m += k[i] >= a && k[i] <= b;
-    f->n = m;
-    if (m < 4) return 1;
-    double *xx = lm_xmalloc(sizeof(double) * (size_t)m * 2), *yy = xx + m;
-    m = 0;
-    for (int i = 0; i < n; i++)
-        if (k[i] >= a && k[i] <= b) {
-            xx[m] = x[i];
-            yy[m++] = y[i];
-        }
-    int rc = lm_fit_line(f, xx, yy, m, conf);
-    f->n = m;
-    free(xx);
-    return rc;
-}
-
-/* lm_rate_fit_seq's rule (src/num/stats.c), windows in k, slope of y on x */
-void lm_mdgd_rate_fit(lm_rate_fit *r, const double *k, const double *x, const double *y, int n, double claimed,
-                      int side, double tol, double conf, double stab_tol)
-{
-    memset(r, 0, sizeof *r);
-    r->claimed = claimed;
-    r->tol = tol;
-    r->side = side;
-    r->decision = LM_RATE_TOO_SHORT;
-    r->slope = r->slope_half = r->excess = NAN;
-    double K = 0;
-    for (int i = 0; i < n; i++)
-        if (k[i] > K) K = k[i];
-    r->t_lo = K / 8;
-    r->t_hi = K;
-    lm_fit f, h;
-    int bad = kwin_fit(&f, k, x, y, n, K / 8, K, conf);
-    int bad_h = kwin_fit(&h, k, x, y, n, K / 16, K / 2, conf);
-    r->n = f.n;
-    r->n_half = h.n;
-    if (bad || bad_h) {
-        snprintf(r->why, sizeof r->why, "horizon too short: %d and %d points in the windows k in [K/8, K] and "
-                 "[K/16, K/2] (K = %g; 4 needed in each)", f.n, h.n, K);
-        return;
-    }
-    r->slope = f.slope;
-    r->se = f.se;
-    r->lo = f.lo;
-    r->hi = f.hi;
-    r->slope_half = h.slope;
-    r->se_half = h.se;
-    r->drift = fabs(f.slope - h.slope);
-    double allow = 2 * sqrt(f.se * f.se + h.se * h.se);
-    if (allow < stab_tol) allow = stab_tol;
-    r->stable = r->drift <= allow;
-    double up = f.lo - claimed, down = claimed - f.hi;
-    r->excess = side < 0 ? up : side > 0 ? down : (up > down ? up : down);
-    if (!r->stable) {
-        snprintf(r->why, sizeof r->why, "horizon too short: the fitted slope moved from %.4g to %.4g when the "
-                 "horizon doubled from k = %g to %g (allowed %.3g)", h.slope, f.slope, K / 2, K, allow);
-        return;
-    }
-    r->decision = r->excess > tol ? LM_RATE_INCONSISTENT : LM_RATE_CONSISTENT;
-    snprintf(r->why, sizeof r->why, "slope %.4g [%.4g, %.4g] on k in [%g, %g] (%.4g at half the horizon) vs "
-             "claimed %.4g +- %.3g", f.slope, f.lo, f.hi, K / 8, K, h.slope, claimed, tol);
-}
-
 void lm_mdgd_fit_D(lm_rate_fit *f, const lm_mdgd_trace *tr, double claimed, int side, double tol,
                    double stab_tol)
 {
@@ -653,7 +583,7 @@ void lm_mdgd_fit_D(lm_rate_fit *f, const lm_mdgd_trace *tr, double claimed, int 
             x[m] = log(tr->r[j]);
             y[m++] = log(tr->D[j]);
         }
-    lm_mdgd_rate_fit(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
+    lm_rate_fit_xy(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
     free(k);
 }
 
@@ -688,7 +618,7 @@ void lm_mdgd_fit_c1(lm_rate_fit *f, const lm_mdgd_trace *tr, double w, double c2
             x[m] = rp / w;
             y[m++] = tr->logdr[j] + c2 * rp;
         }
-    lm_mdgd_rate_fit(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
+    lm_rate_fit_xy(f, k, x, y, m, claimed, side, tol, LM_MDGD_RATE_CONF, stab_tol);
     free(k);
 }
 

@@ -130,9 +130,9 @@ void lm_wilson(double *lo, double *hi, long k, long m, double conf)
     *hi = k == m ? 1.0 : fmin(1.0, cen + half);
 }
 
-/* the fit of y against log t (logx) or t over the points with t in [a, b] */
-static int window_fit(lm_fit *f, const double *t, const double *y, int n, double a, double b, double conf,
-                      int logx)
+/* the fit of y against x (x NULL: log t when logx, else t) over the points with t in [a, b] */
+static int window_fit(lm_fit *f, const double *t, const double *xs, const double *y, int n, double a, double b,
+                      double conf, int logx)
 {
     int m = 0;
     for (int i = 0; i < n; i++) m += t[i] >= a && t[i] <= b;
@@ -144,7 +144,7 @@ static int window_fit(lm_fit *f, const double *t, const double *y, int n, double
     m = 0;
     for (int i = 0; i < n; i++)
         if (t[i] >= a && t[i] <= b) {
-            x[m] = logx ? log(t[i]) : t[i];
+            x[m] = xs ? xs[i] : logx ? log(t[i]) : t[i];
             yy[m++] = y[i];
         }
     int rc = lm_fit_line(f, x, yy, m, conf);
@@ -152,8 +152,8 @@ static int window_fit(lm_fit *f, const double *t, const double *y, int n, double
     return rc;
 }
 
-static void rate_fit(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
-                     double tol, double conf, double stab_tol, int logx)
+static void rate_fit(lm_rate_fit *r, const double *t, const double *xs, const double *y, int n, double claimed,
+                     int side, double tol, double conf, double stab_tol, int logx)
 {
     memset(r, 0, sizeof *r);
     r->claimed = claimed;
@@ -167,8 +167,8 @@ static void rate_fit(lm_rate_fit *r, const double *t, const double *y, int n, do
     r->t_lo = T / 8;
     r->t_hi = T;
     lm_fit f, h;
-    int bad = window_fit(&f, t, y, n, T / 8, T, conf, logx);
-    int bad_h = window_fit(&h, t, y, n, T / 16, T / 2, conf, logx);
+    int bad = window_fit(&f, t, xs, y, n, T / 8, T, conf, logx);
+    int bad_h = window_fit(&h, t, xs, y, n, T / 16, T / 2, conf, logx);
     r->n = f.n;
     r->n_half = h.n;
     if (bad || bad_h) {
@@ -202,11 +202,17 @@ static void rate_fit(lm_rate_fit *r, const double *t, const double *y, int n, do
 void lm_rate_fit_seq(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
                      double tol, double conf, double stab_tol)
 {
-    rate_fit(r, t, y, n, claimed, side, tol, conf, stab_tol, 1);
+    rate_fit(r, t, NULL, y, n, claimed, side, tol, conf, stab_tol, 1);
 }
 
 void lm_rate_fit_seq_lin(lm_rate_fit *r, const double *t, const double *y, int n, double claimed, int side,
                          double tol, double conf, double stab_tol)
 {
-    rate_fit(r, t, y, n, claimed, side, tol, conf, stab_tol, 0);
+    rate_fit(r, t, NULL, y, n, claimed, side, tol, conf, stab_tol, 0);
+}
+
+void lm_rate_fit_xy(lm_rate_fit *r, const double *t, const double *x, const double *y, int n, double claimed,
+                    int side, double tol, double conf, double stab_tol)
+{
+    rate_fit(r, t, x, y, n, claimed, side, tol, conf, stab_tol, 0);
 }
