@@ -184,3 +184,27 @@ Test(ratefit, a_short_fit_keeps_the_other_observations)
     cr_assert_eq(r.verdict, LM_V_INCONSISTENT, "the final value broke: %s", r.cfg[0].detail);
     lm_claim_result_clear(&r);
 }
+
+/* a fitted rate is judged in double: a claim that otherwise replays its breaks in MPFR does not
+ * replay an instance whose only break is the rate (rounding moves a fitted slope far less than
+ * its standard error; the whole-run MPFR replay of a long trajectory is what costs) */
+Test(ratefit, a_rate_break_is_not_replayed_in_mpfr)
+{
+    lm_claim c = {.id = "test/rate-replay", .title = "planted", .file = __FILE__, .kind = LM_KIND_RATE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = rcfgs,
+                  .params = rpars, .proxy = 1, .inst_scale = 1.0, .eval = eval_rate};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    o.only_config = "long";
+    o.set_name[0] = "rate";
+    o.set_val[0] = -2.0;
+    o.nset = 1;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_assert_eq(r.nconfig, 1);
+    cr_assert_eq(r.verdict, LM_V_INCONSISTENT, "%s", r.cfg[0].detail);
+    cr_assert(!strstr(r.cfg[0].precisions, "mpfr"), "replayed: %s", r.cfg[0].precisions);
+    lm_claim_result_clear(&r);
+}

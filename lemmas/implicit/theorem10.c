@@ -16,7 +16,14 @@
  *   $c_4-C_4t^{-1/3}\le\rho_t$ for $t\ge t_0$ with $c_4=\tfrac14\,\texttt{c4\_scale}$, $\texttt{C4}=0$,
  *   $\texttt{t0}=1$ (the strongest instance of the lost constants; the best $C_4$ is reported) and the
  *   proxy (c) for the direction of $u_t$ (non-increasing $1-\cos(u_t,u_{mm})$ over the last two decades,
- *   negative fitted log-log slope over the last decade), plus the softmax lower bound of the proof:
+ *   and, by the project's rate rule \texttt{lm\_rate\_fit\_seq}, a least-squares slope $b$ of
+ *   $\log(1-\cos(u_t,u_{mm}))$ against $\log t$ on $[T/8,T]$, stable when it differs from the slope on
+ *   $[T/16,T/2]$ by at most $\max(0.1,2\sqrt{s_b^2+s_{b,1/2}^2})$, an unstable fit running the same
+ *   trajectory on to $2T$ (recording $1-\cos(u_t,u_{mm})$ only; (a), (b), (s) stay on $[0,T]$) while
+ *   $2T$ stays within the bound $2\cdot10^5$ of \texttt{steps}, still unstable not-checkable unless
+ *   another observation of the instance broke, and a stable fit inconsistent when its 95\% confidence
+ *   interval lies above $-\texttt{cu\_slope\_min}=0$ by more than $0.01$), plus the softmax lower bound
+ *   of the proof:
  *   (s) exact, in the log domain and in the working precision,
  *   $\max_i\log(1-s_{i,\mathrm{opt}_i}(W_t))\le-c\|W_t\|/\|W_{mm}\|$ with $c=\tfrac12\,\texttt{c\_scale}$,
  *   where $\log(1-s_{i,\mathrm{opt}})$ is the log-sum-exp of the non-optimal log-softmax entries (never

@@ -16,12 +16,19 @@
  *   low-dimensional engine ($W_t$, $u_t$ as token coefficients; a step costs $O((nT)^2)$ whatever $d$)
  *   wholly in the working precision, so a break in double is replayed wholly in MPFR at 256 bits (up to
  *   the break for the per-step checks).
- *   (i) slope: least-squares slope $b$ (standard error $s_b$) of $\log(-\log\hat L_t)$ against
- *   $\log t$ over the last decade $[T_{\max}/10,T_{\max}]$; the observation is
- *   $e^{\texttt{rate}-\texttt{slope\_tol}}\le e^{b+2s_b}$ with $\texttt{rate}=1/3$ and
- *   $\texttt{slope\_tol}=0.05$ (catalogue): only a fit whose whole two-sigma interval lies below
- *   $1/3-0.05$ is inconsistent (the statement is a lower bound on $-\log\hat L$); it needs the whole
- *   run and is not evaluated in a replay truncated at a per-step break.
+ *   (i) rate, by the project's rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope $b$
+ *   (standard error $s_b$) of $\log(-\log\hat L_t)$ against $\log t$ (every iterate with $\hat L_t<1$)
+ *   on the asymptotic window $t\in[T/8,T]$ ($T$ the horizon, the transient before $T/8$ discarded) is
+ *   fitted again on $[T/16,T/2]$; the fit is stable when the two slopes differ by at most
+ *   $\max(\texttt{slope\_tol},2\sqrt{s_b^2+s_{b,1/2}^2})$.  An unstable fit (or one with fewer than
+ *   4 points in a window) runs the same trajectory on to $2T$, again while $2T$ stays within the bound
+ *   $2\cdot10^5$ of \texttt{steps} ((ii) and (iii) stay on $[0,T_{\max}]$), and is refitted; still
+ *   unstable, the instance is not-checkable (``horizon too short''), never inconsistent, unless
+ *   another observation of the instance broke, which stands.  A stable fit is inconsistent when its
+ *   95\% confidence interval lies below the claimed slope $\texttt{rate}=1/3$ by more than
+ *   $\texttt{slope\_tol}=0.05$ (catalogue): one-sided, since the statement is a lower bound on
+ *   $-\log\hat L$.  Reported: the slopes on both windows, the standard error and the horizon used.
+ *   (i) needs the whole run and is not evaluated in a replay truncated at a per-step break.
  *   (ii) per-step descent from the proof at every $t$:
  *   $\frac{\eta}{2(t+1)^{2/3}}\frac{\|\nabla\hat L(\theta_t)\|^2}{\hat L(\theta_t)^2}\le
  *   \log\hat L_t-\log\hat L_{t+1}$ (the $\tfrac12$ is $\tfrac12\,\texttt{descent\_scale}$), both

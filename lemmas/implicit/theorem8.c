@@ -12,9 +12,15 @@
  *   $\eta=\texttt{eta}=0.5$ and exponent $2/3$, exponential loss, from $W_0=0$, $u_0=0$,
  *   $T_{\max}=\texttt{steps}=4\cdot10^4$ also when quick) on the shared exact low-dimensional engine,
  *   wholly in the working precision, so a break in double is replayed wholly in MPFR at 256 bits (up to
- *   the break for a per-step check); (i) slope of $\log(-\log\hat L_t)$ vs $\log t$ over
- *   $[T_{\max}/10,T_{\max}]$ against $\texttt{rate}-\texttt{slope\_tol}=1/3-0.05$ at two standard
- *   errors (whole run only); (ii) per-step descent
+ *   the break for a per-step check); (i) by the project's rate rule (\texttt{lm\_rate\_fit\_seq}):
+ *   least-squares slope $b$ of $\log(-\log\hat L_t)$ vs $\log t$ on $[T/8,T]$ ($T$ the horizon), stable
+ *   when it differs from the slope on $[T/16,T/2]$ by at most
+ *   $\max(\texttt{slope\_tol},2\sqrt{s_b^2+s_{b,1/2}^2})$; an unstable fit runs the same trajectory on
+ *   to $2T$, again while $2T$ stays within the bound $2\cdot10^5$ of \texttt{steps} ((ii)--(iv) stay on
+ *   $[0,T_{\max}]$), still unstable the instance is not-checkable (unless another observation of it
+ *   broke, which stands); a stable fit is inconsistent when its 95\% confidence interval lies below
+ *   $\texttt{rate}=1/3$ by more than $\texttt{slope\_tol}=0.05$ (one-sided: a lower bound on
+ *   $-\log\hat L$; whole run only); (ii) per-step descent
  *   $\frac{\eta}{2(t+1)^{2/3}}\|\nabla\hat L_t\|^2/\hat L_t^2\le\log\hat L_t-\log\hat L_{t+1}$; (iii)
  *   $\log\hat L_t\le-c_2\eta\kappa_{\rm emp}^2(t^{1/3}-1)$, $c_2=\texttt{c2\_scale}/2$), plus (iv) the
  *   one-step contraction at every $t$, in the form

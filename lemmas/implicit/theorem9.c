@@ -18,10 +18,16 @@
  *   $\alpha=\texttt{alpha}=2/3$, exponential loss, from $W_0=0$, $u_0=0$, $T_{\max}=\texttt{steps}=
  *   4\cdot10^4$ also when quick), computed wholly in the working precision, so a break is replayed
  *   wholly in MPFR at 256 bits (up to the break for a timed one).
- *   Configuration ``R4 proxies of Theorem 3'': the proxies of implicit/theorem3, by the same code
- *   (window $[\texttt{t\_fit0},T_{\max}]$, $\texttt{t\_fit0}=400$): (i) slope of $\|W_t\|$ against
- *   $\log t$ at least $\texttt{slope\_min}=0$; (ii) the block maxima of $e^W_t\log t$ on later dyadic
- *   blocks at most $\texttt{e\_decay}=1$ times the first block's ($C/\log t$ with $C$ read off the first
+ *   Configuration ``R4 proxies of Theorem 3'': the proxies of implicit/theorem3, by the same code:
+ *   (i) by the project's rate rule (\texttt{lm\_rate\_fit\_seq}), the least-squares slope $b$ of
+ *   $\|W_t\|$ against $\log t$ on $[T/8,T]$ ($T$ the horizon), stable when it differs from the slope on
+ *   $[T/16,T/2]$ by at most $\max(0.1,2\sqrt{s_b^2+s_{b,1/2}^2})$; an unstable fit runs the same
+ *   trajectory on to $2T$ while $2T$ stays within the bound $10^5$ of \texttt{steps} ((ii)--(iv) stay
+ *   on their window), still unstable the instance is not-checkable (unless another observation of it
+ *   broke, which stands); a stable fit is inconsistent when its 95\% confidence interval lies below
+ *   $\texttt{slope\_min}=0$ by more than $0.01$ (one-sided: the norm grows); on the window
+ *   $[\texttt{t\_fit0},T_{\max}]$, $\texttt{t\_fit0}=400$: (ii) the block maxima of $e^W_t\log t$ on
+ *   later dyadic blocks at most $\texttt{e\_decay}=1$ times the first block's ($C/\log t$ with $C$ read off the first
  *   block); (iii) $e^W_{T_{\max}}\le\texttt{e\_frac}\,e^W_{t_0}$; (iv) the increment of $\|W_t\|$
  *   over $[T_{\max}/2,T_{\max}]$ at most $\texttt{inc\_growth}=1.5$ times the mean per doubling (the
  *   $O(\log t)$ half of (58)).
@@ -73,7 +79,7 @@ static const lm_param_def params[] = {
     {"e_decay", 1.0, "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max", NULL, "[0, 1e6]"},
     {"e_frac", 1.0, "(iii) allowed e_Tmax relative to e_t0", NULL, "[0, 1e6]"},
     {"inc_growth", 1.5, "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling", NULL, "[0, 1e6]"},
-    {"t_fit0", 400, "first iterate of the proxies' window", NULL, "int [2, 25000]"},
+    {"t_fit0", 400, "first iterate of the window of the proxies (ii)-(iv) (the fit (i) uses [T/8, T])", NULL, "int [2, 25000]"},
     {"C_scale", 1.0, "(60) constant C of R_eps = C ||W_mm||/eps log(C' nT kappa_l kappa_Gamma/eps)", NULL, "(0, 1e6]"},
     {"Cp_scale", 1.0, "(60) constant C' of R_eps", NULL, "(0, 1e6]"},
     {"kappa_l", 0, "(60) kappa_l in R_eps: loss ratio at t, constant Cr (Lemma 13), or e^Gamma_max(t)",

@@ -140,6 +140,10 @@ static void record(lm_eval *ev, int t, double log10r, int broke, int near, const
 {
     struct lm_eval_priv *p = ev->p;
     p->nobs++;
+    if (broke && p->in_rate) {
+        p->rate_broke = 1;
+        broke = near = 0;
+    }
     if (broke) {
         p->broke = 1;
         if (t < 0) p->break_untimed = 1; /* a whole-run observation: replay everything */
@@ -376,5 +380,7 @@ void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
         ev->p->rate_short = 1;
         return;
     }
+    ev->p->in_rate = 1;
     lm_obs_le_d(ev, -1, r->excess, r->tol, 0.0, "%s: %s", what, r->why);
+    ev->p->in_rate = 0;
 }

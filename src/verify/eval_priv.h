@@ -34,6 +34,10 @@ struct lm_eval_priv {
     /* lm_rate_judge found the horizon too short: the instance is not-checkable unless one of
      * its other observations broke (a real break stands; a pass does not) */
     int rate_short;
+    /* the observation being recorded is a fitted rate judged in double (lm_rate_judge): its
+     * break needs no MPFR replay -- rounding moves a fitted slope far less than its standard
+     * error -- and sets rate_broke, not broke */
+    int in_rate, rate_broke;
     char why_rate[240];
     double mutate_scale;    /* --mutate scale=F: every right-hand side times F (1: none) */
     int mutate_flip;        /* --mutate flip: every inequality reversed */

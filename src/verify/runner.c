@@ -61,6 +61,7 @@ typedef struct {
     char where[160];
     int broke, near, first_break_t, near_tmax; /* near_tmax: replay horizon for near misses */
     int untimed_too; /* a whole-run observation broke besides the timed one at first_break_t */
+    int rate_only;   /* the only breaks are fitted rates judged in double: no replay */
     int failed, assume_failed, not_checkable;
     int vacuous;
     int flip_broke;
@@ -169,7 +170,8 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     out->log10 = p.worst_log10;
     out->t = p.worst_t;
     memcpy(out->where, p.worst_where, sizeof out->where);
-    out->broke = p.broke;
+    out->broke = p.broke || p.rate_broke;
+    out->rate_only = p.rate_broke && !p.broke;
     out->near = p.near;
     /* the replay horizon: the first timed break when there is one (confirming it confirms the
      * instance, and a trajectory replayed only that far is cheap); -1, the whole run, when only
@@ -374,7 +376,8 @@ static int still_breaks_here(shrinker *S, const shrink_req *q, int *tbreak)
     inst_out r;
     S->evals++;
     eval_once_sq(&r, S->c, S->cfg, S->index, S->seed, S->x, S->nx, &S->prim, -1, S->par, S->o, 0, q);
-    int replay = !S->c->no_replay && !(S->prim.backend == LM_MPFR && S->prim.prec >= 256);
+    int replay = !S->c->no_replay && !(S->prim.backend == LM_MPFR && S->prim.prec >= 256) &&
+                 !(r.broke && r.rate_only);
     /* a near miss in double may be a break that only MPFR sees */
     int ok = !r.failed && !r.assume_failed && !r.not_checkable && (r.broke || (replay && r.near));
     int tb = r.broke ? r.first_break_t : r.near_tmax;
@@ -641,7 +644,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             else cr->near_misses++;
             if (prim.backend == LM_MPFR && prim.prec >= 256) {
                 confirmed = was_break;
-            } else if (c->no_replay) {
+            } else if (c->no_replay || (was_break && r.rate_only)) {
                 confirmed = was_break;
             } else {
                 inst_out r2;
