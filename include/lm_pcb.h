@@ -7,9 +7,10 @@
  *   Wick pairings, as a polynomial in 1/N (any precision context);
  * - the Monte Carlo bias of grad L_hat with the population-limit control
  *   variate, in double;
- * - the rate proxy: least-squares slope of log v against log N with a 95%
- *   t-interval, observed as "upper CI <= claimed + tol", assumption-failed
- *   when the interval is wider than maxw (MC too noisy).
+ * - the rate proxy: the rate rule of lm_stats.h on log v against log N (window
+ *   [N_max/8, N_max], stable against [N_max/16, N_max/2], 95% t-interval), observed
+ *   as "lower CI <= claimed + tol", assumption-failed when the interval is wider than
+ *   maxw (MC too noisy), not-checkable when the slope is not stable.
  */
 #ifndef LM_PCB_H
 #define LM_PCB_H
@@ -57,8 +58,17 @@ void lm_pcb_rbias_clear(lm_pcb_rbias *B);
 void lm_pcb_lbias_mc(double *bias, double *var, const lm_pcdata *P, const lm_pcth *th, int N, int M,
                      uint64_t key, double noise);
 
-/* the rate proxy; v[i] > 0 at N[i].  Records measures "<tag> slope", "<tag> slope
- * CI lo/hi".  Returns 0, or -1 after lm_fail (non-finite), 1 after lm_assume. */
+/* the rate proxy, by the rate rule of lm_stats.h (lm_rate_fit_seq, side -1: the claim is
+ * "slope <= claimed"); v[i] > 0 at N[i] on a doubling grid.  log v is fitted against log N
+ * (95% t-interval) on the window N in [N_max/8, N_max] and again on [N_max/16, N_max/2]:
+ *   - the interval on [N_max/8, N_max] wider than maxw: assumption-failed (MC too noisy);
+ *   - fewer than 4 points in a window, or the two slopes differing by more than
+ *     max(LM_PCB_STAB_TOL, 2 sqrt(se^2 + se_half^2)): not-checkable ("horizon too short");
+ *   - else (lm_rate_judge) the observation: the lower end of the interval lies at most tol
+ *     above claimed.
+ * Records the measures "<tag> slope CI lo/hi" and those of lm_rate_judge.  Returns 0 (judged),
+ * -1 after lm_fail (non-finite), 1 after lm_assume or when not-checkable. */
+#define LM_PCB_STAB_TOL 0.05
 int lm_pcb_rate(lm_eval *ev, const char *tag, const double *N, const double *v, int n,
                 double claimed, double tol, double maxw);
 

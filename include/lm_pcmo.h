@@ -1,15 +1,25 @@
 /* lm_pcmo.h -- the moment/variance rate proxies of the preconditioning paper
  * (precond/lemma15 .. lemma23): Monte Carlo, with lm_pcmc, of conditional
  * (fixed query x_j) and integrated (nested over x_j) biases, variances and
- * moments of F = z_j z_j^T or F = C_j against the context size N, and the
- * fitted slope of log(quantity) against log N with a 95% t interval
- * (lm_fit_line), judged against a claimed exponent.
+ * moments of F = z_j z_j^T or F = C_j against the context size N on a doubling
+ * grid, and the slope of log(quantity) against log N judged against a claimed
+ * exponent by the rate rule of lm_stats.h (lm_rate_fit_seq, side -1): fitted (95%
+ * t interval) on the window N in [N_max/8, N_max] and on [N_max/16, N_max/2]; an
+ * interval wider than ci_max is assumption-failed (MC too noisy), fewer than 4
+ * points in a window or slopes differing by more than max(stab_tol, 2 sqrt(se^2 +
+ * se_half^2)) not-checkable (an unstable slope first doubles the horizon N_max, at
+ * most twice, within the declared range of N_max), else inconsistent when the lower
+ * end of the interval lies more than tol above the claimed exponent.
  *
  * Every claim using this engine declares the parameters of LM_PCMO_PARAMS
  * (plus its own), so one evaluator serves all nine. */
 #ifndef LM_PCMO_H
 #define LM_PCMO_H
 #include "lm_pcmc.h"
+
+/* the default of the parameter stab_tol: the floor of the rate rule's stability allowance (the
+ * slopes on [N_max/8, N_max] and [N_max/16, N_max/2] may always differ by this much) */
+#define LM_PCMO_STAB_TOL 0.05
 
 typedef enum {
     LM_PCMO_COND_BIAS = 0, /* ||E_{-j} F - F_inf||_F^2 at a fixed x_j */
@@ -30,15 +40,19 @@ typedef enum {
  * cost of one instance grows like N_max * M * d^2 (times J when nested). */
 #define LM_PCMO_PARAMS(exp_def, tol_def, nmin, nmax, m_def, s_def, nhi, mhi, dhi)                     \
     {"exponent", exp_def, "claimed exponent e of the rate N^e (the proxy's target)", NULL, "exponent [-10, 10]"}, \
-    {"tol", tol_def, "tolerance on the slope: inconsistent when the whole 95% CI lies above e + tol", \
-     NULL, "setting [-10, 10]"},                                                                               \
-    {"ci_max", 0.6, "largest admissible width of the slope's 95% CI (else: MC too noisy)", NULL,      \
+    {"tol", tol_def, "tolerance on the slope: inconsistent when the whole 95% CI (on N in [N_max/8, N_max]) " \
+     "lies above e + tol", NULL, "setting [-10, 10]"},                                                         \
+    {"stab_tol", LM_PCMO_STAB_TOL, "rate rule: the slopes on N in [N_max/8, N_max] and [N_max/16, N_max/2] " \
+     "may always differ by this much (else the horizon is doubled, then not-checkable)", NULL,           \
+     "setting [0, 10]"},                                                                               \
+    {"ci_max", 0.6, "largest admissible width of the slope's 95% CI on N in [N_max/8, N_max] (else: MC too noisy)", NULL, \
      "setting [0, 100]"},                                                                                      \
     {"rel_se_max", 0.25, "largest admissible relative standard error of each point (else: MC too noisy)", \
      NULL, "setting [0, 1e6]"},                                                                                \
     {"N_min", nmin, "smallest context size of the grid (doubling; at most N_max / 2)", NULL,           \
      "int [2, " #nhi "]"},                                                                             \
-    {"N_max", nmax, "largest context size of the grid (at most " #nhi ": run length bound)", NULL,     \
+    {"N_max", nmax, "largest context size of the grid, the horizon of the rate rule (N_max/16 >= N_min for " \
+     "4 points in both windows; at most " #nhi ": run length bound)", NULL,                             \
      "int [4, " #nhi "]"},                                                                             \
     {"M", m_def,                                                                                       \
      "Monte Carlo draws per grid point (per outer query in nested MC; at least 64 = 16 batches of 4; "  \

@@ -110,6 +110,11 @@ void lm_pctr_trd_clear(lm_pctr_trd *R);
  * use_reg = 0: theorem2 (Phi_t and L - L0), 1: remark3 (L_reg - L0).
  * Parameters (both claims): alpha_scale beta_scale T_A T_kappa gamma_claim gamma_tol z
  * MN_B T_B N_A eta_B. */
+/* TR-A's fitted rho is judged by the rate rule of lm_stats.h (lm_rate_fit_seq_lin on log y_t against
+ * t; the two windows' slopes may always differ by LM_PCTR_STAB_REL times the fitted log rho); an
+ * unstable fit is measured and not judged, beside the exact per-step comparisons.  TR-B's gamma stays
+ * a least-squares fit over its four N (the rule's windows would need N up to 96). */
+#define LM_PCTR_STAB_REL 0.05
 extern const char *const lm_pctr_tr_configs[];
 extern const lm_reading lm_pctr_tr_readings[]; /* one per configuration */
 extern const lm_param_def lm_pctr_tr_params[];

@@ -1,6 +1,9 @@
 /* tests/test_pc_moment.c -- the moment/variance rate proxies of the preconditioning paper
- * (precond/lemma15 .. precond/lemma23, engine lm_pcmo): each claim as stated is consistent
- * (never error), a too-steep claimed exponent comes out inconsistent, and for the Poincare
+ * (precond/lemma15 .. precond/lemma23, engine lm_pcmo, judged by the rate rule of lm_stats.h):
+ * each claim as stated is consistent (never error; lemma17 and lemma18, whose fitted slopes still
+ * drift towards -1 at the largest N the budget allows, may be not-checkable, never inconsistent), a
+ * too-steep claimed exponent comes out inconsistent (for lemma17/18 with a looser stability floor,
+ * so that the rule decides), and for the Poincare
  * lemmas a shrunken Poincare term breaks the intermediate (inconsistent, the verdict of any
  * break of a proxy claim).  Also: the closed-form Poincare terms against central
  * differences, and the U-statistic of the squared norm. */
@@ -20,6 +23,24 @@ static void wrong(const char *id, const char *set)
 {
     const char *sets[] = {set, NULL};
     lm_test_expect(id, sets, NULL, 2, LM_V_INCONSISTENT);
+}
+
+/* a fit whose slope still drifts at the horizon is not-checkable, never inconsistent: as stated the
+ * claim is consistent or not-checkable, a wrong exponent not consistent; with the stability floor
+ * stab_tol loosened the rule decides, and the wrong exponent is inconsistent */
+static void drifting(const char *id, const char *wrong_exp, const char *loose)
+{
+    lm_claim_result r = lm_test_run(id, NULL, NULL, 2);
+    cr_expect(r.verdict == LM_V_CONSISTENT || r.verdict == LM_V_NOT_CHECKABLE, "%s as stated: got %s (%s)", id,
+              lm_verdict_name(r.verdict), r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+    const char *s1[] = {wrong_exp, NULL};
+    r = lm_test_run(id, s1, NULL, 2);
+    cr_expect(r.verdict == LM_V_INCONSISTENT || r.verdict == LM_V_NOT_CHECKABLE, "%s %s: got %s (%s)", id,
+              wrong_exp, lm_verdict_name(r.verdict), r.nconfig ? r.cfg[0].detail : "");
+    lm_claim_result_clear(&r);
+    const char *s2[] = {wrong_exp, loose, NULL};
+    lm_test_expect(id, s2, NULL, 2, LM_V_INCONSISTENT);
 }
 
 static void too_noisy(const char *id, const char *set)
@@ -47,15 +68,15 @@ Test(pc_moment, lemma16)
 Test(pc_moment, lemma17)
 {
     lm_test_not_error("precond/lemma17", NULL, 2);
-    stated("precond/lemma17");
-    wrong("precond/lemma17", "exponent=-2");
+    /* quick instance: slope -1.32, -1.22, -1.14 at N_max = 128, 256, 512 (the bound) */
+    drifting("precond/lemma17", "exponent=-2", "stab_tol=0.1");
 }
 
 Test(pc_moment, lemma18)
 {
     lm_test_not_error("precond/lemma18", NULL, 2);
-    stated("precond/lemma18");
-    wrong("precond/lemma18", "exponent=-2");
+    /* quick instance: slope -1.54, -1.42 at N_max = 128, 256; at 512 the interval is too wide */
+    drifting("precond/lemma18", "exponent=-2", "stab_tol=0.15");
 }
 
 Test(pc_moment, lemma19)

@@ -23,9 +23,13 @@
  *   $\|\partial z_j/\partial x_l\,\Sigma^{1/2}\|_F^2=p_{lj}^2(\mathrm{tr}\Sigma+2u_l^\top\mu_j+s_j\|u_l\|^2)$;
  *   observed $\widehat{\mathrm{Var}}\le\widehat{\rm middle}+z\sqrt{\mathrm{SE}_{\rm Var}^2+\mathrm{SE}_{\rm mid}^2}$,
  *   $z=3$ (variance = trace of the sample covariance; its SE from fourth moments).
- *   (ii) The rate: least-squares slope of $\log\widehat{\mathrm{Var}}_{-j}(z_j)$ against $\log N$ with 95\%
- *   $t$-interval; observed upper end $\le$ \texttt{claimed}$+$\texttt{tol} ($-1+0.1$); wider than
- *   \texttt{maxw} (0.5): assumption-failed.  A claimed $-2$ comes out inconsistent.
+ *   (ii) The rate, by the rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope of
+ *   $\log\widehat{\mathrm{Var}}_{-j}(z_j)$ against $\log N$ with its 95\% $t$-interval, fitted on the asymptotic
+ *   window $N\in[2N_0,16N_0]$ ($N_0$ is discarded as pre-asymptotic) and on $[N_0,8N_0]$; slopes differing by
+ *   more than $\max(0.05,2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$: not-checkable (horizon too short); an interval
+ *   wider than \texttt{maxw} (0.5): assumption-failed; observed: lower end $\le$ \texttt{claimed}$+$\texttt{tol}
+ *   ($-1+0.1$), inconsistent only when the whole interval lies above.  A claimed $-2$ comes out
+ *   inconsistent.
  *   (iii) Measured, not judged: $N\,\mathrm{Var}$ and the middle term times $N$ at $N=16N_0$, and
  *   the ratio of $N\cdot$middle to the reconstructed $C_{14}(x_j)$ (fourth moment by MC).}
  */
@@ -36,8 +40,10 @@
 
 static const lm_param_def params[] = {
     {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope", NULL, "setting [-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope", NULL, "setting [0, 100]"},
+    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
+     "setting [-10, 10]"},
+    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
+     "too noisy)", NULL, "setting [0, 100]"},
     {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "setting [0, 100]"},
     {"S", 3000,
      "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)",

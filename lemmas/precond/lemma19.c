@@ -14,14 +14,18 @@
  * \texttt{N\_min} to \texttt{N\_max} ($64,\dots,1024$), common random numbers across $N$ (draw $t$
  * reuses its key, so the first $N-1$ covariates are shared). Estimate at each $N$: \texttt{M} draws in
  * 16 batches, the sum of entrywise sample variances per batch, averaged, standard error from the
- * batches. Proxy: the least-squares slope of $\log(\text{quantity})$ against $\log N$ with its 95\%
- * $t$ interval; \emph{inconsistent} when the whole interval lies above
- * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), observed as
- * $2^{\ell}\le2^{e+\mathrm{tol}}$ with $\ell$ the interval's lower end (the worst ratio is this
- * per-doubling factor over the claimed one). The proxy must be informative: every point needs relative
- * standard error $\le$ \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval
- * must be narrower than \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too
- * noisy), never consistent. Pointwise Poincar\'e intermediate at every $N$: with $w_l=x_l-z_j$,
+ * batches. Proxy, by the rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope of
+ * $\log(\text{quantity})$ against $\log N$ with its 95\% $t$ interval, fitted on the asymptotic window
+ * $N\in[N_{\max}/8,N_{\max}]$ (the last three doublings of the horizon \texttt{N\_max}; the smaller $N$
+ * are pre-asymptotic) and again on $[N_{\max}/16,N_{\max}/2]$. When the two slopes differ by more than
+ * $\max(\texttt{stab\_tol},2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$ (\texttt{stab\_tol} $=0.05$) the horizon is
+ * doubled (one more grid point, at most twice, within the range of \texttt{N\_max}); a slope still
+ * unstable is not-checkable (horizon too short), never inconsistent. \emph{Inconsistent} when the whole interval lies above
+ * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), i.e.\ its lower end exceeds
+ * $e+\mathrm{tol}$. The proxy must be informative: every point needs relative standard error $\le$
+ * \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval must be narrower than
+ * \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too noisy), never consistent
+ * (a point added by doubling the horizon that misses this leaves the horizon where it was). Pointwise Poincar\'e intermediate at every $N$: with $w_l=x_l-z_j$,
  * $a_j=W_{KQ}x_j$, the Jacobian is $\partial z_j/\partial x_l=p_{lj}(I+w_la_j^\top)$, and the middle
  * term per draw is the exact sum over $l\ne j$ of
  * $p_{lj}^2\,[2(\mathrm{tr}\Sigma+2w_l^\top\mu_j+s_j\|w_l\|^2)\|z_j\|^2+2(z_j^\top\Sigma

@@ -19,14 +19,18 @@
  * variate: with $w_i=e^{a_j^\top x_i-s_j/2}/N$ (so that $\mathbb E\,w_ig(x_i)=\mathbb E_{\mathcal
  * N(\mu_j,\Sigma)}g$), the draw's $C_j-\Sigma$ is replaced by $C_j-\Sigma-\sum_{i\ne
  * j}w_i((x_i-\mu_j)(x_i-\mu_j)^\top-\Sigma)$, whose mean is the same; it removes the $O(N^{-1/2})$
- * first-order fluctuation. Proxy: the least-squares slope of $\log(\text{quantity})$ against $\log N$
- * with its 95\% $t$ interval; \emph{inconsistent} when the whole interval lies above
- * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), observed as
- * $2^{\ell}\le2^{e+\mathrm{tol}}$ with $\ell$ the interval's lower end (the worst ratio is this
- * per-doubling factor over the claimed one). The proxy must be informative: every point needs relative
- * standard error $\le$ \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval
- * must be narrower than \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too
- * noisy), never consistent. Defaults: $N\in\{32,\dots,512\}$ doubling, \texttt{M} $=2400$; at the
+ * first-order fluctuation. Proxy, by the rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope of
+ * $\log(\text{quantity})$ against $\log N$ with its 95\% $t$ interval, fitted on the asymptotic window
+ * $N\in[N_{\max}/8,N_{\max}]$ (the last three doublings of the horizon \texttt{N\_max}; the smaller $N$
+ * are pre-asymptotic) and again on $[N_{\max}/16,N_{\max}/2]$. When the two slopes differ by more than
+ * $\max(\texttt{stab\_tol},2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$ (\texttt{stab\_tol} $=0.05$) the horizon is
+ * doubled (one more grid point, at most twice, within the range of \texttt{N\_max}); a slope still
+ * unstable is not-checkable (horizon too short), never inconsistent. \emph{Inconsistent} when the whole interval lies above
+ * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), i.e.\ its lower end exceeds
+ * $e+\mathrm{tol}$. The proxy must be informative: every point needs relative standard error $\le$
+ * \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval must be narrower than
+ * \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too noisy), never consistent
+ * (a point added by doubling the horizon that misses this leaves the horizon where it was). Defaults: $N\in\{32,\dots,512\}$ doubling, \texttt{M} $=2400$; at the
  * default budget two instances (seeds), one in quick mode. Monte Carlo estimates are not replayed in
  * MPFR (\texttt{no\_replay}). It can fail: a quantity decaying more slowly than $N^{e+\rm tol}$ comes
  * out inconsistent (the test sets a too-steep exponent and asserts it).

@@ -16,14 +16,18 @@
  * error. Fourth moments of exponential functionals are heavy-tailed: $\mathbb E_js_j$ is kept at 0.3
  * so that the moments exist with room and plain MC is reliable (at $\mathbb E_js_j=0.3$ the heavy tail
  * of $s_j$ already flattened the measured slope towards $-1$: the exponential moments of Lemma 7 are
- * then barely finite). Proxy: the least-squares slope of $\log(\text{quantity})$ against $\log N$ with
- * its 95\% $t$ interval; \emph{inconsistent} when the whole interval lies above
- * \texttt{exponent}$+$\texttt{tol} (claimed $e=-2$, tolerance 0.2), observed as
- * $2^{\ell}\le2^{e+\mathrm{tol}}$ with $\ell$ the interval's lower end (the worst ratio is this
- * per-doubling factor over the claimed one). The proxy must be informative: every point needs relative
- * standard error $\le$ \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval
- * must be narrower than \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too
- * noisy), never consistent. Defaults: $N\in\{16,\dots,256\}$ doubling, \texttt{M} $=10000$; at the
+ * then barely finite). Proxy, by the rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope of
+ * $\log(\text{quantity})$ against $\log N$ with its 95\% $t$ interval, fitted on the asymptotic window
+ * $N\in[N_{\max}/8,N_{\max}]$ (the last three doublings of the horizon \texttt{N\_max}; the smaller $N$
+ * are pre-asymptotic) and again on $[N_{\max}/16,N_{\max}/2]$. When the two slopes differ by more than
+ * $\max(\texttt{stab\_tol},2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$ (\texttt{stab\_tol} $=0.05$) the horizon is
+ * doubled (one more grid point, at most twice, within the range of \texttt{N\_max}); a slope still
+ * unstable is not-checkable (horizon too short), never inconsistent. \emph{Inconsistent} when the whole interval lies above
+ * \texttt{exponent}$+$\texttt{tol} (claimed $e=-2$, tolerance 0.2), i.e.\ its lower end exceeds
+ * $e+\mathrm{tol}$. The proxy must be informative: every point needs relative standard error $\le$
+ * \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval must be narrower than
+ * \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too noisy), never consistent
+ * (a point added by doubling the horizon that misses this leaves the horizon where it was). Defaults: $N\in\{16,\dots,256\}$ doubling, \texttt{M} $=10000$; at the
  * default budget two instances (seeds), one in quick mode. Monte Carlo estimates are not replayed in
  * MPFR (\texttt{no\_replay}). It can fail: a quantity decaying more slowly than $N^{e+\rm tol}$ comes
  * out inconsistent (the test sets a too-steep exponent and asserts it).

@@ -13,14 +13,18 @@
  * \texttt{N\_min} to \texttt{N\_max} ($64,\dots,1024$), common random numbers across $N$ (draw $t$
  * reuses its key, so the first $N-1$ covariates are shared). Estimate at each $N$: \texttt{M} draws in
  * 16 batches, the sum of entrywise sample variances per batch, averaged, standard error from the
- * batches. Proxy: the least-squares slope of $\log(\text{quantity})$ against $\log N$ with its 95\%
- * $t$ interval; \emph{inconsistent} when the whole interval lies above
- * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), observed as
- * $2^{\ell}\le2^{e+\mathrm{tol}}$ with $\ell$ the interval's lower end (the worst ratio is this
- * per-doubling factor over the claimed one). The proxy must be informative: every point needs relative
- * standard error $\le$ \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval
- * must be narrower than \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too
- * noisy), never consistent. Pointwise Poincar\'e intermediate at every $N$: with $w_l=x_l-z_j$ and
+ * batches. Proxy, by the rate rule (\texttt{lm\_rate\_fit\_seq}): the least-squares slope of
+ * $\log(\text{quantity})$ against $\log N$ with its 95\% $t$ interval, fitted on the asymptotic window
+ * $N\in[N_{\max}/8,N_{\max}]$ (the last three doublings of the horizon \texttt{N\_max}; the smaller $N$
+ * are pre-asymptotic) and again on $[N_{\max}/16,N_{\max}/2]$. When the two slopes differ by more than
+ * $\max(\texttt{stab\_tol},2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$ (\texttt{stab\_tol} $=0.05$) the horizon is
+ * doubled (one more grid point, at most twice, within the range of \texttt{N\_max}); a slope still
+ * unstable is not-checkable (horizon too short), never inconsistent. \emph{Inconsistent} when the whole interval lies above
+ * \texttt{exponent}$+$\texttt{tol} (claimed $e=-1$, tolerance 0.1), i.e.\ its lower end exceeds
+ * $e+\mathrm{tol}$. The proxy must be informative: every point needs relative standard error $\le$
+ * \texttt{rel\_se\_max} (0.25) and a positive estimate, and the slope interval must be narrower than
+ * \texttt{ci\_max} (0.6); otherwise the instance is assumption-failed (MC too noisy), never consistent
+ * (a point added by doubling the horizon that misses this leaves the horizon where it was). Pointwise Poincar\'e intermediate at every $N$: with $w_l=x_l-z_j$ and
  * $D_l=w_lw_l^\top-C_j$, the derivative is $\partial C_j[h]=p_{lj}((a_j^\top
  * h)D_l+hw_l^\top+w_lh^\top)$, so the middle term per draw is the exact $\sum_{l\ne
  * j}p_{lj}^2[s_j\|D_l\|_F^2+4\mu_j^\top D_lw_l+2\,\mathrm{tr}\Sigma\,\|w_l\|^2+2w_l^\top\Sigma w_l]$,

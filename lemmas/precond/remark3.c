@@ -11,8 +11,10 @@
  *   $\Sigma$; tube start with $\eta=\alpha_r/\beta_r^2$, spectral start and the $\kappa=10^6$ MPFR-256
  *   run with $\eta=1/(4s_1)$): at every iterate above the rounding floor,
  *   $L-L_0\le L_{\rm reg}-L_0$ (it can only fail through a negative computed $R$, i.e. a broken
- *   regulariser); the descent lemma $L_{\rm reg}-L_0\le\frac\beta2\Phi_t$ at every iterate in the tube; the fitted $\hat\rho$ of $\log(L_{\rm reg}-L_0)_t$ must have its CI lower end
- *   ($z=2$ standard errors) $<1$ and $\le1-2\alpha\eta+\beta^2\eta^2$ with
+ *   regulariser); the descent lemma $L_{\rm reg}-L_0\le\frac\beta2\Phi_t$ at every iterate in the tube; the fitted $\hat\rho$ of $\log(L_{\rm reg}-L_0)_t$, by the rate rule for a
+ *   linear rate as in precond/theorem2 (window $t\in[T/8,T]$, stable against $[T/16,T/2]$ within
+ *   $\max(0.05|\log\hat\rho|,2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$, else measured and not judged), must have its
+ *   CI lower end (level ${\rm erf}(z/\sqrt2)$, $z=2$) $<1$ and $\le1-2\alpha\eta+\beta^2\eta^2$ with
  *   $\alpha=\texttt{alpha\_scale}\,\alpha_r$, $\beta=\texttt{beta\_scale}\,\beta_r$ --- the same rate as
  *   $\Phi_t$, since $L_{\rm reg}-L_0$ is squeezed between multiples of $\Phi_t$ near $\mathcal M$
  *   (precond/lemma2).  Readings as in precond/theorem2: the tube start and TR-B read the paper,
@@ -20,7 +22,8 @@
  *   preconditioner, $d=2$, $k=3$, $s_1=0.45$): the plateau of $L_{\rm reg}-L_0$ (median of the last
  *   20\%) must decay with fitted exponent $\hat\gamma+z\,\mathrm{se}\ge\texttt{gamma\_claim}-\texttt{gamma\_tol}$
  *   ($1-0.15$), under the same plateau and MC-noise conditions as precond/theorem2 (else
- *   assumption-failed).}
+ *   assumption-failed).  This exponent fit stays a plain least-squares fit over the four $N$: see
+ *   precond/theorem2.}
  */
 #include "lm_pctr.h"
 

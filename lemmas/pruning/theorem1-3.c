@@ -9,11 +9,18 @@
  *   (b) $\xi(\lambda)/\lambda$ is constant in the RECON form: the relative spread of
  *   $\log\xi(\lambda)-\log\lambda$ over $\lambda\in\{10^{-1},\dots,10^{-5}\}$ at the same $\delta$
  *   is below $10^{-12}$.  (c) $T_{\rm emp}(\varepsilon)=\min\{t:\mathcal L(M_t)\le\mathcal
- *   L^{*}+\varepsilon\}$ for $\varepsilon\in\{10^{-2},10^{-3},10^{-4}\}\cdot(\mathcal L(M_0)-\mathcal
- *   L^{*})$ along GD with $\eta=1/\hat L$ (Hessian norm at the minimiser, so the run reaches the
- *   accuracies), $\mathcal L^{*}$ from GD + Newton polishing; the least-squares slope of $\log
- *   T_{\rm emp}$ against $\log(1/\varepsilon)$ must be $\le\texttt{slope\_max}=1$ (the claimed
- *   $1/\varepsilon$); a run that does not reach the accuracies in 4000 steps is assumption-failed.
+ *   L^{*}+\varepsilon\}$ for $\varepsilon=10^{-4}\,2^{j/2}\,(\mathcal L(M_0)-\mathcal L^{*})$, $j=0,\dots,13$ (from
+ *   about $10^{-2}$ down to $10^{-4}$, on a half-doubling grid) along GD with $\eta=1/\hat L$ (Hessian
+ *   norm at the minimiser, so the run reaches the accuracies), $\mathcal L^{*}$ from GD + Newton
+ *   polishing; the slope of $\log T_{\rm emp}$ against $\log(1/\varepsilon)$ is judged by the rate rule
+ *   (\texttt{lm\_rate\_fit\_seq}) with the horizon $1/\varepsilon_{\min}$: fitted (least squares, 95\%
+ *   $t$-interval) on the window $1/\varepsilon\in[1/(8\varepsilon_{\min}),1/\varepsilon_{\min}]$ (7 points; the
+ *   larger $\varepsilon$ are the pre-asymptotic part) and again on
+ *   $[1/(16\varepsilon_{\min}),1/(2\varepsilon_{\min})]$; slopes differing by more than
+ *   $\max(\texttt{stab\_tol},2\sqrt{{\rm se}^2+{\rm se}_{1/2}^2})$ (\texttt{stab\_tol} $=0.05$): not-checkable
+ *   (horizon too short); else the lower end of the interval must be
+ *   $\le\texttt{slope\_max}+\texttt{slope\_tol}$ ($1+0$: the claimed $1/\varepsilon$); a run that does not
+ *   reach the accuracies in 4000 steps is assumption-failed.
  *   (d) whether the bound is met at $t=0$ ($\mathcal L(M_0)\le\xi$) is measured.  Kind rate:
  *   verdicts consistent/inconsistent; \texttt{slope\_max} $=0.01$ must be inconsistent.
  *   Readings: \texttt{conclusion vs xi + eps} reads the paper and is vacuous on an instance with
@@ -22,6 +29,7 @@
  */
 #include "lm_claim.h"
 #include "lm_prtraj.h"
+#include "lm_stats.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +40,10 @@ static const lm_param_def params[] = {
     LM_PRT_COEF_PARAMS,
     {"slope_max", 1.0, "largest admissible slope of log T_emp vs log(1/eps) (the exponent of 1/eps in T)", NULL,
      "exponent [-100, 100]"},
+    {"slope_tol", 0.0, "(c) inconsistent when the slope's 95% CI lies more than slope_tol above slope_max", NULL,
+     "setting [0, 10]"},
+    {"stab_tol", 0.05, "(c) the slopes on the two windows of the rate rule may always differ by this much", NULL,
+     "setting [0, 10]"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int eval(lm_eval *ev)
@@ -96,25 +108,26 @@ static int eval(lm_eval *ev)
         lm_vacuous(ev, "L(M0) = %.4g <= xi (log10 xi = %.4g): the conclusion min_t L(M_t) <= O(xi + eps) "
                    "holds at t = 0 with T = 0 steps", L0, K.log_xi / M_LN10);
     lm_measure(ev, "log10 xi", K.log_xi / M_LN10);
-    double xs[3], ys[3];
-    for (int q = 0; q < 3; q++) {
-        double eps = pow(10.0, -2 - q) * (L0 - Lstar);
+    /* accuracies eps = 1e-4 (L0 - L*) 2^(j/2), j = 13..0 (from about 1e-2 down to 1e-4, as before, on a
+     * half-doubling grid so that the rate rule has 7 points in each window) */
+    enum { NE = 14 };
+    double xs[NE], ys[NE];
+    for (int q = 0; q < NE; q++) {
+        double eps = 1e-4 * pow(2.0, 0.5 * (NE - 1 - q)) * (L0 - Lstar);
         int te = -1;
         for (int t = 0; t <= r.T; t++)
             if (lm_num_get_d(&r.L[t]) - Lstar <= eps) { te = t; break; }
         if (!lm_assume(ev, te >= 0, "GD did not reach L* + eps (eps=%g) in %d steps", eps, r.T)) goto out;
-        xs[q] = log(1.0 / eps);
+        xs[q] = 1.0 / eps;
         ys[q] = log(te > 0 ? (double)te : 1.0);
         lm_series(ev, "T_emp(eps)", 1.0 / eps, te > 0 ? te : 1);
     }
-    double mx = (xs[0] + xs[1] + xs[2]) / 3, my = (ys[0] + ys[1] + ys[2]) / 3, sxy = 0, sxx = 0;
-    for (int q = 0; q < 3; q++) {
-        sxy += (xs[q] - mx) * (ys[q] - my);
-        sxx += (xs[q] - mx) * (xs[q] - mx);
-    }
-    double slope = sxy / sxx;
-    lm_measure(ev, "slope of log T_emp vs log(1/eps)", slope);
-    lm_obs_le_d(ev, -1, slope, lm_par(ev, "slope_max"), 0.0, "(c) slope of log T_emp vs log(1/eps) <= slope_max");
+    /* the rate rule of lm_stats.h in the horizon 1/eps: log T_emp against log(1/eps) on
+     * [1/(8 eps_min), 1/eps_min], stable against [1/(16 eps_min), 1/(2 eps_min)] */
+    lm_rate_fit rf;
+    lm_rate_fit_seq(&rf, xs, ys, NE, lm_par(ev, "slope_max"), -1, lm_par(ev, "slope_tol"), 0.95,
+                    lm_par(ev, "stab_tol"));
+    lm_rate_judge(ev, &rf, "(c) log T_emp vs log(1/eps)");
     lm_series_axes(ev, "1/eps", "T_emp", 1);
 out:
     lm_pr_fwd_free(F);

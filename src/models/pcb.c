@@ -342,7 +342,7 @@ void lm_pcb_lbias_mc(double *bias, double *var, const lm_pcdata *P, const lm_pct
 int lm_pcb_rate(lm_eval *ev, const char *tag, const double *N, const double *v, int n, double claimed,
                 double tol, double maxw)
 {
-    double lx[64], ly[64];
+    double ly[64] = {0};
     char nm[160];
     if (n > 64) n = 64;
     for (int i = 0; i < n; i++) {
@@ -350,24 +350,27 @@ int lm_pcb_rate(lm_eval *ev, const char *tag, const double *N, const double *v, 
             return lm_assume(ev, 0, "%s: estimate at N=%g not positive (%g): MC too noisy", tag, N[i], v[i])
                        ? 0
                        : 1;
-        lx[i] = log(N[i]);
         ly[i] = log(v[i]);
     }
-    lm_fit f;
-    if (lm_fit_line(&f, lx, ly, n, 0.95) || !isfinite(f.slope)) return lm_fail(ev, "%s: slope fit failed", tag);
-    snprintf(nm, sizeof nm, "%s slope", tag);
-    lm_measure(ev, nm, f.slope);
-    snprintf(nm, sizeof nm, "%s slope CI lo", tag);
-    lm_measure(ev, nm, f.lo);
-    snprintf(nm, sizeof nm, "%s slope CI hi", tag);
-    lm_measure(ev, nm, f.hi);
-    if (!lm_assume(ev, f.hi - f.lo <= maxw, "%s: 95%% CI of the slope [%.3g, %.3g] wider than %g: MC too noisy",
-                   tag, f.lo, f.hi, maxw))
-        return 1;
-    /* decay exponent: -(claimed + tol) <= -upper CI */
-    lm_obs_le_d(ev, -1, -(claimed + tol), -f.hi, 0.0,
-                "%s: upper 95%% CI of the slope %.4g <= claimed %.3g + tol %.3g", tag, f.hi, claimed, tol);
-    return 0;
+    /* the rate rule of lm_stats.h: the window N in [N_max/8, N_max] (the smaller N are the
+     * pre-asymptotic part), stable against the window [N_max/16, N_max/2] */
+    lm_rate_fit r;
+    lm_rate_fit_seq(&r, N, ly, n, claimed, -1, tol, 0.95, LM_PCB_STAB_TOL);
+    if (r.n >= 4 && r.n_half >= 4 && !(isfinite(r.slope) && isfinite(r.slope_half)))
+        return lm_fail(ev, "%s: slope fit failed", tag);
+    if (r.n >= 4) {
+        snprintf(nm, sizeof nm, "%s slope CI lo", tag);
+        lm_measure(ev, nm, r.lo);
+        snprintf(nm, sizeof nm, "%s slope CI hi", tag);
+        lm_measure(ev, nm, r.hi);
+        /* the Monte Carlo admissibility gate on the interval of the judged window */
+        if (!lm_assume(ev, r.hi - r.lo <= maxw,
+                       "%s: 95%% CI of the slope on N in [%g, %g], [%.3g, %.3g], wider than %g: MC too noisy", tag,
+                       r.t_lo, r.t_hi, r.lo, r.hi, maxw))
+            return 1;
+    }
+    lm_rate_judge(ev, &r, tag);
+    return r.decision == LM_RATE_TOO_SHORT ? 1 : 0;
 }
 
 int lm_pcb_wkq(double *W, const lm_pcdata *P, const lm_pcth *th, int config, double bop, lm_rng *g)

@@ -284,15 +284,42 @@ int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, d
         if (q) snprintf(q, sizeof rname - (size_t)(q - rname), "^%g", r);
         name = rname;
     }
-    double lx[PCMO_NG], ly[PCMO_NG], Q[PCMO_NG];
+    double lx[PCMO_NG], ly[PCMO_NG], Q[PCMO_NG], tN[PCMO_NG];
     int Ns[PCMO_NG], ng = 0;
     for (int N = Nmin; N <= Nmax && ng < PCMO_NG; N *= 2) Ns[ng++] = N;
+    /* the horizon may be doubled (rate rule) up to the resource bound of N_max, at most twice */
+    int Nhi = 4 * Ns[ng - 1];
+    for (const lm_param_def *pd = ev->claim->params; pd && pd->name; pd++) {
+        lm_range rg;
+        if (strcmp(pd->name, "N_max") == 0 && lm_param_range(&rg, pd) == 0 && rg.hi < Nhi) Nhi = (int)rg.hi;
+    }
     uint64_t key = lm_hash_u64(ev->seed, 0x63746bULL), qkey = lm_hash_u64(ev->seed, 0x71ULL);
     double worst_rse = 0, max_pratio = 0;
-    int rc = 0, noisy = 0;
+    int rc = 0, noisy = 0, ext_noisy = 0, ng0 = ng;
+    lm_rate_fit rf, prev;
     lm_series_axes(ev, "context size N", name, 1);
     double *xq = dz(d);
-    for (int gi = 0; gi < ng && !rc; gi++) {
+    for (int gi = 0;; gi++) {
+        if (gi >= ng) {
+            if (rc || noisy) break;
+            /* the rate rule of lm_stats.h: the window N in [N_max/8, N_max] (the smaller N are the
+             * pre-asymptotic part), its slope stable against the window [N_max/16, N_max/2]; an
+             * unstable slope doubles the horizon while the resource bound allows */
+            for (int k = 0; k < ng; k++) tN[k] = Ns[k];
+            lm_rate_fit_seq(&rf, tN, ly, ng, e, -1, tol, 0.95, lm_par(ev, "stab_tol"));
+            if (ng > ng0 && !(rf.hi - rf.lo <= cimax)) { /* too noisy at the doubled horizon: keep the last */
+                lm_measure(ev, "horizon not doubled: slope CI too wide at N_max", Ns[ng - 1]);
+                rf = prev;
+                ng--;
+                break;
+            }
+            if (rf.decision != LM_RATE_TOO_SHORT || rf.n < 4 || rf.n_half < 4 || ext_noisy || ng == PCMO_NG ||
+                2 * Ns[ng - 1] > Nhi || !(rf.hi - rf.lo <= cimax))
+                break;
+            prev = rf;
+            Ns[ng] = 2 * Ns[ng - 1];
+            ng++;
+        }
         int N = Ns[gi];
         lm_pcmc *m = lm_pcmc_new(I.P, N, I.xj, I.W);
         double val = 0, se = 0;
@@ -355,6 +382,12 @@ int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, d
         }
         Q[gi] = val;
         if (!(val > 0) || se > rsemax * val) {
+            if (gi >= ng0) { /* an extension point: the horizon stays where it was */
+                lm_measure(ev, "horizon not doubled: a point too noisy at N", N);
+                ext_noisy = 1;
+                ng--;
+                continue;
+            }
             if (!noisy)
                 lm_assume(ev, 0, "MC too noisy: %s = %.3g +- %.3g (SE) at N=%d (rel_se_max %.2g)", name, val,
                           se, N, rsemax);
@@ -371,8 +404,8 @@ int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, d
         inst_free(&I);
         return rc;
     }
-    lm_fit f;
-    if (lm_fit_line(&f, lx, ly, ng, 0.95)) {
+    if (ng > ng0) lm_measure(ev, "horizon N_max used (doubled while the slope was unstable)", Ns[ng - 1]);
+    if (rf.n >= 4 && rf.n_half >= 4 && !(isfinite(rf.slope) && isfinite(rf.slope_half))) {
         inst_free(&I);
         return lm_fail(ev, "slope fit failed");
     }
@@ -382,20 +415,30 @@ int lm_pcmo_run(lm_eval *ev, lm_pcmo_mode mode, lm_pcmo_qty qty, double power, d
         lm_measure(ev, "s_j at the query", lm_par(ev, "s_target"));
         lm_measure(ev, "q_j at the query", I.q_fixed);
     }
-    lm_measure(ev, "fitted slope", f.slope);
-    lm_measure(ev, "slope 95% CI low", f.lo);
-    lm_measure(ev, "slope 95% CI high", f.hi);
     lm_measure(ev, "claimed exponent", e);
     lm_measure(ev, "worst relative SE of a point", worst_rse);
     lm_measure(ev, "N_max^(-e) x quantity at N_max (implied constant)",
                pow(Q[ng - 1], power) * pow((double)Ns[ng - 1], -e));
     if (mode == LM_PCMO_COND_VAR) lm_measure(ev, "max Var / Poincare term (point estimates)", max_pratio);
-    for (int gi = 0; gi < ng; gi++) lm_series(ev, "fitted line", Ns[gi], exp(f.intercept + f.slope * lx[gi]));
-    if (lm_assume(ev, f.hi - f.lo <= cimax, "MC too noisy: slope CI [%.3f, %.3f] wider than ci_max %.2g",
-                  f.lo, f.hi, cimax))
-        lm_obs_le_d(ev, -1, exp2(f.lo), exp2(e + tol), 0.0,
-                    "per-doubling factor 2^slope of %s: slope %.3f, 95%% CI [%.3f, %.3f] vs claimed %.3g + %.3g",
-                    name, f.slope, f.lo, f.hi, e, tol);
+    if (rf.n >= 4) {
+        double a = 0; /* the fitted line through the window's centroid */
+        int m = 0;
+        for (int gi = 0; gi < ng; gi++)
+            if (tN[gi] >= rf.t_lo) { a += ly[gi] - rf.slope * lx[gi]; m++; }
+        a /= m;
+        for (int gi = 0; gi < ng; gi++)
+            if (tN[gi] >= rf.t_lo) lm_series(ev, "fitted line", Ns[gi], exp(a + rf.slope * lx[gi]));
+        lm_measure(ev, "slope 95% CI low", rf.lo);
+        lm_measure(ev, "slope 95% CI high", rf.hi);
+        /* the Monte Carlo admissibility gate on the interval of the judged window */
+        if (!lm_assume(ev, rf.hi - rf.lo <= cimax,
+                       "MC too noisy: slope CI [%.3f, %.3f] on N in [%g, %g] wider than ci_max %.2g", rf.lo, rf.hi,
+                       rf.t_lo, rf.t_hi, cimax)) {
+            inst_free(&I);
+            return 0;
+        }
+    }
+    lm_rate_judge(ev, &rf, name);
     inst_free(&I);
     return 0;
 }
