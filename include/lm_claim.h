@@ -187,8 +187,11 @@ int lm_vacuous(lm_eval *ev, const char *why, ...) __attribute__((format(printf, 
 int lm_rhs_trivial(lm_eval *ev, double b, double amax, const char *what);
 /* A rate proxy judged by the rule of lm_stats.h (lm_rate_fit_seq): a fit whose
  * slope is not yet stable makes the instance not-checkable ("horizon too short"),
- * never inconsistent -- unless another observation of the instance broke, which stands; a stable one records the observation excess <= tol under
- * the label what (a claim with .proxy = 1 reads it consistent/inconsistent).
+ * never inconsistent -- unless another observation of the instance broke, which
+ * stands; a stable one records the observation excess <= tol (in log form: its ratio
+ * is e^(excess - tol), 1 at the edge of the tolerance) under the label what (a claim
+ * with .proxy = 1 reads it consistent/inconsistent), judged in double: its break is
+ * not replayed in MPFR.
  * Measures: the slope, its standard error, the slope at half the horizon. */
 struct lm_rate_fit;
 void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what);

@@ -380,7 +380,15 @@ void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
         ev->p->rate_short = 1;
         return;
     }
+    /* recorded in log form, excess <= tol as e^excess <= e^tol, so that the ratio
+     * e^(excess - tol) says how far the interval stays from (< 1) or lies beyond (> 1) the
+     * claimed slope plus its tolerance, whatever the tolerance's size or sign */
+    lm_num a, b;
+    lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
+    lm_num_set_d(&a, r->excess);
+    lm_num_set_d(&b, r->tol);
     ev->p->in_rate = 1;
-    lm_obs_le_d(ev, -1, r->excess, r->tol, 0.0, "%s: %s", what, r->why);
+    lm_obs_le_log(ev, -1, &a, &b, 0.0, "%s: %s", what, r->why);
     ev->p->in_rate = 0;
+    lm_num_clears(&a, &b, (lm_num *)NULL);
 }
