@@ -7,6 +7,7 @@
  *   - an instance that held only vacuously is never a pass: all vacuous -> `vacuous`;
  *   - `--mutate scale=F` multiplies every right-hand side, `--mutate flip` reverses every
  *     inequality, in every observation kind (lm_obs_le, lm_obs_le_log, lm_obs_le_d). */
+#include "lm_stats.h"
 #include "test_support.h"
 #include <math.h>
 
@@ -321,5 +322,55 @@ Test(readings, vacuous_mutants_and_exact_zero_are_not_counted)
     cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
     cr_assert_eq(mr->m[2].killed, -1, "%s", mr->m[2].note);
     cr_assert(strstr(mr->m[2].note, "vacuous"), "%s", mr->m[2].note);
+    free(mr);
+}
+
+/* an equivalent exponent mutant: e_t = t^-2 (with a ripple), claimed decay t^-p.  With the
+ * loose p = 1, both p = 0 and p = 2 pass, and the fit resolves the move of the claimed slope:
+ * the stronger mutant is a true statement, listed as equivalent and not counted.  With the sharp
+ * p = 2, p = 3 is killed and p = 1 is the weaker one. */
+static int eval_fitted(lm_eval *ev)
+{
+    static double t[600], y[600];
+    int n = 0;
+    for (int k = 1; k <= 4096; k = k < 64 ? k + 1 : (int)(k * 1.02) + 1) {
+        t[n] = k;
+        y[n++] = -2.0 * log((double)k) + 0.01 * sin((double)k);
+    }
+    lm_rate_fit r;
+    lm_rate_fit_seq(&r, t, y, n, -lm_par(ev, "p"), -1, 0.1, 0.95, 0.1);
+    lm_rate_judge(ev, &r, "e_t");
+    return 0;
+}
+
+Test(readings, an_exponent_that_is_not_sharp_gives_equivalent_mutants)
+{
+    lm_param_def fp[] = {{"p", 1.0, "claimed decay exponent", NULL, "exponent [-5, 5]"},
+                         {NULL, 0, NULL, NULL, NULL}};
+    lm_claim c = {.id = "test/fitted", .title = "planted", .file = __FILE__, .kind = LM_KIND_RATE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .params = fp, .proxy = 1,
+                  .inst_scale = 1.0, .eval = eval_fitted};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    lm_mutation_report *mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    cr_assert_eq(mr->stated, LM_V_CONSISTENT);
+    int eq = 0;
+    for (int k = 0; k < mr->nm; k++)
+        if (!strcmp(mr->m[k].kind, "exponent")) {
+            cr_assert_eq(mr->m[k].killed, -1, "%s: %s", mr->m[k].name, mr->m[k].note);
+            eq += strstr(mr->m[k].note, "equivalent") != NULL;
+        }
+    cr_assert_eq(eq, 2);
+    free(mr);
+    fp[0].def = 2.0;
+    mr = malloc(sizeof *mr);
+    cr_assert_eq(lm_mutate(mr, &c, &o, NULL, 1), 0);
+    for (int k = 0; k < mr->nm; k++)
+        if (!strcmp(mr->m[k].kind, "exponent")) {
+            if (mr->m[k].value == 3.0) cr_assert_eq(mr->m[k].killed, 1, "p = 3: %s", mr->m[k].note);
+            else cr_assert(strstr(mr->m[k].note, "weaker"), "p = 1: %s", mr->m[k].note);
+        }
     free(mr);
 }

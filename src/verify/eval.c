@@ -368,6 +368,8 @@ void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
     char m[160];
     snprintf(m, sizeof m, "%s: fitted slope on [T/8, T]", what);
     lm_measure(ev, m, r->slope);
+    snprintf(m, sizeof m, "%s: claimed slope", what);
+    lm_measure(ev, m, r->claimed);
     snprintf(m, sizeof m, "%s: slope standard error", what);
     lm_measure(ev, m, r->se);
     snprintf(m, sizeof m, "%s: fitted slope on [T/16, T/2]", what);

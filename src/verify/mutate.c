@@ -66,9 +66,59 @@ static lm_mutant *add(lm_mutation_report *mr, const char *kind, const char *fmt,
     return m;
 }
 
+/* the fitted rate of a run (lm_rate_judge's measures on the worst instance of its paper
+ * configurations): the largest standard error of a slope and that slope; 0 when none */
+typedef struct {
+    int have;
+    double se, slope, claimed;
+} rate_seen;
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && !strncmp(s + n - k, suffix, k);
+}
+
+static void rate_of(rate_seen *rs, const lm_claim_result *r)
+{
+    memset(rs, 0, sizeof *rs);
+    for (int k = 0; k < r->nconfig; k++) {
+        const lm_config_result *cr = &r->cfg[k];
+        if (cr->reading != LM_READ_PAPER || !cr->measures) continue;
+        double slope = NAN, claimed = NAN;
+        for (const char *l = cr->measures; *l;) {
+            const char *nl = strchr(l, '\n'), *end = nl ? nl : l + strlen(l), *eq = l;
+            for (const char *q = l; q < end; q++)
+                if (*q == '=') eq = q; /* the last '=' of the line: names may hold one */
+            if (eq > l) {
+                double v = strtod(eq + 1, NULL);
+                size_t n = (size_t)(eq - l);
+                if (ends_with(l, n, ": fitted slope on [T/8, T]")) slope = v;
+                if (ends_with(l, n, ": claimed slope")) claimed = v;
+                if (ends_with(l, n, ": slope standard error") && isfinite(v) && (!rs->have || v > rs->se)) {
+                    rs->have = 1;
+                    rs->se = v;
+                    rs->slope = slope;
+                    rs->claimed = claimed;
+                }
+            }
+            l = nl ? nl + 1 : end;
+        }
+    }
+}
+
+/* a mutant's fitted rate resolves its move: the claimed slope moved from the stated run's and
+ * the 95% interval of the fit (2 x 1.96 se) is narrower than the move */
+static int resolved(const rate_seen *m, const rate_seen *base)
+{
+    if (!m->have || !base->have || !isfinite(m->claimed) || !isfinite(base->claimed)) return 0;
+    double move = fabs(m->claimed - base->claimed);
+    return move > 0 && 2 * 1.96 * m->se < move;
+}
+
 /* one run of c with o's settings plus a mutation; the verdict (LM_V_ERROR when refused) */
-static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double scale, int flip, const char *pname,
-                             double pval, double *worst)
+static lm_verdict run_mutant_rate(const lm_claim *c, const lm_run_opts *o, double scale, int flip,
+                                  const char *pname, double pval, double *worst, rate_seen *rs)
 {
     lm_run_opts q = *o;
     q.progress = 0;
@@ -79,12 +129,20 @@ static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double sca
     lm_claim_result r;
     lm_verdict v = LM_V_ERROR;
     if (pname && lm_run_opts_set(&q, pname, pval)) return v;
+    if (rs) memset(rs, 0, sizeof *rs);
     if (lm_run_claim(&r, c, &q) == 0) {
         v = r.verdict;
         if (worst) *worst = r.worst_ratio;
+        if (rs) rate_of(rs, &r);
     }
     lm_claim_result_clear(&r);
     return v;
+}
+
+static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double scale, int flip, const char *pname,
+                             double pval, double *worst)
+{
+    return run_mutant_rate(c, o, scale, flip, pname, pval, worst, NULL);
 }
 
 static void settle(lm_mutant *m, lm_verdict v)
@@ -216,6 +274,10 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     }
     mr->stated = base->verdict;
     mr->worst_ratio = base->worst_ratio;
+    /* a claim not judged on its paper instances (not-checkable, error, unmet hypotheses) has
+     * no run to read the scale and flip mutants off */
+    int judged = base->verdict != LM_V_NOT_CHECKABLE && base->verdict != LM_V_ERROR &&
+                 base->verdict != LM_V_ASSUMPTION_FAILED;
 
     /* scale: the worst instance's ratio made 2 (not for identities: their right-hand side is
      * a rounding tolerance, and a residual of double's rounding over a scaled tolerance is an
@@ -223,7 +285,11 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     double w = base->worst_ratio;
     lm_mutant *m = c->kind == LM_KIND_IDENTITY ? NULL : add(mr, "scale", "right-hand side x worst/2");
     if (m) {
-        if (isinf(w) && w > 0) {
+        if (cheap && !judged) {
+            m->killed = -1;
+            snprintf(m->note, sizeof m->note, "the claim was not judged on its paper instances (%s): no run to "
+                     "read the mutant off", lm_verdict_name(base->verdict));
+        } else if (isinf(w) && w > 0) {
             /* the claim already fails against a right-hand side of zero: scaling it changes nothing */
             m->killed = -1;
             snprintf(m->note, sizeof m->note, "worst ratio infinite (a right-hand side of 0 is broken already): "
@@ -255,7 +321,11 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     }
     /* flip */
     if (c->kind != LM_KIND_IDENTITY && (m = add(mr, "flip", "flip"))) {
-        if (cheap) {
+        if (cheap && !judged) {
+            m->killed = -1;
+            snprintf(m->note, sizeof m->note, "the claim was not judged on its paper instances (%s): no run to "
+                     "read the mutant off", lm_verdict_name(base->verdict));
+        } else if (cheap) {
             long held = 0, inst = 0;
             for (int k = 0; k < base->nconfig; k++) {
                 const lm_config_result *cr = &base->cfg[k];
@@ -324,6 +394,9 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         lm_range rg;
         int have_range = lm_param_range(&rg, p) == 0;
         lm_mutant *pair[2] = {NULL, NULL};
+        rate_seen seen[2], base_rate;
+        rate_of(&base_rate, base);
+        memset(seen, 0, sizeof seen);
         for (int d = -1; d <= 1; d += 2) {
             double x = v0 + d;
             if (!(m = add(mr, "exponent", "%s=%.6g", p->name, x))) break;
@@ -334,7 +407,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
                 snprintf(m->note, sizeof m->note, "outside the declared range %s", p->range ? p->range : "");
                 continue;
             }
-            settle(m, run_mutant(c, o, 1.0, 0, p->name, x, NULL));
+            settle(m, run_mutant_rate(c, o, 1.0, 0, p->name, x, NULL, &seen[(d + 1) / 2]));
         }
         if (!pair[0] || !pair[1]) continue;
         int k0 = pair[0]->killed, k1 = pair[1]->killed;
@@ -344,6 +417,18 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         } else if (k1 == 1 && k0 == 0) {
             pair[0]->killed = -1;
             snprintf(pair[0]->note, sizeof pair[0]->note, "weaker than the claim (implied by it): not counted");
+        } else if (k0 == 0 && k1 == 0 && resolved(&seen[0], &base_rate) && resolved(&seen[1], &base_rate)) {
+            /* an equivalent mutant: the exponent is the claimed slope of a fitted rate (moving it
+             * moved the claimed slope), the fit resolves that move (its 95% interval is
+             * narrower), and both directions pass -- the stronger one is a true statement on
+             * these instances (the claimed exponent is not sharp), which no sound check can
+             * kill; listed, not counted */
+            for (int j = 0; j < 2; j++) {
+                pair[j]->killed = -1;
+                snprintf(pair[j]->note, sizeof pair[j]->note, "equivalent: the claimed slope %.4g passes against "
+                         "a fitted %.4g (se %.2g, resolving the move from %.4g): the claimed exponent is not "
+                         "sharp here", seen[j].claimed, seen[j].slope, seen[j].se, base_rate.claimed);
+            }
         } else if (k0 == 0 && k1 == 0) {
             pair[1]->killed = -1;
             snprintf(pair[0]->note, sizeof pair[0]->note, "neither direction breaks the check: one survivor counted");
