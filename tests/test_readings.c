@@ -374,3 +374,32 @@ Test(readings, an_exponent_that_is_not_sharp_gives_equivalent_mutants)
         }
     free(mr);
 }
+
+/* the flip of a claim broken at every observation is what the run observed: equivalent */
+static int eval_broken(lm_eval *ev)
+{
+    lm_obs_le_d(ev, -1, 2.0 * lm_par(ev, "x"), 1.0, 0.0, "planted break");
+    return 0;
+}
+
+Test(readings, the_flip_of_a_claim_broken_everywhere_is_equivalent)
+{
+    static const lm_param_def bp[] = {{"x", 1.0, "multiplies a", NULL, "constant [1e-3, 1e3]"},
+                                      {NULL, 0, NULL, NULL, NULL}};
+    lm_claim c = {.id = "test/broken", .title = "planted", .file = __FILE__, .kind = LM_KIND_POINTWISE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .params = bp,
+                  .inst_scale = 1.0, .eval = eval_broken};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    for (int cheap = 0; cheap < 2; cheap++) {
+        lm_mutation_report *mr = malloc(sizeof *mr);
+        cr_assert_eq(lm_mutate(mr, &c, &o, NULL, cheap), 0);
+        cr_assert_eq(mr->stated, LM_V_VIOLATED);
+        cr_assert_str_eq(mr->m[1].kind, "flip");
+        cr_assert_eq(mr->m[1].killed, -1, "cheap %d: %s", cheap, mr->m[1].note);
+        cr_assert(strstr(mr->m[1].note, "equivalent"), "%s", mr->m[1].note);
+        free(mr);
+    }
+}

@@ -5,7 +5,10 @@
  * seed, budget, configurations).  It is killed when its verdict is `violated` or
  * `inconsistent`, survives when it passes (holds, consistent, artifact), and is
  * undecided otherwise (an error, unmet hypotheses, a refused value, or `vacuous`: a
- * mutant never tested non-trivially): an undecided mutant is listed but not counted.  The standard mutants:
+ * mutant never tested non-trivially): an undecided mutant is listed but not counted.  So
+ * is an *equivalent* mutant -- one the run shows to be a true statement on these
+ * instances, which no sound check can kill (a rate exponent that is not sharp, the flip of
+ * a claim broken everywhere; both below).  The standard mutants:
  *   scale     every right-hand side times half the worst ratio seen (so the worst
  *             instance's ratio becomes 2); with a negative worst ratio there is nothing to
  *             scale and the mutant survives ("the left side is never positive"); with a worst
@@ -13,7 +16,9 @@
  *             check is an exactness statement and the mutant is undecided (flip tests it);
  *             not for identities (their right-hand side is a rounding tolerance)
  *   flip      every inequality reversed (not for identities, whose residual <= tol
- *             flipped says nothing); killed when some observation held strictly
+ *             flipped says nothing); killed when some observation held strictly; for a
+ *             claim violated at every observation the flip is what was observed (a true
+ *             statement: equivalent, not counted)
  *   constant  each named constant moved past the sharpest value with which the claim
  *             still passes (lm_tighten's nearest failing value); survives when no value
  *             in its range breaks the claim
@@ -338,6 +343,13 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
                      inst);
         } else
             settle(m, run_mutant(c, o, 1.0, 1, NULL, 0, NULL));
+        if (m->killed == 0 && (base->verdict == LM_V_VIOLATED || base->verdict == LM_V_INCONSISTENT)) {
+            /* no observation of a broken claim held strictly, so its flip is exactly what was observed:
+             * a true statement on these instances (equivalent), listed, not counted */
+            m->killed = -1;
+            snprintf(m->note, sizeof m->note, "equivalent: the claim is %s and no paper observation held "
+                     "strictly, so the flipped inequality is what the run observed", lm_verdict_name(base->verdict));
+        }
     }
     /* constants */
     int idx[128];
