@@ -415,8 +415,12 @@ static void put_strength_total(writer *w, const doc *docs, int n)
                    "\\textbf{Check strength.} The checks killed %ld of %ld standard mutant%s "
                    "(%.1f\\%%) of the %d claim%s measured: the right-hand side scaled to half its "
                    "worst ratio, the inequality flipped, each constant moved past its sharpest value, "
-                   "each exponent $\\pm1$; a mutant is killed when it comes out violated or "
-                   "inconsistent (a check that kills none cannot fail).",
+                   "each exponent of a rate claim $\\pm1$ (an exponent of a bound is moved like a "
+                   "constant); a mutant is killed when it comes out violated or inconsistent (a check "
+                   "that kills none cannot fail).  Mutants that were never tested (vacuous, outside "
+                   "the hypotheses) and \\emph{equivalent} ones, which the run shows to be true "
+                   "statements (an exponent that is not sharp, the flip of a claim broken everywhere), "
+                   "are not counted (\\texttt{lemmata mutate ID} lists them).",
                    killed, run, run == 1 ? "" : "s", 100.0 * (double)killed / (double)run, measured,
                    measured == 1 ? "" : "s");
     if (weak)
