@@ -10,19 +10,6 @@
 
 #define CFG0 "R4 W_0=0"
 
-/* value of measure `name` in a configuration result (NaN when absent) */
-static double measure(const lm_config_result *c, const char *name)
-{
-    size_t l = strlen(name);
-    for (const char *p = c->measures; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        if (!nl) nl = p + strlen(p);
-        if ((size_t)(nl - p) > l && !strncmp(p, name, l) && p[l] == '=') return strtod(p + l + 1, NULL);
-        p = *nl ? nl + 1 : nl;
-    }
-    return NAN;
-}
-
 /* ---- the shared quantities against explicit d-dimensional computations ---- */
 
 Test(ib_joint6, rho_and_softmax_gap_match_explicit_forms)
@@ -109,10 +96,10 @@ Test(ib_joint6, theorem10_double_and_mpfr_runs_agree)
         cr_assert_eq(lm_run_claim(&r, cl, &o), 0);
         cr_expect_eq(r.verdict, LM_V_CONSISTENT, "%s run: %s (%s)", k ? "MPFR" : "double",
                      lm_verdict_name(r.verdict), r.cfg[0].detail);
-        v[k][0] = measure(&r.cfg[0], "rho_T");
-        v[k][1] = measure(&r.cfg[0], "1 - cos(u_T, u_mm)");
-        v[k][2] = measure(&r.cfg[0], "(s) worst log(1 - s_opt) + c ||W_t||/||W_mm||");
-        cr_expect_eq(measure(&r.cfg[0], "(s) iterates checked"), 299.0);
+        v[k][0] = lm_test_measure(r.cfg[0].measures, "rho_T");
+        v[k][1] = lm_test_measure(r.cfg[0].measures, "1 - cos(u_T, u_mm)");
+        v[k][2] = lm_test_measure(r.cfg[0].measures, "(s) worst log(1 - s_opt) + c ||W_t||/||W_mm||");
+        cr_expect_eq(lm_test_measure(r.cfg[0].measures, "(s) iterates checked"), 299.0);
         lm_claim_result_clear(&r);
     }
     for (int j = 0; j < 3; j++)
@@ -174,8 +161,8 @@ Test(ib_joint6, theorem10_says_when_the_regime_is_not_entered)
     const char *sets[] = {"steps=400", NULL}; /* quick: 100 iterations, e^W stays above the threshold */
     lm_claim_result r = lm_test_run("implicit/theorem10", sets, CFG0, 2);
     cr_expect_eq(r.verdict, LM_V_CONSISTENT, "got %s (%s)", lm_verdict_name(r.verdict), r.cfg[0].detail);
-    cr_expect_eq(measure(&r.cfg[0], "(s) regime entered (1/0)"), 0.0);
-    cr_expect_eq(measure(&r.cfg[0], "(s) iterates checked"), 0.0);
+    cr_expect_eq(lm_test_measure(r.cfg[0].measures, "(s) regime entered (1/0)"), 0.0);
+    cr_expect_eq(lm_test_measure(r.cfg[0].measures, "(s) iterates checked"), 0.0);
     lm_claim_result_clear(&r);
 }
 

@@ -6,19 +6,6 @@
 #include "test_support.h"
 #include <math.h>
 
-/* value of measure `name` in a configuration result (NaN when absent) */
-static double measure(const lm_config_result *c, const char *name)
-{
-    size_t l = strlen(name);
-    for (const char *p = c->measures; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        if (!nl) nl = p + strlen(p);
-        if ((size_t)(nl - p) > l && !strncmp(p, name, l) && p[l] == '=') return strtod(p + l + 1, NULL);
-        p = *nl ? nl + 1 : nl;
-    }
-    return NAN;
-}
-
 /* one instance of a claim at the default budget (not quick) */
 static lm_claim_result run_instance(const char *id, const char *config, int instance, const char *set)
 {
@@ -65,8 +52,8 @@ Test(ib_ratefit, theorem4_drifting_quick_fit_runs_on_to_twice_the_horizon)
     cr_assert_eq(r.nconfig, 1);
     cr_expect_eq(r.cfg[0].verdict, LM_V_CONSISTENT, "got %s (%s)", lm_verdict_name(r.cfg[0].verdict),
                  r.cfg[0].detail);
-    cr_expect_eq(measure(&r.cfg[0], "steps run"), 10000.0);
-    cr_expect_eq(measure(&r.cfg[0], "(c) horizon T of the fit"), 20000.0);
+    cr_expect_eq(lm_test_measure(r.cfg[0].measures, "steps run"), 10000.0);
+    cr_expect_eq(lm_test_measure(r.cfg[0].measures, "(c) horizon T of the fit"), 20000.0);
     lm_claim_result_clear(&r);
 }
 

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* value of the measure `name` in "name=value" lines (NAN when absent) */
-static double measure(const char *measures, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = measures; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        if (strncmp(p, name, n) == 0 && p[n] == '=') return strtod(p + n + 1, NULL);
-        if (!nl) break;
-        p = nl + 1;
-    }
-    return NAN;
-}
-
 /* ---- mirror/definition1 ---- */
 
 Test(md_potential, definition1_as_stated_not_error)
@@ -151,7 +138,7 @@ Test(md_potential, lemma13_sharp_constants_reproduce_the_catalogue)
     for (size_t k = 0; k < sizeof R / sizeof R[0]; k++) {
         lm_claim_result r = lm_test_run("mirror/lemma13", NULL, R[k].cfg, 2);
         cr_assert_eq(r.nconfig, 1);
-        double m = measure(r.cfg[0].measures, R[k].name);
+        double m = lm_test_measure(r.cfg[0].measures, R[k].name);
         cr_expect(fabs(m - R[k].ref) <= R[k].tol, "%s: measured %.8g, catalogue %.8g", R[k].cfg, m,
                   R[k].ref);
         lm_claim_result_clear(&r);

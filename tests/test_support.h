@@ -4,11 +4,26 @@
 
 #include "lm_verify.h"
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
 #include <sys/wait.h>
+
+/* the value of measure `name` in a "name=value\n" list (a configuration's measures); NaN
+ * when absent */
+static inline double lm_test_measure(const char *measures, const char *name)
+{
+    size_t l = strlen(name);
+    for (const char *p = measures; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        if (!nl) nl = p + strlen(p);
+        if ((size_t)(nl - p) > l && !strncmp(p, name, l) && p[l] == '=') return strtod(p + l + 1, NULL);
+        p = *nl ? nl + 1 : nl;
+    }
+    return (double)NAN;
+}
 
 /* Run claim `id` with a small budget.  sets: NULL-terminated "k=v" list (may
  * be NULL); config: NULL = all configurations.  Fails the test on unknown
