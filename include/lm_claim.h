@@ -195,6 +195,12 @@ int lm_rhs_trivial(lm_eval *ev, double b, double amax, const char *what);
  * Measures: the slope, its standard error, the slope at half the horizon. */
 struct lm_rate_fit;
 void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what);
+/* the endings of lm_rate_judge's measure names ("<what>" + ending), which lemmata mutate
+ * reads back to tell an equivalent exponent mutant */
+#define LM_RATE_M_SLOPE ": fitted slope on [T/8, T]"
+#define LM_RATE_M_CLAIMED ": claimed slope"
+#define LM_RATE_M_SE ": slope standard error"
+#define LM_RATE_M_HALF ": fitted slope on [T/16, T/2]"
 /* The claim cannot be checked numerically (keep rare). */
 int lm_not_checkable(lm_eval *ev, const char *why);
 

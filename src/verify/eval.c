@@ -366,13 +366,13 @@ void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int log
 void lm_rate_judge(lm_eval *ev, const struct lm_rate_fit *r, const char *what)
 {
     char m[160];
-    snprintf(m, sizeof m, "%s: fitted slope on [T/8, T]", what);
+    snprintf(m, sizeof m, "%s" LM_RATE_M_SLOPE, what);
     lm_measure(ev, m, r->slope);
-    snprintf(m, sizeof m, "%s: claimed slope", what);
+    snprintf(m, sizeof m, "%s" LM_RATE_M_CLAIMED, what);
     lm_measure(ev, m, r->claimed);
-    snprintf(m, sizeof m, "%s: slope standard error", what);
+    snprintf(m, sizeof m, "%s" LM_RATE_M_SE, what);
     lm_measure(ev, m, r->se);
-    snprintf(m, sizeof m, "%s: fitted slope on [T/16, T/2]", what);
+    snprintf(m, sizeof m, "%s" LM_RATE_M_HALF, what);
     lm_measure(ev, m, r->slope_half);
     if (r->decision == LM_RATE_TOO_SHORT) {
         /* not lm_not_checkable: the instance's other observations (a final value, an envelope)

@@ -98,9 +98,9 @@ static void rate_of(rate_seen *rs, const lm_claim_result *r)
             if (eq > l) {
                 double v = strtod(eq + 1, NULL);
                 size_t n = (size_t)(eq - l);
-                if (ends_with(l, n, ": fitted slope on [T/8, T]")) slope = v;
-                if (ends_with(l, n, ": claimed slope")) claimed = v;
-                if (ends_with(l, n, ": slope standard error") && isfinite(v) && (!rs->have || v > rs->se)) {
+                if (ends_with(l, n, LM_RATE_M_SLOPE)) slope = v;
+                if (ends_with(l, n, LM_RATE_M_CLAIMED)) claimed = v;
+                if (ends_with(l, n, LM_RATE_M_SE) && isfinite(v) && (!rs->have || v > rs->se)) {
                     rs->have = 1;
                     rs->se = v;
                     rs->slope = slope;
@@ -148,6 +148,15 @@ static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double sca
                              double pval, double *worst)
 {
     return run_mutant_rate(c, o, scale, flip, pname, pval, worst, NULL);
+}
+
+/* a cheap mutant read off the claim's own run, when the claim was not judged on its paper
+ * instances: undecided */
+static void not_read_off(lm_mutant *m, const lm_claim_result *base)
+{
+    m->killed = -1;
+    snprintf(m->note, sizeof m->note, "the claim was not judged on its paper instances (%s): no run to read the "
+             "mutant off", lm_verdict_name(base->verdict));
 }
 
 static void settle(lm_mutant *m, lm_verdict v)
@@ -291,9 +300,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     lm_mutant *m = c->kind == LM_KIND_IDENTITY ? NULL : add(mr, "scale", "right-hand side x worst/2");
     if (m) {
         if (cheap && !judged) {
-            m->killed = -1;
-            snprintf(m->note, sizeof m->note, "the claim was not judged on its paper instances (%s): no run to "
-                     "read the mutant off", lm_verdict_name(base->verdict));
+            not_read_off(m, base);
         } else if (isinf(w) && w > 0) {
             /* the claim already fails against a right-hand side of zero: scaling it changes nothing */
             m->killed = -1;
@@ -327,9 +334,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     /* flip */
     if (c->kind != LM_KIND_IDENTITY && (m = add(mr, "flip", "flip"))) {
         if (cheap && !judged) {
-            m->killed = -1;
-            snprintf(m->note, sizeof m->note, "the claim was not judged on its paper instances (%s): no run to "
-                     "read the mutant off", lm_verdict_name(base->verdict));
+            not_read_off(m, base);
         } else if (cheap) {
             long held = 0, inst = 0;
             for (int k = 0; k < base->nconfig; k++) {
@@ -387,6 +392,8 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
             }
         }
     }
+    rate_seen base_rate; /* the stated run's fitted rate, for equivalent exponent mutants */
+    rate_of(&base_rate, base);
     /* exponents: -1 and +1.  A bound is monotone in its exponent, so one of the two is
      * implied by the claim itself (a weaker statement) and no sound check can kill it: when
      * exactly one is killed, the other is that weaker mutant and is not counted; when neither
@@ -406,8 +413,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         lm_range rg;
         int have_range = lm_param_range(&rg, p) == 0;
         lm_mutant *pair[2] = {NULL, NULL};
-        rate_seen seen[2], base_rate;
-        rate_of(&base_rate, base);
+        rate_seen seen[2];
         memset(seen, 0, sizeof seen);
         for (int d = -1; d <= 1; d += 2) {
             double x = v0 + d;

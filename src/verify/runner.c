@@ -177,13 +177,13 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
      * instance, and a trajectory replayed only that far is cheap); -1, the whole run, when only
      * whole-run observations broke.  If the timed break does not survive the replay while a
      * whole-run one was also seen, the caller replays the whole run (untimed_too). */
-    out->first_break_t = p.first_break_t >= 0 ? p.first_break_t : -1;
+    out->first_break_t = p.first_break_t; /* -1 when none was timed */
     out->untimed_too = p.break_untimed && p.first_break_t >= 0;
     out->near_tmax = p.near_untimed ? -1 : p.last_near_t;
     out->failed = p.failed;
     out->assume_failed = p.assume_failed;
     out->not_checkable = p.not_checkable;
-    if (p.rate_short && !p.broke && !p.failed && !p.assume_failed && !p.not_checkable) {
+    if (p.rate_short && !p.broke && !p.rate_broke && !p.failed && !p.assume_failed && !p.not_checkable) {
         /* a rate fit that could not be judged: no pass is read off the other observations */
         out->not_checkable = 1;
         snprintf(p.why, sizeof p.why, "%s", p.why_rate);
