@@ -208,3 +208,35 @@ Test(ratefit, a_rate_break_is_not_replayed_in_mpfr)
     cr_assert(!strstr(r.cfg[0].precisions, "mpfr"), "replayed: %s", r.cfg[0].precisions);
     lm_claim_result_clear(&r);
 }
+
+/* two rate fits on one instance, one too short and one stable and wrong: the wrong one is a
+ * break that stands (a rate break counts like any other) */
+static int eval_two_rates(lm_eval *ev)
+{
+    static double t[4096], y[4096];
+    lm_rate_fit r;
+    int n = seq(t, y, 400);
+    lm_rate_fit_seq(&r, t, y, n, -1.0, -1, 0.05, 0.95, 0.02);
+    lm_rate_judge(ev, &r, "short");
+    n = seq(t, y, 409600);
+    lm_rate_fit_seq(&r, t, y, n, -2.0, -1, 0.05, 0.95, 0.02);
+    lm_rate_judge(ev, &r, "long, wrong");
+    return 0;
+}
+
+Test(ratefit, a_short_fit_beside_a_broken_fit_is_a_break)
+{
+    static const char *const one[] = {"two", NULL};
+    lm_claim c = {.id = "test/two-rates", .title = "planted", .file = __FILE__, .kind = LM_KIND_RATE,
+                  .source = "test", .origin = "verbatim", .confidence = "high", .configs = one, .proxy = 1,
+                  .inst_scale = 1.0, .eval = eval_two_rates};
+    lm_run_opts o;
+    lm_run_opts_default(&o);
+    o.budget = 1;
+    o.shrink = 0;
+    lm_claim_result r;
+    cr_assert_eq(lm_run_claim(&r, &c, &o), 0);
+    cr_assert_eq(r.verdict, LM_V_INCONSISTENT, "%s", r.cfg[0].detail);
+    cr_assert_gt(r.worst_ratio, 1.0, "the broken fit's ratio is the instance's worst: %g", r.worst_ratio);
+    lm_claim_result_clear(&r);
+}
