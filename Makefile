@@ -16,10 +16,12 @@ endif
 CPPFLAGS += -Iinclude
 LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
 
-LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/models/*.c src/train/*.c \
-                src/search/*.c src/verify/*.c src/store/*.c src/report/*.c)
-LEMMA_SRC  ?= $(wildcard lemmas/*/*.c)
-TEST_SRC   ?= $(wildcard tests/*.c)
+# The core (src/, include/) knows no paper; each paper is one folder lemmas/<paper>/ (its
+# claim files at the top, its model/, kit/ and runs/ below) with its tests in tests/<paper>/.
+LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/attn/*.c src/live/*.c \
+                src/verify/*.c src/store/*.c src/report/*.c)
+LEMMA_SRC  ?= $(wildcard lemmas/*/*.c lemmas/*/*/*.c)
+TEST_SRC   ?= $(wildcard tests/*.c tests/*/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 # lists given on the command line as $(ls ...) may hold newlines
 override LIB_SRC   := $(strip $(LIB_SRC))
@@ -78,23 +80,30 @@ $(BUILD)/commit.c: FORCE
 $(BUILD)/commit.o: $(BUILD)/commit.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# what every result depends on besides its own claim file: the library sources and headers
-# (incremental verify re-runs a claim when this or its claim file changed).  The weave
-# (src/report/, lm_report.h) only reads results, so editing it re-weaves but re-runs nothing.
+# what every result depends on besides its own claim file (incremental verify re-runs a claim
+# when one of these or its claim file changed): the core's sources and headers, and its own
+# paper folder's non-claim files (tools/gen_srchash.sh).  The weave (src/report/, lm_report.h)
+# only reads results, so editing it re-weaves but re-runs nothing.
 HASHED_SRC := $(sort $(filter-out src/report/%,$(LIB_SRC)) \
                 $(filter-out include/lm_report.h,$(wildcard include/*.h)))
 $(BUILD)/srchash.c: FORCE
 	@mkdir -p $(BUILD)
-	@h=$$(cat $(HASHED_SRC) | sha1sum | cut -c1-16); \
-	 echo "const char lm_srchash[] = \"$$h\";" > $@.tmp
+	@sh tools/gen_srchash.sh $(HASHED_SRC) > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD)/srchash.o: $(BUILD)/srchash.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h) $(wildcard src/*/*.h)
+# An object of paper P (lemmas/P/... or tests/P/...) sees include/ and P's own folders, never
+# another paper's; tests see tests/ (test_support.h).  Dependencies on headers are the ones the
+# compiler reports (-MMD): editing a header rebuilds the objects that include it.
+pathw      = $(subst /, ,$1)
+paper_inc  = $(if $(and $(filter lemmas tests,$(word 1,$(call pathw,$1))),$(word 3,$(call pathw,$1))),\
+               $(addprefix -I,$(wildcard lemmas/$(word 2,$(call pathw,$1)) lemmas/$(word 2,$(call pathw,$1))/*/)))
+test_inc   = $(if $(filter tests,$(word 1,$(call pathw,$1))),-Itests)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(call paper_inc,$<) $(call test_inc,$<) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
@@ -113,6 +122,7 @@ report: deps $(BIN)
 	./$(BIN) report
 
 test: deps $(BIN) $(TBIN)
+	sh tools/check_layout.sh
 	LEMMATA_BIN=$(BIN) ./$(TBIN) --jobs 2
 
 san:
@@ -141,7 +151,9 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH_BIN ?= $(BUILD)/lemmata-bench
 BENCH_PY  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+# the bench measures every paper's model: it sees all their folders
 $(BENCH_OBJ): bench/bm.h
+$(BENCH_OBJ): CPPFLAGS += $(addprefix -I,$(wildcard lemmas/*/*/))
 $(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -170,3 +182,6 @@ fuzz: deps
 	ASAN_OPTIONS=detect_leaks=0 ./build-san/lemmata-fuzz --timeout $(FUZZ_TIMEOUT) -j 2 $(FUZZ_ONLY)
 fuzz-plain: deps $(FUZZ_BIN)
 	./$(FUZZ_BIN) --timeout $(FUZZ_TIMEOUT) -j 2 $(FUZZ_ONLY)
+
+# the header dependencies the compiler wrote (-MMD)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

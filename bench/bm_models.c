@@ -3,7 +3,7 @@
  *   dyn-softmax, dyn-gauss  dynamics paper: GD on W^Q, W^K, W^V (block W^V),
  *                           lm_opt_gd.step = lm_mha_gd_step (src/models/mha.c)
  *   ib-ngd                  implicit-bias paper: NGD on the d x d W, u fixed,
- *                           exponential loss (lm_ib_opt "ngd", src/train/ib_opt.c)
+ *                           exponential loss (lm_attn_opt "ngd", src/train/ib_opt.c)
  *   ib-ngd-lowdim           the same run on the exact low-dimensional engine
  *                           the live runs use (lm_ibj_step "ngd", src/models/ibj.c)
  *   md                      mirror-descent paper: normalised l_p-AttGD, p = 3,
@@ -25,14 +25,14 @@
  * the MPFR contexts, so all precisions and the Python peers start from the
  * same numbers. */
 #include "bm.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_ibj.h"
 #include "lm_md.h"
 #include "lm_pc.h"
 #include "lm_pctr.h"
 #include "lm_pr.h"
-#include "lm_train.h"
+#include "lm_dyntrain.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +91,7 @@ static void dyn_save(dyn_inst *I)
 
 static void *dyn_make(bm_point pt, uint64_t seed, lm_kernel kern)
 {
-    lm_run_def r;
+    lm_dynrun_def r;
     memset(&r, 0, sizeof r);
     r.name = "bench";
     dyn_dims(pt, &r.N, &r.n, &r.D, &r.d, &r.H);
@@ -103,11 +103,11 @@ static void *dyn_make(bm_point pt, uint64_t seed, lm_kernel kern)
     r.labels = 0; /* teacher */
     lm_ctx cd = lm_ctx_double();
     dyn_inst *I = calloc(1, sizeof *I);
-    I->m = lm_run_model(&r, seed, &cd);
+    I->m = lm_dynrun_model(&r, seed, &cd);
     /* the run's own step size (1/||Hessian|| at the start) at the run's size;
      * on the ladder 0.05/D^2, which keeps 3000 steps finite at every D of
      * the ladder (the Hessian would cost O(params^2) gradients) */
-    I->eta_d = pt.paper == 0 ? lm_run_auto_eta(&r, seed) : 0.05 / ((double)r.D * r.D);
+    I->eta_d = pt.paper == 0 ? lm_dynrun_auto_eta(&r, seed) : 0.05 / ((double)r.D * r.D);
     I->mask = LM_VAR_ALL;
     lm_num_init(&I->eta, &cd);
     lm_num_set_d(&I->eta, I->eta_d);
@@ -233,11 +233,11 @@ static int dyn_gemms(bm_point pt, bm_gemm *g, int cap)
 /* ================================================================ implicit bias */
 
 typedef struct {
-    lm_ibdata *D;
-    lm_ib_state *S;
-    lm_ib_fwd *F;
-    lm_ib_opt_par p;
-    const lm_ib_opt *opt;
+    lm_attn_data *D;
+    lm_attn_state *S;
+    lm_attn_fwd *F;
+    lm_attn_opt_par p;
+    const lm_attn_opt *opt;
     lm_ibj *J;     /* the low-dimensional engine (ib-ngd-lowdim) */
     lm_mat *Wtmp;  /* its explicit W */
     int lowdim;
@@ -254,12 +254,12 @@ static void ib_setup(ib_inst *I)
 {
     const lm_ctx *c = &I->D->ctx;
     lm_mat *W0 = lm_mat_new(I->D->d, I->D->d, c);
-    I->S = lm_ib_state_new(W0, I->D->u);
+    I->S = lm_attn_state_new(W0, I->D->u);
     lm_mat_free(W0);
-    I->F = lm_ib_fwd_new(I->D);
-    I->opt = lm_ib_opt_find("ngd");
+    I->F = lm_attn_fwd_new(I->D);
+    I->opt = lm_attn_opt_find("ngd");
     if (I->lowdim) {
-        I->J = lm_ibj_new(I->D, NULL, 0, LM_IB_EXP);
+        I->J = lm_ibj_new(I->D, NULL, 0, LM_ATTN_EXP);
         I->Wtmp = lm_mat_new(I->D->d, I->D->d, c);
     }
 }
@@ -274,9 +274,9 @@ static void *ib_make_k(bm_point pt, uint64_t seed, int lowdim)
     lm_rng_init(&g, seed);
     lm_ctx cd = lm_ctx_double();
     I->D = lm_ibgen_ex1(&o, &g, &cd);
-    lm_ib_opt_par_default(&I->p);
+    lm_attn_opt_par_default(&I->p);
     I->p.eta = 0.5;
-    I->p.loss = LM_IB_EXP;
+    I->p.loss = LM_ATTN_EXP;
     I->lowdim = lowdim;
     ib_setup(I);
     return I;
@@ -289,7 +289,7 @@ static void *ib_convert(const void *p, const lm_ctx *c)
 {
     const ib_inst *S = p;
     ib_inst *I = calloc(1, sizeof *I);
-    I->D = lm_ibdata_convert(S->D, c);
+    I->D = lm_attn_data_convert(S->D, c);
     I->p = S->p;
     I->lowdim = S->lowdim;
     ib_setup(I);
@@ -304,7 +304,7 @@ static void ib_reset(void *p)
     I->S->t = 0;
     if (I->lowdim) {
         lm_ibj_free(I->J);
-        I->J = lm_ibj_new(I->D, NULL, 0, LM_IB_EXP);
+        I->J = lm_ibj_new(I->D, NULL, 0, LM_ATTN_EXP);
     }
 }
 
@@ -329,7 +329,7 @@ static int ib_iterate_mp(void *p, mpfr_t *out, int cap) { return mat_flat_mp(ib_
 static void ib_write(void *p, FILE *f)
 {
     ib_inst *I = p;
-    const lm_ibdata *D = I->D;
+    const lm_attn_data *D = I->D;
     fprintf(f, "\"n\": %d, \"T\": %d, \"d\": %d, \"loss\": \"exp\", \"eta\": ", D->n, D->T, D->d);
     bm_json_num(f, I->p.eta);
     fputs(",\n", f);
@@ -346,9 +346,9 @@ static void ib_free(void *p)
     if (!I) return;
     lm_ibj_free(I->J);
     lm_mat_free(I->Wtmp);
-    lm_ib_fwd_free(I->F);
-    lm_ib_state_free(I->S);
-    lm_ibdata_free(I->D);
+    lm_attn_fwd_free(I->F);
+    lm_attn_state_free(I->S);
+    lm_attn_data_free(I->D);
     free(I);
 }
 
@@ -377,7 +377,7 @@ static int ibj_gemms(bm_point pt, bm_gemm *g, int cap)
 typedef struct {
     lm_mddata *D;
     lm_mat *W, *Th;
-    lm_ib_fwd *F;
+    lm_attn_fwd *F;
     lm_md_par par;
 } md_inst;
 
@@ -404,7 +404,7 @@ static void *md_make(bm_point pt, uint64_t seed)
     lm_rng_init(&g, seed);
     lm_ctx cd = lm_ctx_double();
     I->D = lm_md_gen_paper(&g, n, T, d, &cd);
-    I->par = (lm_md_par){.p = 3.0, .eta = 0.1, .normalized = 1, .loss = LM_IB_LOGISTIC};
+    I->par = (lm_md_par){.p = 3.0, .eta = 0.1, .normalized = 1, .loss = LM_ATTN_LOGISTIC};
     md_setup(I);
     return I;
 }
@@ -460,7 +460,7 @@ static void md_free(void *p)
     if (!I) return;
     lm_mat_free(I->W);
     lm_mat_free(I->Th);
-    lm_ib_fwd_free(I->F);
+    lm_attn_fwd_free(I->F);
     lm_md_data_free(I->D);
     free(I);
 }

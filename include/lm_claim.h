@@ -6,7 +6,7 @@
  *
  *     static int eval(lm_eval *ev) { ...set up instance, compute a and b...
  *         lm_obs_le(ev, t, &a, &b, 0.0);  return 0; }
- *     LM_CLAIM(dynamics_theorem1) = { .id = "dynamics/theorem1", ... };
+ *     LM_CLAIM(claim_tutorial_descent_lemma) = { .id = "tutorial/descent-lemma", ... };
  *
  * The evaluator computes in ev->ctx (double or MPFR) and never touches
  * SQLite, gnuplot or the runner.  One call of eval is one instance: a random
@@ -105,7 +105,7 @@ const char *lm_range_str(char *buf, int n, const lm_range *r);
 typedef struct lm_eval lm_eval;
 
 typedef struct lm_claim {
-    const char *id;         /* "dynamics/theorem1" */
+    const char *id;         /* "tutorial/descent-lemma" */
     const char *title;      /* short title */
     const char *file;       /* __FILE__ (set by LM_CLAIM) */
     lm_kind kind;

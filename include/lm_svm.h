@@ -1,5 +1,5 @@
-/* lm_svm.h -- max-margin SVMs of the implicit-bias paper (catalogue
- * implicit-bias-self-attention, sections 1 and 2.4).
+/* lm_svm.h -- max-margin SVMs over the tokens of the softmax-attention classifier
+ * (lm_attn.h), a building block for the implicit-bias analyses of attention.
  *
  * W-SVM:  W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{it})^T W x_{i1} >= 1
  *         for all i and t != opt_i;
@@ -12,19 +12,19 @@
  * set's context by solving Q_SS alpha_S = 1 on the active set S (a small
  * primal active-set loop), then a KKT / duality-gap certificate computed in
  * that context.  The solution is kept as coefficients over the tokens
- * (catalogue section 2.3):  W_mm = sum_i (sum_t M_it x_it) x_i1^T  with
+ *  W_mm = sum_i (sum_t M_it x_it) x_i1^T  with
  * M_{i,opt} = sum_tau alpha_{i tau}, M_{i tau} = -alpha_{i tau};  u_mm =
  * sum_i M_{i,opt} x_{i,opt} with M_{i,opt} = y_i alpha_i.  The explicit
  * d x d matrix (d x 1 vector) is produced on request.
  *
  * Constraint order: a runs over i = 0..n-1 and, for the W-SVM, over
  * tau = 0..T-1, tau != opt_i (ci[a] = i, ct[a] = tau); for the u-SVM a = i
- * (ct[a] = opt_i).  Tokens are 0-based: x_{i1} of the paper is row 0 of X[i].
+ * (ct[a] = opt_i).  Tokens are 0-based: the query token x_{i1} is row 0 of X[i].
  */
 #ifndef LM_SVM_H
 #define LM_SVM_H
 
-#include "lm_ibdata.h"
+#include "lm_attn_data.h"
 
 enum {
     LM_SVM_OK = 0,
@@ -76,13 +76,13 @@ void lm_svm_opts_default(lm_svm_opts *o);
 /* Solve in D->ctx.  Returns LM_SVM_OK or one of the error codes above; on
  * any nonzero return s holds no solution (but must still be cleared).
  * o may be NULL (defaults). */
-int lm_svm_w(lm_svm_sol *s, const lm_ibdata *D, const lm_svm_opts *o);
+int lm_svm_w(lm_svm_sol *s, const lm_attn_data *D, const lm_svm_opts *o);
 /* lm_svm_w (default options) for a claim: an infeasible W-SVM or non-unique
  * optimal tokens are recorded as an unmet hypothesis (returns 1), any other
  * solver failure as an error (returns -1); 0 on success. */
 struct lm_eval;
-int lm_svm_w_claim(struct lm_eval *ev, lm_svm_sol *s, const lm_ibdata *D);
-int lm_svm_u(lm_svm_sol *s, const lm_ibdata *D, const lm_svm_opts *o);
+int lm_svm_w_claim(struct lm_eval *ev, lm_svm_sol *s, const lm_attn_data *D);
+int lm_svm_u(lm_svm_sol *s, const lm_attn_data *D, const lm_svm_opts *o);
 void lm_svm_sol_clear(lm_svm_sol *s);
 
 /* Generic dual QP: max_{alpha>=0} 1^T alpha - alpha^T Q alpha / 2 for a
@@ -92,12 +92,12 @@ int lm_svm_dual(lm_mat *alpha, lm_svm_cert *c, const lm_mat *Q, const lm_svm_opt
 
 /* Explicit solution: W (d x d) = W_mm, or u (d x 1) = u_mm, in the
  * context of W/u (D and s must share it). */
-void lm_svm_w_matrix(lm_mat *W, const lm_svm_sol *s, const lm_ibdata *D);
-void lm_svm_u_vector(lm_mat *u, const lm_svm_sol *s, const lm_ibdata *D);
+void lm_svm_w_matrix(lm_mat *W, const lm_svm_sol *s, const lm_attn_data *D);
+void lm_svm_u_vector(lm_mat *u, const lm_svm_sol *s, const lm_attn_data *D);
 
 /* Token coefficients M (n x T, context of M) of sum_a c_a A_a for any
  * constraint-space coefficients c (m x 1), e.g. c = alpha gives s->M. */
-void lm_svm_coef(lm_mat *M, const lm_svm_sol *s, const lm_mat *c, const lm_ibdata *D);
+void lm_svm_coef(lm_mat *M, const lm_svm_sol *s, const lm_mat *c, const lm_attn_data *D);
 
 /* Projected supergradient ascent (in double) on the margin of a direction,
  * min_a (Q c)_a / sqrt(c^T Q c), over constraint-space coefficients c
@@ -111,7 +111,7 @@ double lm_svm_ascent(double *c, double *trace, const double *Q, int m, int iters
  * r = min_{i, tau != opt_i} (x_{i,opt}-x_{i tau})^T W x_{i1}   (W: d x d);
  * r = min_i y_i u^T x_{i,opt}                                  (u: d x 1).
  * Divide by ||W||_F (||u||) for the margin of the direction. */
-void lm_svm_w_margin(lm_num *r, const lm_mat *W, const lm_ibdata *D);
-void lm_svm_u_margin(lm_num *r, const lm_mat *u, const lm_ibdata *D);
+void lm_svm_w_margin(lm_num *r, const lm_mat *W, const lm_attn_data *D);
+void lm_svm_u_margin(lm_num *r, const lm_mat *u, const lm_attn_data *D);
 
 #endif

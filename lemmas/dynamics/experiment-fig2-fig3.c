@@ -46,7 +46,7 @@
  *   on the log axis.}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_synth.h"
 #include <math.h>
 #include <stdio.h>

@@ -39,7 +39,7 @@
  *   both kernels, for the first seed.}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_synth.h"
 #include <math.h>
 #include <stdio.h>

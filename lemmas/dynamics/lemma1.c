@@ -66,7 +66,7 @@
  */
 #include "lm_claim.h"
 #include "lm_gradcheck.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include <math.h>
 
 static const char *const configs[] = {"random", "saturated", "near-tied", "(2) as printed: I_N", NULL};

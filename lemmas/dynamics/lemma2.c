@@ -53,7 +53,7 @@
  *   every fourth round also ties token 1 to token 0 and sets $W^K_h=W^Q_h$ (symmetric logits).}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_perturb.h"
 #include <math.h>
 #include <stdlib.h>

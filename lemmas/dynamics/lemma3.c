@@ -41,7 +41,7 @@
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_perturb.h"
 
 enum { K_Z90, K_Z89, K_G }; /* which constant (config / 3); where its sigma's are evaluated

@@ -48,7 +48,7 @@
  *   break for any \texttt{C\_scale}$<1$).}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_t1.h"
 #include <math.h>
 #include <stdio.h>

@@ -46,7 +46,7 @@
  */
 #include "lm_claim.h"
 #include "lm_gradcheck.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include <math.h>
 
 static const char *const configs[] = {"formula-cG2-vs-model-cG2", "formula-cG2-vs-model-cG1", NULL};

@@ -50,7 +50,7 @@
  *   constants.}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_perturb.h"
 #include <math.h>
 #include <stdarg.h>

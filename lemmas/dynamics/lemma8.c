@@ -39,7 +39,7 @@
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_perturb.h"
 
 enum { K_Z, K_G }; /* which constant, Z' or G' (config / 6); the variables (config / 3 % 2);

@@ -69,7 +69,7 @@
  *   $S_{i1}$ is full rank.}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include <math.h>
 #include <stdlib.h>
 

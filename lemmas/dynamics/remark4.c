@@ -33,7 +33,7 @@
  *   $Dd\ge Nn^2$; that reading is false and must come out violated.}
  */
 #include "lm_claim.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include <math.h>
 #include <stdio.h>
 

@@ -44,7 +44,7 @@
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
-#include "lm_model.h"
+#include "lm_mha.h"
 #include "lm_t3.h"
 #include <math.h>
 #include <stdio.h>

@@ -56,7 +56,7 @@ static int eval(lm_eval *ev)
         o.mu = lm_par(ev, "mu_regime");
         o.d = lm_par_i(ev, "d_regime");
     }
-    lm_ibdata *D = lm_ibgen_ex1(&o, lm_eval_rng(ev), ev->ctx);
+    lm_attn_data *D = lm_ibgen_ex1(&o, lm_eval_rng(ev), ev->ctx);
     lm_ibgen_stats s;
     lm_ibgen_stats_init(&s, ev->ctx);
     int rc = 0;
@@ -97,7 +97,7 @@ static int eval(lm_eval *ev)
     lm_num_clears(&lam, &k, &lhs, &rhs, &t, (lm_num *)NULL);
 done:
     lm_ibgen_stats_clear(&s);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -38,7 +38,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_defaults(&o, ev->config == 1);
     o.antipodal = ev->config == 2;
     lm_rng *g = lm_eval_rng(ev);
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, ev->ctx);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, ev->ctx);
     const double pert = lm_par(ev, "perturb");
     if (pert != 0.0)
         for (int i = 0; i < D->n; i++)
@@ -70,7 +70,7 @@ static int eval(lm_eval *ev)
     lm_num_clear(&tol);
 done:
     lm_ibgen_stats_clear(&s);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

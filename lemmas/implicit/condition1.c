@@ -48,7 +48,7 @@ static const lm_param_def params[] = {
 
 /* the clause's content: every optimal token is at least as long as the other
  * token of its sequence (compared in the working precision) */
-static int longer_opt(double *ratio, const lm_ibdata *D, const lm_mat *K, const void *arg)
+static int longer_opt(double *ratio, const lm_attn_data *D, const lm_mat *K, const void *arg)
 {
     (void)arg;
     lm_num a, b;

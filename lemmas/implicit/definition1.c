@@ -30,7 +30,7 @@
  *   breaks (iii).  Joint-training recomputation of $\mathrm{opt}_i(u_t)$ belongs to Lemma 13.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include <math.h>
 
 static const char *const configs[] = {"EX1", "gaussian", NULL};
@@ -50,11 +50,11 @@ static int eval(lm_eval *ev)
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     const lm_ctx *c = ev->ctx;
     int a2 = ev->config == 0;
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, a2, c);
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, a2, c);
     int rc = 0;
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *CV = lm_mat_new(n, T, c);
     lm_mat *h = lm_mat_new(n, T, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_num y, s, a, b, go, gm, v, w;
     lm_num_inits(c, &y, &s, &a, &b, &go, &gm, &v, &w, (lm_num *)NULL);
     static const double Rs[] = {0.1, 1.0, 10.0, 100.0}, Rsat[] = {1.0, 3.0, 10.0, 30.0};
@@ -62,7 +62,7 @@ static int eval(lm_eval *ev)
     double R = Rs[k4];
     if (ev->x) R = pow(10.0, fmin(3.0, fmax(-2.0, ev->x[0])));
     for (int k = 0; k < d * d; k++) lm_mat_set_d(W, k / d, k % d, R * lm_rng_normal(g) / d);
-    if (lm_ib_forward(F, D, W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
+    if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     lm_measure(ev, "min score gap", F->mingap);
     if (!lm_assume(ev, F->unique, "opt_i not unique (tie in the scores)")) goto out;
     int argmin = lm_par_i(ev, "opt_rule") == 1;
@@ -84,7 +84,7 @@ static int eval(lm_eval *ev)
             lm_num_min(&gm, &gm, &v);
         }
         /* (i) direct y Phi vs sum_t s_t gamma_t */
-        lm_ib_margin_direct(&y, D, W, D->u, i);
+        lm_attn_margin_direct(&y, D, W, D->u, i);
         lm_num_set_d(&s, 0.0);
         for (int t = 0; t < T; t++) {
             lm_mat_get(&v, F->logs, i, t);
@@ -118,15 +118,15 @@ static int eval(lm_eval *ev)
         lm_obs_le(ev, -1, &a, &b, tol, "y Phi <= gamma_opt, seq %d, ||W|| ~ %.3g", i, R);
     }
     /* (iii) optimal-token limit */
-    if (lm_ib_sep_direction(CV, D, F->opt)) {
+    if (lm_attn_sep_direction(CV, D, F->opt)) {
         lm_assume(ev, 0, "no separating direction (constraint Gram matrix singular)");
         goto out;
     }
-    lm_ib_expand(V, CV, NULL, D);
-    lm_ib_gaps(h, D, V, F->opt);
+    lm_attn_expand(V, CV, NULL, D);
+    lm_attn_gaps(h, D, V, F->opt);
     double Rl = Rsat[k4], rs = lm_par(ev, "rate_scale");
     lm_mat_scale_d(W, V, Rl);
-    if (lm_ib_forward(F, D, W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
+    if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     for (int i = 0; i < n; i++) {
         int o = F->opt[i];
         lm_mat_get(&go, F->gam, i, o);
@@ -158,9 +158,9 @@ static int eval(lm_eval *ev)
     }
 out:
     lm_num_clears(&y, &s, &a, &b, &go, &gm, &v, &w, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W); lm_mat_free(V); lm_mat_free(CV); lm_mat_free(h);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -45,7 +45,7 @@ static int eval(lm_eval *ev)
     o.zeta = lm_par(ev, "zeta");
     if (ev->config == 1) o.d = 100;
     if (!lm_assume(ev, o.zeta > 1.0, "zeta = %g is not > 1", o.zeta)) return 0;
-    lm_ibdata *D = lm_ibgen_dm(&o, lm_eval_rng(ev), ev->ctx);
+    lm_attn_data *D = lm_ibgen_dm(&o, lm_eval_rng(ev), ev->ctx);
     const lm_ctx *c = ev->ctx;
     lm_num m, a, b, so, sb, zero, tol, res, smax;
     lm_num_inits(c, &m, &a, &b, &so, &sb, &zero, &tol, &res, &smax, (lm_num *)NULL);
@@ -93,7 +93,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "||u_0||", lm_num_get_d(&a));
     lm_mat_free(r);
     lm_num_clears(&m, &a, &b, &so, &sb, &zero, &tol, &res, &smax, (lm_num *)NULL);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return 0;
 }
 

@@ -31,7 +31,7 @@
  *   wrong formulas testable: any factor other than 1 is found violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include <math.h>
 
 static const char *const configs[] = {"general,exp", "general,logistic", "A2-form,exp",
@@ -48,16 +48,16 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* L at W + s h V (or u + s h v), in the 256-bit context */
-static void loss_at(lm_num *L, const lm_ibdata *D, const lm_mat *W, const lm_mat *u,
-                    const lm_mat *dir, int on_u, double sh, lm_ib_loss loss, lm_ib_fwd *F)
+static void loss_at(lm_num *L, const lm_attn_data *D, const lm_mat *W, const lm_mat *u,
+                    const lm_mat *dir, int on_u, double sh, lm_attn_loss loss, lm_attn_fwd *F)
 {
     lm_mat *Wp = lm_mat_dup(W), *up = lm_mat_dup(u);
     lm_num s;
     lm_num_init(&s, &D->ctx);
     lm_num_set_d(&s, sh);
     lm_mat_axpy(on_u ? up : Wp, &s, dir);
-    lm_ib_forward(F, D, Wp, up, loss);
-    lm_ib_lossval(L, F);
+    lm_attn_forward(F, D, Wp, up, loss);
+    lm_attn_lossval(L, F);
     lm_num_clear(&s);
     lm_mat_free(Wp);
     lm_mat_free(up);
@@ -68,7 +68,7 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     int a2 = ev->config >= 2;
-    lm_ib_loss loss = (ev->config % 2) ? LM_IB_LOGISTIC : LM_IB_EXP;
+    lm_attn_loss loss = (ev->config % 2) ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
     double fac = lm_par(ev, "grad_scale") * lm_par(ev, "sign");
     double h = lm_par(ev, "fd_h");
     static const double norms[] = {1e-3, 1.0, 10.0, 100.0};
@@ -77,7 +77,7 @@ static int eval(lm_eval *ev)
         R = pow(10.0, fmin(3.0, fmax(-4.0, ev->x[0])));
         us = exp(fmin(2.0, fmax(-2.0, ev->x[1])));
     }
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, a2, ev->ctx);
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, a2, ev->ctx);
     const lm_ctx *c = ev->ctx;
     lm_ctx c256 = lm_ctx_mpfr(256);
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *v = lm_mat_new(d, 1, c);
@@ -88,14 +88,14 @@ static int eval(lm_eval *ev)
     int rc = 0;
 
     /* closed forms in the working precision */
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_mat *G = lm_mat_new(d, d, c), *gu = lm_mat_new(d, 1, c);
     lm_num dW, du, nG, nV, ngu, nv, tol, res, fd, Lp, Lm, tmp;
     lm_num_inits(c, &dW, &du, &nG, &nV, &ngu, &nv, &tol, &res, &tmp, (lm_num *)NULL);
     lm_num_inits(&c256, &fd, &Lp, &Lm, (lm_num *)NULL);
-    if (lm_ib_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
-    lm_ib_grad_W(G, F, D);
-    lm_ib_grad_u(gu, F, D);
+    if (lm_attn_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    lm_attn_grad_W(G, F, D);
+    lm_attn_grad_u(gu, F, D);
     if (!lm_mat_isfinite(G) || !lm_mat_isfinite(gu)) { rc = lm_fail(ev, "non-finite gradient"); goto out; }
     lm_mat_dot(&dW, G, V);
     lm_mat_dot(&du, gu, v);
@@ -113,13 +113,13 @@ static int eval(lm_eval *ev)
 
     /* MPFR-256 central differences */
     {
-        lm_ibdata *Dm = lm_ibdata_convert(D, &c256);
+        lm_attn_data *Dm = lm_attn_data_convert(D, &c256);
         lm_mat *Wm = lm_mat_new(d, d, &c256), *Vm = lm_mat_new(d, d, &c256);
         lm_mat *vm = lm_mat_new(d, 1, &c256);
         lm_mat_copy(Wm, W);
         lm_mat_copy(Vm, V);
         lm_mat_copy(vm, v);
-        lm_ib_fwd *Fm = lm_ib_fwd_new(Dm);
+        lm_attn_fwd *Fm = lm_attn_fwd_new(Dm);
         for (int on_u = 0; on_u < 2; on_u++) {
             loss_at(&Lp, Dm, Wm, Dm->u, on_u ? vm : Vm, on_u, h, loss, Fm);
             loss_at(&Lm, Dm, Wm, Dm->u, on_u ? vm : Vm, on_u, -h, loss, Fm);
@@ -135,15 +135,15 @@ static int eval(lm_eval *ev)
             lm_num_set(&tmp, &Lp);
             lm_num_add(&tol, &tol, &tmp);
             lm_obs_le(ev, -1, &res, &tol, 0.0, "|<grad_%s,V> - MPFR FD|, ||W||=%.3g, %s",
-                      on_u ? "u" : "W", R, loss == LM_IB_EXP ? "exp" : "logistic");
+                      on_u ? "u" : "W", R, loss == LM_ATTN_EXP ? "exp" : "logistic");
             if (!on_u && lm_num_sgn(&tol) > 0) {
                 lm_num_div(&tmp, &res, &tol);
                 lm_measure(ev, "W residual / tolerance", lm_num_get_d(&tmp));
             }
         }
-        lm_ib_fwd_free(Fm);
+        lm_attn_fwd_free(Fm);
         lm_mat_free(Wm); lm_mat_free(Vm); lm_mat_free(vm);
-        lm_ibdata_free(Dm);
+        lm_attn_data_free(Dm);
     }
 
     if (a2) {
@@ -151,8 +151,8 @@ static int eval(lm_eval *ev)
         lm_mat *C = lm_mat_new(n, T, c), *G2 = lm_mat_new(d, d, c);
         lm_num ls;
         lm_num_init(&ls, c);
-        lm_ib_grad_coef_a2(C, &ls, F);
-        if (lm_num_isfinite(&ls)) lm_ib_expand(G2, C, &ls, D);
+        lm_attn_grad_coef_a2(C, &ls, F);
+        if (lm_num_isfinite(&ls)) lm_attn_expand(G2, C, &ls, D);
         lm_mat_dot(&tmp, G2, V);
         lm_num_mul_d(&tmp, &tmp, fac);
         lm_mat_dot(&res, G, V);
@@ -169,9 +169,9 @@ static int eval(lm_eval *ev)
 out:
     lm_num_clears(&dW, &du, &nG, &nV, &ngu, &nv, &tol, &res, &tmp, (lm_num *)NULL);
     lm_num_clears(&fd, &Lp, &Lm, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(G); lm_mat_free(gu); lm_mat_free(W); lm_mat_free(V); lm_mat_free(v);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -65,7 +65,7 @@ static int eval(lm_eval *ev)
         long both = 0, a1 = 0, a2 = 0, nopt = 0;
         double worst = 0.0;
         for (int r = 0; r < m; r++) {
-            lm_ibdata *D = lm_ibgen_ex1(&o, g, &dc);
+            lm_attn_data *D = lm_ibgen_ex1(&o, g, &dc);
             double ratio = 0.0;
             int res = lm_ibgen_assumptions(&ratio, D, lm_par(ev, "lambda_scale"), ev->ctx);
             if (res < 0) {
@@ -76,7 +76,7 @@ static int eval(lm_eval *ev)
                 both += res == 3;
                 worst = fmax(worst, ratio);
             }
-            lm_ibdata_free(D);
+            lm_attn_data_free(D);
         }
         const long succ = cfg == 0 ? both : a2;
         const double U = lm_ibgen_wilson_upper(succ, m, z), L = lm_ibgen_wilson_lower(succ, m, z);

@@ -40,7 +40,7 @@
  *   $1$ (the maximum of $1-s_{\mathrm{opt}}$) at every $t\ge t_1$ held only vacuously and is reported so.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_stats.h"
 #include "lm_svm.h"
@@ -78,11 +78,11 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_defaults(&o, !a1);
     o.d = a1 ? 256 : lm_par_i(ev, "d");
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_svm_sol sol = {0};
     lm_ibgen_stats st;
     lm_ibgen_stats_init(&st, c);
@@ -120,20 +120,20 @@ static int eval(lm_eval *ev)
     lm_num_mul_d(&off, &off, 0.5 * lm_par(ev, "init_scale"));
     lm_num_add_d(&off, &off, log((double)(D->T - 1)));
     double thr = 1.0 / (2.0 * lm_num_get_d(&nmm) * lm_num_get_d(&st.Dc));
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "max_i (1 - s_opt)", 1);
     int t1 = -1, next = 1, nontriv = 0;
     for (int t = 0; t <= steps; t++) {
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
         lm_mat_get(&la, F->lomso, 0, 0);
         for (int i = 1; i < n; i++) { lm_mat_get(&x, F->lomso, i, 0); lm_num_max(&la, &la, &x); }
         lam[t] = -lm_num_get_d(&la);
         if (t1 < 0) {
-            lm_ib_one_minus_cos(&e, S->W, Wmm);
+            lm_attn_one_minus_cos(&e, S->W, Wmm);
             if (sqrt(2.0 * lm_num_get_d(&e)) <= thr) t1 = t;
         }
         lm_num_mul_d(&lb, &rate, (double)t);
@@ -173,7 +173,7 @@ static int eval(lm_eval *ev)
             if (fit.decision != LM_RATE_TOO_SHORT || 2 * T > smax) break;
             for (int t = T; t < 2 * T; t++) {
                 if (opt->step(S, F, D, &p)) { rc = lm_fail(ev, "NGD step failed at t=%d", t); goto out; }
-                if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) {
+                if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) {
                     rc = lm_fail(ev, "non-finite forward at t=%d", t + 1);
                     goto out;
                 }
@@ -192,12 +192,12 @@ out:
     lm_num_clears(&e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);
     free(lam);
     free(tt);
-    if (S) lm_ib_state_free(S);
+    if (S) lm_attn_state_free(S);
     lm_svm_sol_clear(&sol);
     lm_ibgen_stats_clear(&st);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0); lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

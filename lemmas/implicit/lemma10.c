@@ -36,7 +36,7 @@
  *   Assumption~2) reads the paper.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -53,13 +53,13 @@ static const lm_param_def params[] = {
     {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
     {NULL, 0, NULL, NULL, NULL}};
 
-static void max_lomso(lm_num *r, lm_num *x, const lm_ib_fwd *F, int n)
+static void max_lomso(lm_num *r, lm_num *x, const lm_attn_fwd *F, int n)
 {
     lm_mat_get(r, F->lomso, 0, 0);
     for (int i = 1; i < n; i++) { lm_mat_get(x, F->lomso, i, 0); lm_num_max(r, r, x); }
 }
 
-static int pointwise(lm_eval *ev, lm_rng *g, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *Wmm,
+static int pointwise(lm_eval *ev, lm_rng *g, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *Wmm,
                      const lm_num *nmm, const lm_num *Dc)
 {
     const lm_ctx *c = ev->ctx;
@@ -81,8 +81,8 @@ static int pointwise(lm_eval *ev, lm_rng *g, const lm_ibdata *D, lm_ib_fwd *F, c
     lm_num_set_d(&x, R);
     lm_num_mul(&x, &x, nmm);
     lm_mat_scale(W, W, &x);          /* W = R ||W_mm|| (Wbar_mm + delta Zbar) */
-    if (lm_ib_forward(F, D, W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
-    lm_ib_one_minus_cos(&e, W, Wmm);
+    if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
+    lm_attn_one_minus_cos(&e, W, Wmm);
     lm_num_mul_d(&e, &e, 2.0);
     lm_num_sqrt(&e, &e);
     lm_num_mul(&e, &e, Dc);          /* D ||Wbar - Wbar_mm|| */
@@ -108,7 +108,7 @@ out:
     return rc;
 }
 
-static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *W0,
+static int ngd_run(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W0,
                    const lm_mat *Wmm, const lm_num *nmm, const lm_num *Dc, const lm_num *nmm2)
 {
     const lm_ctx *c = ev->ctx;
@@ -125,18 +125,18 @@ static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *
     lm_num_mul_d(&off, &off, 0.5);
     lm_num_add_d(&off, &off, log((double)(D->T - 1)));
     double thr = 1.0 / (2.0 * lm_num_get_d(nmm) * lm_num_get_d(Dc));
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    lm_ib_state *S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    lm_attn_state *S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "max_i (1 - s_opt)", 1);
     int t1 = -1, next = 1, nontriv = 0;
     for (int t = 0; t <= steps; t++) {
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); break; }
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); break; }
         max_lomso(&la, &x, F, D->n);
         if (t1 < 0) {
-            lm_ib_one_minus_cos(&e, S->W, Wmm);
+            lm_attn_one_minus_cos(&e, S->W, Wmm);
             if (sqrt(2.0 * lm_num_get_d(&e)) <= thr) t1 = t;
         }
         lm_num_mul_d(&lb, &rate, (double)t);
@@ -158,7 +158,7 @@ static int ngd_run(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *
         if (lm_assume(ev, t1 >= 0, "D ||Wbar_t - Wbar_mm|| never fell below 1/(2||W_mm||)") && nontriv == 0)
             lm_vacuous(ev, "the bound (T-1) exp(...) stayed >= 1, the maximum of 1 - s_opt, at every t >= t1 = %d", t1);
     }
-    lm_ib_state_free(S);
+    lm_attn_state_free(S);
     lm_num_clears(&e, &la, &lb, &x, &rate, &off, (lm_num *)NULL);
     return rc;
 }
@@ -172,10 +172,10 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_defaults(&o, !a1);
     o.d = a1 ? 256 : lm_par_i(ev, "d");
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_svm_sol sol = {0};
     lm_ibgen_stats st;
     lm_ibgen_stats_init(&st, c);
@@ -205,9 +205,9 @@ out:
     lm_num_clear(&nmm);
     lm_svm_sol_clear(&sol);
     lm_ibgen_stats_clear(&st);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0); lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -117,7 +117,7 @@ static int eval(lm_eval *ev)
     double *wd = lm_xmalloc((size_t)m * sizeof *wd);
     long ok = 0;
     for (int r = 0; r < m; r++) {
-        lm_ibdata *D = lm_ibgen_dm(&o, g, &dc);
+        lm_attn_data *D = lm_ibgen_dm(&o, g, &dc);
         lm_mat *T = lm_ibgen_tokens(D), *K = lm_ibgen_gram(D);
         lm_mat_get_array(A, T);
         int good = 1;
@@ -144,7 +144,7 @@ static int eval(lm_eval *ev)
         worst = fmax(worst, worst0);
         lm_mat_free(T);
         lm_mat_free(K);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
     }
     free(A);
     const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));

@@ -78,10 +78,10 @@ static int eval(lm_eval *ev)
     if (ev->quick) steps /= 4;
     if (!lm_assume(ev, steps >= 2 && eta > 0 && o.zeta > 0, "need steps >= 2, eta > 0, zeta > 0")) return 0;
     if (ev->tmax >= 0 && ev->tmax + 1 < steps) steps = ev->tmax + 1; /* a replay need only reach the break */
-    lm_ibdata *D = lm_ibgen_dm(&o, lm_eval_rng(ev), c);
-    lm_ibj *J = lm_ibj_new(D, NULL, 1, LM_IB_EXP);
+    lm_attn_data *D = lm_ibgen_dm(&o, lm_eval_rng(ev), c);
+    lm_ibj *J = lm_ibj_new(D, NULL, 1, LM_ATTN_EXP);
     if (!J) {
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return lm_fail(ev, "non-finite forward pass at t=0");
     }
     const int n = D->n, T = D->T, N = n * T;
@@ -100,16 +100,16 @@ static int eval(lm_eval *ev)
     lm_num_set_si(&ex, -2);
     lm_num_div_d(&ex, &ex, 3.0); /* -2/3 */
     lm_num_set_d(&sum, 0.0);     /* sum_{s<t} (s+1)^{-2/3} */
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
     p.alpha = 2.0 / 3.0;
-    p.loss = LM_IB_EXP;
+    p.loss = LM_ATTN_EXP;
     double emp_u = 0, emp_w = 0, emp_gu = 0, emp_gw = 0, path = 0, path_ratio = 0;
     int rc = 0, next = 1;
     lm_series_axes(ev, "iteration t", "||u_t||, ||W_t|| and the Lemma 12 bounds", 1);
     for (int t = 0; t <= steps; t++) {
-        const lm_ib_fwd *F = J->F;
+        const lm_attn_fwd *F = J->F;
         lm_ibj_grads(gC, gU, &ls, J, F);
         lm_ibj_norm_u(&nu, J);
         lm_ibj_norm_W(&nw, J);
@@ -190,7 +190,7 @@ static int eval(lm_eval *ev)
     lm_mat_free(gC);
     lm_mat_free(gU);
     lm_ibj_free(J);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -167,10 +167,10 @@ static void obs(run *R, int inv, int t, const lm_num *a, const lm_num *b, double
 }
 
 /* one run of (13) on D (in R->c) for S->steps iterations (or fewer: horizon) */
-static int run_one(run *R, const setup *S, const lm_ibdata *D, int horizon)
+static int run_one(run *R, const setup *S, const lm_attn_data *D, int horizon)
 {
     const lm_ctx *c = R->c;
-    lm_ibj *J = lm_ibj_new(D, NULL, 1, LM_IB_EXP);
+    lm_ibj *J = lm_ibj_new(D, NULL, 1, LM_ATTN_EXP);
     if (!J) return -1;
     const int n = D->n;
     int *op = lm_xmalloc(sizeof(int) * (size_t)n);
@@ -178,16 +178,16 @@ static int run_one(run *R, const setup *S, const lm_ibdata *D, int horizon)
     lm_mat *prev = lm_mat_new(n, 1, c), *lom = lm_mat_new(n, 1, c);
     lm_num a, b, g1, g2, v, w, best;
     lm_num_inits(c, &a, &b, &g1, &g2, &v, &w, &best, (lm_num *)NULL);
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = S->eta;
     p.alpha = 2.0 / 3.0;
-    p.loss = LM_IB_EXP;
+    p.loss = LM_ATTN_EXP;
     const double scale = S->eta * S->sigma2d * (S->zeta * S->zeta - 1.0) / n;
     const double u = lm_ctx_eps(c);
     int rc = 0, next = 1;
     for (int t = 0; t <= horizon; t++) {
-        const lm_ib_fwd *F = J->F;
+        const lm_attn_fwd *F = J->F;
         /* per sequence: log(1 - s_opt) = log s_other, the gap, the log-loss */
         int imin = 0;
         for (int i = 0; i < n; i++) {
@@ -339,12 +339,12 @@ static int eval(lm_eval *ev)
     for (int r = 0; r < m && !rc; r++) {
         lm_rng gr;
         lm_rng_init(&gr, lm_hash_u64(ev->seed, (uint64_t)r));
-        lm_ibdata *D = lm_ibgen_dm(&o, &gr, &dbl);
+        lm_attn_data *D = lm_ibgen_dm(&o, &gr, &dbl);
         /* the double run: recorded (configuration 1 in double) or classified */
         run_init(R, ev, &dbl, per_run && !mp);
         if (run_one(R, &S, D, S.steps)) {
             rc = lm_fail(ev, "non-finite value in run %d (double)", r);
-            lm_ibdata_free(D);
+            lm_attn_data_free(D);
             break;
         }
         const run *dec = R; /* the run deciding the invariants */
@@ -356,7 +356,7 @@ static int eval(lm_eval *ev)
         if (mp && R->flag_t >= 0 && !decided) {
             /* a break or near miss in double: the same run wholly in MPFR up to
              * its first break (up to its last near miss when the break vanishes) */
-            lm_ibdata *DM = lm_ibdata_convert(D, ev->ctx);
+            lm_attn_data *DM = lm_attn_data_convert(D, ev->ctx);
             int h = R->brk_t >= 0 ? R->brk_t : R->flag_t;
             for (int pass = 0; pass < 2 && !rc; pass++) {
                 run_init(R2, ev, ev->ctx, per_run);
@@ -366,7 +366,7 @@ static int eval(lm_eval *ev)
                 if (run_failed(R2) || R->flag_t <= h) break;
                 h = R->flag_t;
             }
-            lm_ibdata_free(DM);
+            lm_attn_data_free(DM);
             /* beyond the MPFR horizon the double decisions stand (statistics only:
              * the run is already decided by its confirmed first break) */
             for (int k = 0; k < NINV; k++)
@@ -375,7 +375,7 @@ static int eval(lm_eval *ev)
             confirmed_mp++;
             if (run_failed(R2)) confirmed_brk++;
         }
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         if (rc) break;
         if (!run_failed(dec)) ok++;
         for (int k = 0; k < NINV; k++)

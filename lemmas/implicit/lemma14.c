@@ -25,7 +25,7 @@
  *   Readings: $d=1200$ and $d=2400$ read the paper; the catalogue's R4 size $d=600$ is a probe.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include <math.h>
 
@@ -45,7 +45,7 @@ static int eval(lm_eval *ev)
     o.n = 8;
     o.d = ev->config == 0 ? 1200 : ev->config == 1 ? 2400 : 600;
     o.zeta = 1.5 * lm_par(ev, "zeta_scale");
-    lm_ibdata *D = lm_ibgen_dm(&o, g, c);
+    lm_attn_data *D = lm_ibgen_dm(&o, g, c);
     int d = D->d, n = D->n, rc = 0;
     lm_mat *ut = lm_mat_new(d, 1, c), *x = lm_mat_new(d, 1, c), *row = lm_mat_new(1, d, c);
     lm_num A, B, m, rhs, tmp;
@@ -90,7 +90,7 @@ out:
     lm_mat_free(ut);
     lm_mat_free(x);
     lm_mat_free(row);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

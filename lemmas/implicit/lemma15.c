@@ -86,7 +86,7 @@ static int eval(lm_eval *ev)
     }
     lm_ibland_run *R = lm_ibland_run_new(ev, &o);
     if (!R) return -1;
-    const lm_ibdata *D = R->D;
+    const lm_attn_data *D = R->D;
     int rc = 0, n = D->n, T = D->T;
     const double sigma = 1.0 / sqrt((double)D->d); /* DM: sigma = d^{-1/2} */
     const double c14 = 0.25 * lm_par(ev, "c14_scale");

@@ -37,7 +37,7 @@
  *   therefore flips the inequality (\texttt{flip}$=1$) and must come out violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -66,7 +66,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     int np = n * T * n;
     double *pr = lm_xmalloc(sizeof(double) * (size_t)np);
     for (int k = 0; k < np; k++) pr[k] = lm_rng_normal(g);
@@ -76,7 +76,7 @@ static int eval(lm_eval *ev)
     lm_mat *Wmm = lm_mat_new(d, d, c), *P = lm_mat_new(d, d, c), *W = lm_mat_new(d, d, c);
     lm_mat *Cg = lm_mat_new(n, T, c), *Gs = lm_mat_new(d, d, c), *h = lm_mat_new(n, T, c);
     lm_mat *tk = lm_mat_new(d, 1, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_num ls, nw, num, den, t1, t2;
     lm_num_inits(c, &ls, &nw, &num, &den, &t1, &t2, (lm_num *)NULL);
     lm_ibgen_stats st;
@@ -127,16 +127,16 @@ static int eval(lm_eval *ev)
     lm_num_set_d(&t2, R);
     lm_num_div(&t2, &t2, &t1);
     lm_mat_scale(W, W, &t2);
-    if (lm_ib_forward(F, D, W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
+    if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     double Dd = lm_num_get_d(&st.Dc), eta = lm_par(ev, "eta");
     double slow = lm_par(ev, "s0_factor") * fmin(1.0 / T, 1.0 / (1.0 + (T - 1) * exp(eta * Dd - 1.0)));
     double mls = 0.0;
     for (int i = 0; i < n; i++) mls = fmin(mls, lm_mat_get_d(F->logs, i, F->opt[i]));
     if (!lm_assume(ev, mls >= log(slow), "min_i s_opt = %.3g below s_lower = %.3g", exp(mls), slow))
         goto out;
-    lm_ib_grad_coef_a2(Cg, &ls, F);
+    lm_attn_grad_coef_a2(Cg, &ls, F);
     if (!lm_num_isfinite(&ls)) { lm_obs_le_d(ev, -1, 1.0, 0.0, 0.0, "gradient exactly zero"); goto out; }
-    lm_ib_expand(Gs, Cg, NULL, D);
+    lm_attn_expand(Gs, Cg, NULL, D);
     /* numerator <-g, bar W - bar W_mm>, P holds bar W_mm */
     lm_mat_frob(&t1, W);
     lm_num_set_d(&t2, 1.0);
@@ -146,7 +146,7 @@ static int eval(lm_eval *ev)
     lm_mat_dot(&num, Gs, W);
     lm_num_neg(&num, &num);
     /* denominator sum C_itau h_itau(W_mm) / ||W_mm|| */
-    lm_ib_gaps(h, D, Wmm, F->opt);
+    lm_attn_gaps(h, D, Wmm, F->opt);
     lm_num_set_d(&den, 0.0);
     for (int i = 0; i < n; i++)
         for (int t = 0; t < T; t++) {
@@ -164,7 +164,7 @@ static int eval(lm_eval *ev)
     lm_num_div(&num, &num, &den); /* eps* */
     double gmin = lm_num_get_d(&st.gam_min), gmax = lm_num_get_d(&st.gam_max);
     double K = lm_par(ev, "Cp_scale") * n * T * exp(gmax) * (gmax / gmin);
-    double epsR = lm_ib_eps_of_R(R, lm_par(ev, "C_scale") * nwd, K);
+    double epsR = lm_ibgen_eps_of_R(R, lm_par(ev, "C_scale") * nwd, K);
     if (!lm_assume(ev, epsR < 1.0, "R = %.3g ||W_mm|| is below R_1", R / nwd)) goto out;
     lm_num_set_d(&t1, epsR);
     if (lm_par_i(ev, "flip"))
@@ -183,11 +183,11 @@ out:
     lm_num_clears(&ls, &nw, &num, &den, &t1, &t2, (lm_num *)NULL);
     lm_ibgen_stats_clear(&st);
     if (svm_ok) lm_svm_sol_clear(&s);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(Wmm); lm_mat_free(P); lm_mat_free(W); lm_mat_free(Cg); lm_mat_free(Gs);
     lm_mat_free(h); lm_mat_free(tk);
     free(pr);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -72,7 +72,7 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* kappa(theta) of the derived form at the forward pass F; Ku = u_mm^T x_it (n x T) */
-static void kappa_derived(lm_num *k, const lm_ib_fwd *F, const int *opt, const lm_mat *Ku,
+static void kappa_derived(lm_num *k, const lm_attn_fwd *F, const int *opt, const lm_mat *Ku,
                           const lm_num *unorm, const lm_ctx *c)
 {
     int n = F->n, T = F->T;

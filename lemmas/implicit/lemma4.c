@@ -26,7 +26,7 @@
  *   spectral norm concentrates near $2\sigma_0\sqrt d$, so the event then almost never holds).}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +52,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_dm_defaults(&o);
     o.d = d;
     o.n = 8;
-    lm_ibdata *D = lm_ibgen_dm(&o, g, &dc);
+    lm_attn_data *D = lm_ibgen_dm(&o, g, &dc);
     double B = 0.0;
     for (int i = 0; i < D->n; i++)
         for (int t = 0; t < D->T; t++) {
@@ -124,7 +124,7 @@ static int eval(lm_eval *ev)
     lm_num_clear(&sm);
     lm_mat_free(q);
     lm_mat_free(xr);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     if (rc) return rc;
     const double z = lm_par(ev, "z");
     lm_measure(ev, "d", d);

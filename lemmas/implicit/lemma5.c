@@ -30,7 +30,7 @@
  *   \texttt{lb\_scale}$=1.5$.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include <math.h>
 
@@ -54,12 +54,12 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(d, -1.0, g, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_mat *h0 = lm_mat_new(n, T, c), *h1 = lm_mat_new(n, T, c);
     lm_mat *ls0 = lm_mat_new(n, 1, c), *ls1 = lm_mat_new(n, 1, c), *lb = lm_mat_new(n, 1, c);
-    lm_ib_state *S = NULL;
+    lm_attn_state *S = NULL;
     int rc = 0;
     lm_num a, b, x;
     lm_num_inits(c, &a, &b, &x, (lm_num *)NULL);
@@ -74,12 +74,12 @@ static int eval(lm_eval *ev)
     double Dd = lm_num_get_d(&st.Dc);
     double eta = ev->config == 0 ? 0.5 : 1.0 / Dd;
     if (!lm_assume(ev, eta * Dd <= 1.0, "eta D = %.3g > 1", eta * Dd)) goto out;
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    S = lm_ib_state_new(W0, D->u);
-    if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    S = lm_attn_state_new(W0, D->u);
+    if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     /* lower bound log s_i = min{log s_i^(0), -log(1 + (T-1) e^{eta D - 1})} */
     lm_num_mul_d(&x, &st.Dc, eta);
     lm_num_add_d(&x, &x, -1.0);
@@ -102,7 +102,7 @@ static int eval(lm_eval *ev)
     lm_series_axes(ev, "iteration t", "log s_opt (min over i) and the bound", 0);
     for (int t = 0;; t++) {
         /* F holds the forward pass at W_t */
-        lm_ib_gaps(h1, D, S->W, F->opt);
+        lm_attn_gaps(h1, D, S->W, F->opt);
         double amax = 0.0, mls = 0.0;
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < T; k++) amax = fmax(amax, fabs(lm_mat_get_d(F->a, i, k)));
@@ -149,7 +149,7 @@ static int eval(lm_eval *ev)
         lm_mat_copy(h0, h1);
         lm_mat_copy(ls0, ls1);
         if (opt->step(S, F, D, &p)) { rc = lm_fail(ev, "NGD step failed at t=%d", t); goto out; }
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t + 1); goto out; }
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t + 1); goto out; }
     }
     if (!ev->searching) {
         lm_measure(ev, "A1-derived ratio", ratio);
@@ -161,11 +161,11 @@ static int eval(lm_eval *ev)
 out:
     lm_num_clears(&a, &b, &x, (lm_num *)NULL);
     lm_ibgen_stats_clear(&st);
-    if (S) lm_ib_state_free(S);
-    lm_ib_fwd_free(F);
+    if (S) lm_attn_state_free(S);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0); lm_mat_free(h0); lm_mat_free(h1);
     lm_mat_free(ls0); lm_mat_free(ls1); lm_mat_free(lb);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

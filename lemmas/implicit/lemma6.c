@@ -37,7 +37,7 @@
  *   all constraints are active, $\texttt{D\_scale}\ll1$ breaks (ii).}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -59,11 +59,11 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
-    lm_ib_loss loss = ev->config == 1 ? LM_IB_LOGISTIC : LM_IB_EXP;
+    lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 1);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     static const double Rr[] = {1e-3, 1e-1, 10.0, 1e3}, Rs[] = {1.0, 10.0, 100.0, 1000.0};
     int k4 = ev->index % 4;
     /* draw the whole random base now (doubles), before any branching */
@@ -75,7 +75,7 @@ static int eval(lm_eval *ev)
     lm_mat *W = lm_mat_new(d, d, c), *Wmm = lm_mat_new(d, d, c), *Cg = lm_mat_new(n, T, c);
     lm_mat *Gs = lm_mat_new(d, d, c), *h = lm_mat_new(n, T, c), *A = lm_mat_new(n, T, c);
     lm_mat *E = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_num ls, lhs, S, t1, t2, nG, Dc, lS;
     lm_num_inits(c, &ls, &lhs, &S, &t1, &t2, &nG, &Dc, &lS, (lm_num *)NULL);
     lm_ibgen_stats st;
@@ -98,23 +98,23 @@ static int eval(lm_eval *ev)
     if (ev->x) {
         lm_mat_zero(A);
         for (int k = 0; k < n * T; k++) lm_mat_set_d(A, k / T, k % T, 20.0 * ev->x[k % ev->nx]);
-        lm_ib_expand(E, A, NULL, D);
+        lm_attn_expand(E, A, NULL, D);
         lm_mat_add(W, W, E);
     } else if (ev->config == 2) {
         lm_mat_axpy_d(W, R, Wmm);
     } else if (ev->config == 3) {
         lm_mat_axpy_d(W, -R, Wmm);
     }
-    if (lm_ib_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    if (lm_attn_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
     /* Assumption-2 form: the general form loses the s_opt term of the non-optimal
      * centred scores at anti-saturation in double (see \check) */
-    lm_ib_grad_coef_a2(Cg, &ls, F);
+    lm_attn_grad_coef_a2(Cg, &ls, F);
     if (!lm_num_isfinite(&ls)) {
         lm_obs_le_d(ev, -1, 1.0, 0.0, 0.0, "gradient exactly zero at finite W");
         goto out;
     }
     /* lhs (scaled) = sum_{i, tau != opt} C_itau h_itau(W_mm) */
-    lm_ib_gaps(h, D, Wmm, F->opt);
+    lm_attn_gaps(h, D, Wmm, F->opt);
     lm_num_set_d(&lhs, 0.0);
     /* S (scaled) = (1/n) sum_i exp(logdl + log Gamma + log s_opt + log(1-s_opt) - ls) */
     lm_num_set_d(&S, 0.0);
@@ -142,7 +142,7 @@ static int eval(lm_eval *ev)
         lm_num_add(&S, &S, &t1);
     }
     lm_num_div_d(&S, &S, (double)n);
-    lm_ib_expand(Gs, Cg, NULL, D);
+    lm_attn_expand(Gs, Cg, NULL, D);
     lm_mat_frob(&nG, Gs);
     if (!lm_num_isfinite(&lhs) || !lm_num_isfinite(&S) || !lm_num_isfinite(&nG)) {
         rc = lm_fail(ev, "non-finite inner products");
@@ -175,11 +175,11 @@ out:
     lm_num_clears(&ls, &lhs, &S, &t1, &t2, &nG, &Dc, &lS, (lm_num *)NULL);
     lm_ibgen_stats_clear(&st);
     if (svm_ok) lm_svm_sol_clear(&s);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W); lm_mat_free(Wmm); lm_mat_free(Cg); lm_mat_free(Gs); lm_mat_free(h);
     lm_mat_free(A); lm_mat_free(E);
     free(wr);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

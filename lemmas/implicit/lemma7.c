@@ -29,7 +29,7 @@
  *   $\eta/(D\|W_{mm}\|)$) or $\texttt{up\_scale}=0.9$.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -58,11 +58,11 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_defaults(&o, 1);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
     o.antipodal = ev->config == 3;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(d, -1.0, g, c);
     lm_mat *Wmm = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_svm_sol s;
     int svm_ok = 0, rc = 0;
     lm_num nW0, nWmm, Dc, ip, nW, a, b;
@@ -96,11 +96,11 @@ static int eval(lm_eval *ev)
         lm_num_div(&slope, &e, &slope);
         lm_num_clear(&e);
     }
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    S = lm_attn_state_new(W0, D->u);
     int steps = lm_par_i(ev, "steps");
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
@@ -151,11 +151,11 @@ out:
     lm_num_clears(&nW0, &nWmm, &Dc, &ip, &nW, &a, &b, (lm_num *)NULL);
     lm_ibgen_stats_clear(&st);
     if (svm_ok) lm_svm_sol_clear(&s);
-    if (S) lm_ib_state_free(S);
-    lm_ib_fwd_free(F);
+    if (S) lm_attn_state_free(S);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0);
     lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

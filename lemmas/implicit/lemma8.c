@@ -70,7 +70,7 @@ static int in_range(double v, double lo, double hi, int absval, const double *a,
 }
 
 /* the Bernstein / Laurent-Massart events of one data set; worst = max value/bound */
-static int lm_events(double *worst, const lm_ibdata *D, double x, double scale, const lm_ctx *c)
+static int lm_events(double *worst, const lm_attn_data *D, double x, double scale, const lm_ctx *c)
 {
     const int N = D->n * D->T, d = D->d;
     const double s2 = 1.0 / d; /* sigma^2 */
@@ -145,7 +145,7 @@ static int eval(lm_eval *ev)
     long ok = 0, nfail = 0;
     double worst = 0.0, *wd = lm_xmalloc((size_t)m * sizeof *wd);
     for (int r = 0; r < m; r++) {
-        lm_ibdata *D = lm_ibgen_ex1(&o, g, &dc);
+        lm_attn_data *D = lm_ibgen_ex1(&o, g, &dc);
         double wr = 0.0;
         if (ev->config < 2) {
             ok += lm_events(&wr, D, x, lm_par(ev, "lm_scale"), ev->ctx);
@@ -156,7 +156,7 @@ static int eval(lm_eval *ev)
         }
         wd[r] = wr;
         worst = fmax(worst, wr);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
     }
     const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));
     lm_measure(ev, "d", o.d);

@@ -34,7 +34,7 @@
  *   flips the inequality (\texttt{flip}$=1$) and must come out violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -63,14 +63,14 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(d, -1.0, g, c);
     int rc = 0, svm_ok = 0;
     lm_svm_sol s;
     lm_mat *Wmm = lm_mat_new(d, d, c), *Wb = lm_mat_new(d, d, c), *Cg = lm_mat_new(n, T, c);
     lm_mat *Gs = lm_mat_new(d, d, c), *h = lm_mat_new(n, T, c), *hb = lm_mat_new(n, T, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_num ls, nw, nW, num, den, t1, t2;
     lm_num_inits(c, &ls, &nw, &nW, &num, &den, &t1, &t2, (lm_num *)NULL);
     lm_ibgen_stats st;
@@ -92,11 +92,11 @@ static int eval(lm_eval *ev)
     double lslow = log(lm_par(ev, "s0_factor") *
                        fmin(1.0 / T, 1.0 / (1.0 + (T - 1) * exp(eta * Dd - 1.0))));
     int flip = lm_par_i(ev, "flip");
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    S = lm_attn_state_new(W0, D->u);
     int steps = lm_par_i(ev, "steps");
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
@@ -104,17 +104,17 @@ static int eval(lm_eval *ev)
     double maxeps = -INFINITY;
     int I1 = 0, I2 = 0, I3 = 0;
     lm_series_axes(ev, "iteration t", "eps*(W_t) and eps(||W_t||)", 0);
-    lm_ib_gaps(h, D, Wmm, D->opt);
+    lm_attn_gaps(h, D, Wmm, D->opt);
     for (int t = 0;; t++) {
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); goto out; }
         lm_mat_frob(&nW, S->W);
-        double R = lm_num_get_d(&nW), epsR = lm_ib_eps_of_R(R, Cw, K);
+        double R = lm_num_get_d(&nW), epsR = lm_ibgen_eps_of_R(R, Cw, K);
         double mls = 0.0;
         for (int i = 0; i < n; i++) mls = fmin(mls, lm_mat_get_d(F->logs, i, F->opt[i]));
         if (epsR < 1.0 && mls >= lslow) {
-            lm_ib_grad_coef_a2(Cg, &ls, F);
+            lm_attn_grad_coef_a2(Cg, &ls, F);
             if (!lm_num_isfinite(&ls)) { lm_obs_le_d(ev, t, 1.0, 0.0, 0.0, "gradient exactly zero"); goto out; }
-            lm_ib_expand(Gs, Cg, NULL, D);
+            lm_attn_expand(Gs, Cg, NULL, D);
             /* Wb = W_t/||W_t|| - W_mm/||W_mm|| */
             lm_num_set_d(&t1, 1.0);
             lm_num_div(&t1, &t1, &nW);
@@ -148,7 +148,7 @@ static int eval(lm_eval *ev)
             double es = lm_num_get_d(&num);
             maxeps = fmax(maxeps, es);
             /* set sizes with bar h_i = min_tau h_itau(W_t) ||W_mm|| / ||W_t|| */
-            lm_ib_gaps(hb, D, S->W, F->opt);
+            lm_attn_gaps(hb, D, S->W, F->opt);
             I1 = I2 = I3 = 0;
             for (int i = 0; i < n; i++) {
                 double hm = INFINITY;
@@ -182,11 +182,11 @@ out:
     lm_num_clears(&ls, &nw, &nW, &num, &den, &t1, &t2, (lm_num *)NULL);
     lm_ibgen_stats_clear(&st);
     if (svm_ok) lm_svm_sol_clear(&s);
-    if (S) lm_ib_state_free(S);
-    lm_ib_fwd_free(F);
+    if (S) lm_attn_state_free(S);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0); lm_mat_free(Wmm); lm_mat_free(Wb); lm_mat_free(Cg); lm_mat_free(Gs);
     lm_mat_free(h); lm_mat_free(hb);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

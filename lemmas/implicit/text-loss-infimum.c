@@ -18,7 +18,7 @@
  *   \texttt{Lstar\_scale}$>1$ or a tiny \texttt{inf\_tol} must be violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -37,12 +37,12 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     const lm_ctx *c = ev->ctx;
-    lm_ib_loss loss = ev->config == 1 ? LM_IB_LOGISTIC : LM_IB_EXP;
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, 1, c);
+    lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0;
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *CV = lm_mat_new(n, T, c);
     lm_mat *A = lm_mat_new(n, T, c), *E = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_num Ls, L, v, lex, lhs, rhs;
     lm_num_inits(c, &Ls, &L, &v, &lex, &lhs, &rhs, (lm_num *)NULL);
     static const double Rs[] = {0.1, 1.0, 10.0}, Rm[] = {0.0, 1.0, 3.0, 10.0}, Ri[] = {10.0, 30.0, 100.0};
@@ -50,14 +50,14 @@ static int eval(lm_eval *ev)
     int taus[64];
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
     for (int i = 0; i < n && i < 64; i++) taus[i] = lm_rng_int(g, 0, T - 2);
-    if (!lm_assume(ev, n <= 64 && lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
+    if (!lm_assume(ev, n <= 64 && lm_attn_set_opt(D), "optimal tokens not unique")) goto out;
     for (int i = 0; i < n; i++)
         if (taus[i] >= D->opt[i]) taus[i]++;
-    if (lm_ib_sep_direction(CV, D, NULL)) {
+    if (lm_attn_sep_direction(CV, D, NULL)) {
         lm_assume(ev, 0, "no separating direction (constraint Gram matrix singular)");
         goto out;
     }
-    lm_ib_expand(V, CV, NULL, D);
+    lm_attn_expand(V, CV, NULL, D);
     if (ev->config == 2) {
         double R = Ri[ev->index % 3];
         lm_mat_axpy_d(W, R, V);
@@ -72,24 +72,24 @@ static int eval(lm_eval *ev)
                 lm_mat_set_d(A, i, D->opt[i], co);
                 lm_mat_set_d(A, i, taus[i], -co);
             }
-            lm_ib_expand(E, A, NULL, D);
+            lm_attn_expand(E, A, NULL, D);
             lm_mat_add(W, W, E);
         }
     }
-    if (lm_ib_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    if (lm_attn_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
     /* L* = (1/n) sum_i ell(gamma_opt) */
     lm_num_set_d(&Ls, 0.0);
     for (int i = 0; i < n; i++) {
         lm_mat_get(&v, F->gam, i, F->opt[i]);
         lm_num_neg(&v, &v);
         lm_num_exp(&v, &v);
-        if (loss == LM_IB_LOGISTIC) lm_num_log1p(&v, &v);
+        if (loss == LM_ATTN_LOGISTIC) lm_num_log1p(&v, &v);
         lm_num_add(&Ls, &Ls, &v);
     }
     lm_num_div_d(&Ls, &Ls, (double)n);
-    lm_ib_lossval(&L, F);
+    lm_attn_lossval(&L, F);
     if (ev->config == 2) {
-        lm_ib_log_excess(&lex, F);
+        lm_attn_log_excess(&lex, F);
         if (!lm_num_isfinite(&lex)) { rc = lm_fail(ev, "stable L - L* not finite"); goto out; }
         lm_num_log(&rhs, &Ls);
         lm_num_add_d(&rhs, &rhs, log(lm_par(ev, "inf_tol")));
@@ -99,8 +99,8 @@ static int eval(lm_eval *ev)
     }
     lm_num_mul_d(&lhs, &Ls, lm_par(ev, "Lstar_scale"));
     lm_obs_le(ev, -1, &lhs, &L, 0.0, "L* <= L(W)");
-    if (loss == LM_IB_EXP) {
-        lm_ib_log_excess(&lex, F);
+    if (loss == LM_ATTN_EXP) {
+        lm_attn_log_excess(&lex, F);
         /* L - L* > 0: the stable excess is a finite logarithm */
         if (!lm_num_isfinite(&lex)) lm_obs_le_d(ev, -1, 1.0, 0.0, 0.0, "stable L - L* = 0");
         else lm_measure(ev, "log(L-L*)", lm_num_get_d(&lex));
@@ -108,9 +108,9 @@ static int eval(lm_eval *ev)
 out:
     free(gz);
     lm_num_clears(&Ls, &L, &v, &lex, &lhs, &rhs, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W); lm_mat_free(V); lm_mat_free(CV); lm_mat_free(A); lm_mat_free(E);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

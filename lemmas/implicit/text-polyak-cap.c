@@ -21,7 +21,7 @@
  *   cap the initial steps do not reach.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_svm.h"
 #include <math.h>
 #include <stdio.h>
@@ -39,20 +39,20 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* log of the uncapped Polyak step (L-L*)/||grad||^2 at the forward state F; 0 or lm_fail */
-static int log_uncapped(lm_num *r, lm_eval *ev, const lm_ibdata *D, const lm_ib_fwd *F, int t)
+static int log_uncapped(lm_num *r, lm_eval *ev, const lm_attn_data *D, const lm_attn_fwd *F, int t)
 {
     const lm_ctx *c = ev->ctx;
     int rc = 0;
     lm_mat *Cg = lm_mat_new(D->n, D->T, c), *G = lm_mat_new(D->d, D->d, c);
     lm_num ls, lg, lex;
     lm_num_inits(c, &ls, &lg, &lex, (lm_num *)NULL);
-    lm_ib_grad_coef(Cg, &ls, F);
-    lm_ib_log_excess(&lex, F);
+    lm_attn_grad_coef(Cg, &ls, F);
+    lm_attn_log_excess(&lex, F);
     if (!lm_num_isfinite(&ls) || !lm_num_isfinite(&lex)) {
         rc = lm_fail(ev, "gradient or L-L* zero / non-finite at t=%d", t);
         goto out;
     }
-    lm_ib_expand(G, Cg, NULL, D);
+    lm_attn_expand(G, Cg, NULL, D);
     lm_mat_frob(&lg, G);
     lm_num_log(&lg, &lg);
     lm_num_add(&lg, &lg, &ls); /* log ||grad|| */
@@ -70,30 +70,30 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     const lm_ctx *c = ev->ctx;
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, 1, c);
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0, have_svm = 0;
     lm_mat *W = lm_mat_new(d, d, c), *Wmm = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_num le, lcap, r;
     lm_num_inits(c, &le, &lcap, &r, (lm_num *)NULL);
     lm_svm_sol s;
     double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
-    if (!lm_assume(ev, lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
+    if (!lm_assume(ev, lm_attn_set_opt(D), "optimal tokens not unique")) goto out;
     int st = lm_svm_w(&s, D, NULL);
     have_svm = 1;
     if (st) { rc = lm_fail(ev, "W-SVM solver returned %d", st); goto out; }
     lm_svm_w_matrix(Wmm, &s, D);
     for (int k = 0; k < d * d; k++) lm_mat_set_d(W, k / d, k % d, 0.01 / d * gz[k]);
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
-    p.loss = LM_IB_EXP;
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
+    p.loss = LM_ATTN_EXP;
     p.eta_max = lm_par(ev, "eta_max");
     if (!(p.eta_max > 0.0)) { rc = lm_fail(ev, "eta_max must be positive"); goto out; }
     lm_num_set_d(&lcap, log(p.eta_max));
-    const lm_ib_opt *op = lm_ib_opt_find("polyak-cap");
-    S = lm_ib_state_new(W, D->u);
+    const lm_attn_opt *op = lm_attn_opt_find("polyak-cap");
+    S = lm_attn_state_new(W, D->u);
     int steps = lm_par_i(ev, "steps"), tsw = lm_par_i(ev, "t_sw");
     if (ev->quick) steps /= 4;
     if (tsw > steps) tsw = steps;
@@ -101,7 +101,7 @@ static int eval(lm_eval *ev)
     lm_series_axes(ev, "iteration t+1", "step size", 1);
     int last_free = -1; /* last t with the uncapped step below the cap */
     for (int t = 0; t <= steps; t++) {
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward pass at t=%d", t); break; }
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward pass at t=%d", t); break; }
         if ((rc = log_uncapped(&le, ev, D, F, t))) break;
         if (lm_num_cmp(&le, &lcap) < 0) last_free = t;
         if (t >= tsw)
@@ -113,19 +113,19 @@ static int eval(lm_eval *ev)
     }
     if (!rc) {
         lm_measure(ev, "measured switch time t_sw", (double)(last_free + 1));
-        lm_ib_one_minus_cos(&r, S->W, Wmm);
+        lm_attn_one_minus_cos(&r, S->W, Wmm);
         lm_measure(ev, "1-cos(W_T,W_mm)", lm_num_get_d(&r));
         lm_measure(ev, "final log uncapped step", lm_num_get_d(&le));
     }
 out:
-    lm_ib_state_free(S);
+    lm_attn_state_free(S);
     if (have_svm) lm_svm_sol_clear(&s);
     free(gz);
     lm_num_clears(&le, &lcap, &r, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W);
     lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

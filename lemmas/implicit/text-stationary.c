@@ -30,7 +30,7 @@
  *   an MPFR replay reruns the trajectory in MPFR up to the first break.  \texttt{flip}$=1$ checks the opposite sign and must be violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include <math.h>
 
 static const char *const configs[] = {"random", "random,logistic", "sopt->0", "sopt->1",
@@ -48,21 +48,21 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* one W: record "gradient not exactly zero" and 1 - q + cos_floor <= 1 */
-static int check_at(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *W,
-                    const lm_mat *V, lm_ib_loss loss, int t, double R, int last)
+static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W,
+                    const lm_mat *V, lm_attn_loss loss, int t, double R, int last)
 {
     const lm_ctx *c = ev->ctx;
     int n = D->n, d = D->d, rc = 0;
     lm_mat *Cg = lm_mat_new(n, D->T, c), *Gs = lm_mat_new(d, d, c);
     lm_num ls, ip, nG, nV, a, b;
     lm_num_inits(c, &ls, &ip, &nG, &nV, &a, &b, (lm_num *)NULL);
-    if (lm_ib_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
-    lm_ib_grad_coef(Cg, &ls, F);
+    if (lm_attn_forward(F, D, W, D->u, loss)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    lm_attn_grad_coef(Cg, &ls, F);
     if (!lm_num_isfinite(&ls)) {
         lm_obs_le_d(ev, t, 1.0, 0.0, 0.0, "gradient exactly zero at finite W (||W|| ~ %.3g)", R);
         goto out;
     }
-    lm_ib_expand(Gs, Cg, NULL, D);
+    lm_attn_expand(Gs, Cg, NULL, D);
     lm_mat_frob(&nG, Gs);
     lm_mat_frob(&nV, V);
     if (lm_num_sgn(&nG) <= 0) {
@@ -101,12 +101,12 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     const lm_ctx *c = ev->ctx;
-    lm_ib_loss loss = ev->config == 1 ? LM_IB_LOGISTIC : LM_IB_EXP;
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, 1, c);
+    lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0;
     lm_mat *W = lm_mat_new(d, d, c), *V = lm_mat_new(d, d, c), *CV = lm_mat_new(n, T, c);
     lm_mat *A = lm_mat_new(n, T, c), *E = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     static const double Rs[] = {0.1, 1.0, 10.0, 100.0}, Rad[] = {1.0, 10.0, 100.0, 1000.0};
     int k4 = ev->index % 4;
     int taus[64];
@@ -114,21 +114,21 @@ static int eval(lm_eval *ev)
         int tau = lm_rng_int(g, 0, T - 2);
         taus[i] = tau >= D->opt[i] ? tau + 1 : tau;
     }
-    if (!lm_assume(ev, n <= 64 && lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
-    if (lm_ib_sep_direction(CV, D, NULL)) {
+    if (!lm_assume(ev, n <= 64 && lm_attn_set_opt(D), "optimal tokens not unique")) goto out;
+    if (lm_attn_sep_direction(CV, D, NULL)) {
         lm_assume(ev, 0, "no separating direction (constraint Gram matrix singular)");
         goto out;
     }
-    lm_ib_expand(V, CV, NULL, D);
+    lm_attn_expand(V, CV, NULL, D);
     if (ev->config >= 4 && !ev->x) {
         /* live run from the Lemma-4 initialisation sigma_0 = 0.01/d */
         for (int k = 0; k < d * d; k++)
             lm_mat_set_d(W, k / d, k % d, 0.01 / d * lm_rng_normal(g));
-        lm_ib_opt_par p;
-        lm_ib_opt_par_default(&p);
+        lm_attn_opt_par p;
+        lm_attn_opt_par_default(&p);
         p.eta = ev->config == 4 ? lm_par(ev, "eta_ngd") : lm_par(ev, "eta_gd");
-        const lm_ib_opt *o = lm_ib_opt_find(ev->config == 4 ? "ngd" : "gd");
-        lm_ib_state *S = lm_ib_state_new(W, D->u);
+        const lm_attn_opt *o = lm_attn_opt_find(ev->config == 4 ? "ngd" : "gd");
+        lm_attn_state *S = lm_attn_state_new(W, D->u);
         int steps = lm_par_i(ev, "steps");
         if (ev->quick) steps /= 4;
         if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
@@ -137,7 +137,7 @@ static int eval(lm_eval *ev)
             rc = check_at(ev, D, F, S->W, V, loss, t, 0.0, t == steps);
             if (!rc && t < steps && o->step(S, F, D, &p)) rc = lm_fail(ev, "optimizer step failed at t=%d", t);
         }
-        lm_ib_state_free(S);
+        lm_attn_state_free(S);
         goto out;
     }
     double R = ev->config >= 2 ? 1.0 : Rs[k4];
@@ -150,16 +150,16 @@ static int eval(lm_eval *ev)
             lm_mat_set_d(A, i, D->opt[i], co);
             lm_mat_set_d(A, i, taus[i], -co);
         }
-        lm_ib_expand(E, A, NULL, D);
+        lm_attn_expand(E, A, NULL, D);
         lm_mat_add(W, W, E);
     } else if (ev->config == 3) {
         lm_mat_axpy_d(W, Rad[k4], V);
     }
     rc = check_at(ev, D, F, W, V, loss, -1, R, 1);
 out:
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W); lm_mat_free(V); lm_mat_free(CV); lm_mat_free(A); lm_mat_free(E);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -44,7 +44,7 @@
  *   configuration (the last one, $\log^2t/t$) uses the catalogue's derived power $k=2$.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_stats.h"
 #include "lm_svm.h"
@@ -87,11 +87,11 @@ static int eval(lm_eval *ev)
     o.d = a1 ? 256 : lm_par_i(ev, "d");
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     o.antipodal = ev->config == 1;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_svm_sol sol = {0};
     int rc = 0, steps = lm_par_i(ev, "steps");
     if (steps < 100) steps = 100;
@@ -114,15 +114,15 @@ static int eval(lm_eval *ev)
         goto out;
     }
     lm_svm_w_matrix(Wmm, &sol, D);
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = lm_par(ev, "eta");
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "1 - cos(W_t, W_mm)", 1);
     int next = 1;
     for (int t = 0; t <= steps; t++) {
-        lm_ib_one_minus_cos(&e, S->W, Wmm);
+        lm_attn_one_minus_cos(&e, S->W, Wmm);
         le[t] = log(lm_num_get_d(&e));
         if (!isfinite(le[t]) && t > 0) { rc = lm_fail(ev, "non-finite e_t at t=%d", t); goto out; }
         if (t == next || t == steps) {
@@ -142,7 +142,7 @@ static int eval(lm_eval *ev)
     lm_obs_le_d(ev, -1, exp(sup2), exp(sup1) * (1.0 + lm_par(ev, "env_tol")), 0.0,
                 "P2: normalised envelope of the last decade vs the previous one");
     /* P4: e_T <= e_final, in the working precision */
-    lm_ib_one_minus_cos(&e, S->W, Wmm);
+    lm_attn_one_minus_cos(&e, S->W, Wmm);
     lm_num_set_d(&b, lm_par(ev, "e_final"));
     lm_measure(ev, "e_Tmax", lm_num_get_d(&e));
     lm_measure(ev, "||W_mm||", sqrt(lm_num_get_d(&sol.norm2)));
@@ -159,7 +159,7 @@ static int eval(lm_eval *ev)
         if (fit.decision != LM_RATE_TOO_SHORT || 2 * T > smax) break;
         for (int t = T; t < 2 * T; t++) {
             if (opt->step(S, F, D, &p)) { rc = lm_fail(ev, "NGD step failed at t=%d", t); goto out; }
-            lm_ib_one_minus_cos(&e, S->W, Wmm);
+            lm_attn_one_minus_cos(&e, S->W, Wmm);
             le[t + 1] = log(lm_num_get_d(&e));
             if (!isfinite(le[t + 1])) { rc = lm_fail(ev, "non-finite e_t at t=%d", t + 1); goto out; }
         }
@@ -171,11 +171,11 @@ out:
     lm_num_clears(&e, &b, (lm_num *)NULL);
     free(le);
     free(tt);
-    if (S) lm_ib_state_free(S);
+    if (S) lm_attn_state_free(S);
     lm_svm_sol_clear(&sol);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0); lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

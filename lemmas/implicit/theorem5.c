@@ -34,7 +34,7 @@
  *   violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_svm.h"
 #include <math.h>
@@ -52,11 +52,11 @@ static const lm_param_def params[] = {
 
 /* e_t, ||W_t||, eps*_t and max_i log(1 - s_opt) along an NGD run in D's context */
 static int ngd_run(lm_eval *ev, double *e, double *nw, double *eps, double *lso, int steps,
-                   const lm_ibdata *D, const lm_mat *W0, const lm_mat *Wmm, double eta)
+                   const lm_attn_data *D, const lm_mat *W0, const lm_mat *Wmm, double eta)
 {
     const lm_ctx *c = &D->ctx;
     int d = D->d, rc = 0;
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_mat *C = lm_mat_new(D->n, D->T, c), *G = lm_mat_new(d, d, c), *Wb = lm_mat_new(d, d, c);
     lm_mat *Mb = lm_mat_new(d, d, c), *Dl = lm_mat_new(d, d, c);
     lm_num x, y, ls, nm;
@@ -65,22 +65,22 @@ static int ngd_run(lm_eval *ev, double *e, double *nw, double *eps, double *lso,
     lm_num_set_d(&x, 1.0);
     lm_num_div(&x, &x, &nm);
     lm_mat_scale(Mb, Wmm, &x);
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
     p.eta = eta;
-    const lm_ib_opt *opt = lm_ib_opt_find("ngd");
-    lm_ib_state *S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("ngd");
+    lm_attn_state *S = lm_attn_state_new(W0, D->u);
     for (int t = 0; t <= steps; t++) {
-        if (lm_ib_forward(F, D, S->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); break; }
-        lm_ib_one_minus_cos(&x, S->W, Wmm);
+        if (lm_attn_forward(F, D, S->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward at t=%d", t); break; }
+        lm_attn_one_minus_cos(&x, S->W, Wmm);
         e[t] = lm_num_get_d(&x);
         lm_mat_frob(&y, S->W);
         nw[t] = lm_num_get_d(&y);
         lso[t] = -INFINITY;
         for (int i = 0; i < D->n; i++) lso[t] = fmax(lso[t], lm_mat_get_d(F->lomso, i, 0));
-        lm_ib_grad_coef(C, &ls, F);
+        lm_attn_grad_coef(C, &ls, F);
         if (!lm_num_isfinite(&ls)) { rc = lm_fail(ev, "zero gradient at t=%d", t); break; }
-        lm_ib_expand(G, C, NULL, D);
+        lm_attn_expand(G, C, NULL, D);
         lm_num_set_d(&x, 1.0);
         lm_num_div(&x, &x, &y);
         lm_mat_scale(Wb, S->W, &x);
@@ -92,19 +92,19 @@ static int ngd_run(lm_eval *ev, double *e, double *nw, double *eps, double *lso,
         if (!isfinite(e[t]) || !isfinite(nw[t]) || !isfinite(eps[t])) { rc = lm_fail(ev, "non-finite value at t=%d", t); break; }
         if (t < steps && opt->step(S, F, D, &p)) { rc = lm_fail(ev, "NGD step failed at t=%d", t); break; }
     }
-    lm_ib_state_free(S);
+    lm_attn_state_free(S);
     lm_num_clears(&x, &y, &ls, &nm, (lm_num *)NULL);
     lm_mat_free(C); lm_mat_free(G); lm_mat_free(Wb); lm_mat_free(Mb); lm_mat_free(Dl);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     return rc;
 }
 
 /* the same run wholly in MPFR at 256 bits; relative difference of e_t */
-static int cross_check(lm_eval *ev, const double *e, int steps, const lm_ibdata *D,
+static int cross_check(lm_eval *ev, const double *e, int steps, const lm_attn_data *D,
                        const lm_mat *W0, double eta)
 {
     lm_ctx mp = lm_ctx_mpfr(256);
-    lm_ibdata *Dm = lm_ibdata_convert(D, &mp);
+    lm_attn_data *Dm = lm_attn_data_convert(D, &mp);
     lm_mat *W0m = lm_mat_new(D->d, D->d, &mp), *Wmm = lm_mat_new(D->d, D->d, &mp);
     double *em = lm_xmalloc(sizeof(double) * 4 * (size_t)(steps + 1));
     lm_svm_sol sol = {0};
@@ -127,7 +127,7 @@ out:
     free(em);
     lm_svm_sol_clear(&sol);
     lm_mat_free(W0m); lm_mat_free(Wmm);
-    lm_ibdata_free(Dm);
+    lm_attn_data_free(Dm);
     return rc;
 }
 
@@ -138,7 +138,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 1);
     o.d = lm_par_i(ev, "d");
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
     lm_svm_sol sol = {0};
@@ -204,7 +204,7 @@ out:
     lm_svm_sol_clear(&sol);
     lm_ibgen_stats_clear(&st);
     lm_mat_free(W0); lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -41,7 +41,7 @@
  *   Assumption~2) reads the paper.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_ibgen.h"
 #include "lm_stats.h"
 #include "lm_svm.h"
@@ -73,15 +73,15 @@ static int eval(lm_eval *ev)
     lm_ibgen_ex1_defaults(&o, !a1);
     o.d = a1 ? 256 : lm_par_i(ev, "d");
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
-    lm_ibdata *D = lm_ibgen_ex1(&o, g, c);
+    lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     int d = D->d;
     lm_mat *W0 = lm_ibgen_w0(d, 0.0, g, c);
     double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     double gn = 0.0;
     for (int k = 0; k < d * d; k++) { gz[k] = lm_rng_normal(g); gn += gz[k] * gz[k]; }
     lm_mat *Wmm = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D);
-    lm_ib_state *S = NULL;
+    lm_attn_fwd *F = lm_attn_fwd_new(D);
+    lm_attn_state *S = NULL;
     lm_svm_sol sol = {0};
     int rc = 0, steps = lm_par_i(ev, "steps"), t0 = lm_par_i(ev, "t_fit0");
     if (ev->quick) steps /= 4;
@@ -108,16 +108,16 @@ static int eval(lm_eval *ev)
         double s = lm_par(ev, "init_norm") / sqrt(gn);
         for (int k = 0; k < d * d; k++) lm_mat_set_d(W0, k / d, k % d, s * gz[k]);
     }
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
-    p.loss = LM_IB_EXP;
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
+    p.loss = LM_ATTN_EXP;
     p.eta = (ev->config == 1 ? 1.0 : 5.0) * lm_par(ev, "eta_scale");
-    const lm_ib_opt *opt = lm_ib_opt_find("gd");
-    S = lm_ib_state_new(W0, D->u);
+    const lm_attn_opt *opt = lm_attn_opt_find("gd");
+    S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "1 - cos(W_t, W_mm) and ||W_t||", 1);
     int next = 1;
     for (int t = 0; t <= steps; t++) {
-        lm_ib_one_minus_cos(&v, S->W, Wmm);
+        lm_attn_one_minus_cos(&v, S->W, Wmm);
         e[t] = lm_num_get_d(&v);
         lm_mat_frob(&v, S->W);
         nw[t] = lm_num_get_d(&v);
@@ -171,12 +171,12 @@ out:
     free(e);
     free(nw);
     free(gz);
-    if (S) lm_ib_state_free(S);
+    if (S) lm_attn_state_free(S);
     lm_svm_sol_clear(&sol);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W0);
     lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

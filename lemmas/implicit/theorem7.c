@@ -30,7 +30,7 @@
  *   version of the paper's Fig.~2.  \texttt{a\_scale}$>1$ or \texttt{b\_scale}$\ll1$ must be violated.}
  */
 #include "lm_claim.h"
-#include "lm_ib.h"
+#include "lm_attn.h"
 #include "lm_svm.h"
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* log D = log max_i max_{tau != opt} ||x_opt - x_tau|| ||x_i1|| */
-static void log_dconst(lm_num *r, const lm_ibdata *D)
+static void log_dconst(lm_num *r, const lm_attn_data *D)
 {
     const lm_ctx *c = &D->ctx;
     lm_num s, q, x, y, best;
@@ -82,7 +82,7 @@ static void log_dconst(lm_num *r, const lm_ibdata *D)
 }
 
 /* (a) and (b) at W; returns 0 or lm_fail; *step gets log((L-L*)/||grad||) */
-static int check_at(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat *W,
+static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W,
                     const lm_num *lognmm, const lm_num *logD, int t, double *lstep)
 {
     const lm_ctx *c = ev->ctx;
@@ -90,14 +90,14 @@ static int check_at(lm_eval *ev, const lm_ibdata *D, lm_ib_fwd *F, const lm_mat 
     lm_mat *Cg = lm_mat_new(n, D->T, c), *G = lm_mat_new(D->d, D->d, c);
     lm_num ls, lg, lex, lsmin, lk, v, a, b;
     lm_num_inits(c, &ls, &lg, &lex, &lsmin, &lk, &v, &a, &b, (lm_num *)NULL);
-    if (lm_ib_forward(F, D, W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
-    lm_ib_grad_coef(Cg, &ls, F);
-    lm_ib_log_excess(&lex, F);
+    if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    lm_attn_grad_coef(Cg, &ls, F);
+    lm_attn_log_excess(&lex, F);
     if (!lm_num_isfinite(&ls) || !lm_num_isfinite(&lex)) {
         rc = lm_fail(ev, "gradient or L-L* exactly zero / non-finite at finite W (t=%d)", t);
         goto out;
     }
-    lm_ib_expand(G, Cg, NULL, D);
+    lm_attn_expand(G, Cg, NULL, D);
     lm_mat_frob(&lg, G);
     lm_num_log(&lg, &lg);
     lm_num_add(&lg, &lg, &ls); /* log ||grad|| */
@@ -137,19 +137,19 @@ out:
 }
 
 /* train loss, ||W|| and 1 - cos(W, W_mm) of one run, as series */
-static void figure_point(lm_eval *ev, const char *tag, int t, const lm_ib_fwd *F, const lm_mat *W,
+static void figure_point(lm_eval *ev, const char *tag, int t, const lm_attn_fwd *F, const lm_mat *W,
                          const lm_mat *Wmm)
 {
     lm_num r;
     char name[64];
     lm_num_init(&r, ev->ctx);
-    lm_ib_lossval(&r, F);
+    lm_attn_lossval(&r, F);
     snprintf(name, sizeof name, "train loss, %s", tag);
     lm_series(ev, name, t + 1, lm_num_get_d(&r));
     lm_mat_frob(&r, W);
     snprintf(name, sizeof name, "||W_t||, %s", tag);
     lm_series(ev, name, t + 1, lm_num_get_d(&r));
-    lm_ib_one_minus_cos(&r, W, Wmm);
+    lm_attn_one_minus_cos(&r, W, Wmm);
     snprintf(name, sizeof name, "1-cos(W_t,W_mm), %s", tag);
     lm_series(ev, name, t + 1, lm_num_get_d(&r));
     lm_num_clear(&r);
@@ -160,10 +160,10 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
     const lm_ctx *c = ev->ctx;
-    lm_ibdata *D = lm_ib_toy_data(g, n, T, d, 1, c);
+    lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0, have_svm = 0;
     lm_mat *W = lm_mat_new(d, d, c), *Wmm = lm_mat_new(d, d, c);
-    lm_ib_fwd *F = lm_ib_fwd_new(D), *F2 = lm_ib_fwd_new(D);
+    lm_attn_fwd *F = lm_attn_fwd_new(D), *F2 = lm_attn_fwd_new(D);
     lm_num lognmm, logD;
     lm_num_inits(c, &lognmm, &logD, (lm_num *)NULL);
     lm_svm_sol s;
@@ -171,7 +171,7 @@ static int eval(lm_eval *ev)
     /* draw all randomness first (same stream in double and MPFR) */
     double *gz = lm_xmalloc(sizeof(double) * (size_t)(d * d));
     for (int k = 0; k < d * d; k++) gz[k] = lm_rng_normal(g);
-    if (!lm_assume(ev, lm_ib_set_opt(D), "optimal tokens not unique")) goto out;
+    if (!lm_assume(ev, lm_attn_set_opt(D), "optimal tokens not unique")) goto out;
     int st = lm_svm_w(&s, D, NULL);
     have_svm = 1;
     if (st) { rc = lm_fail(ev, "W-SVM solver returned %d", st); goto out; }
@@ -189,11 +189,11 @@ static int eval(lm_eval *ev)
         goto out;
     }
     for (int k = 0; k < d * d; k++) lm_mat_set_d(W, k / d, k % d, 0.01 / d * gz[k]);
-    lm_ib_opt_par p;
-    lm_ib_opt_par_default(&p);
-    p.loss = LM_IB_EXP;
-    const lm_ib_opt *op = lm_ib_opt_find("polyak"), *og = lm_ib_opt_find("gd");
-    lm_ib_state *S = lm_ib_state_new(W, D->u), *S2 = lm_ib_state_new(W, D->u);
+    lm_attn_opt_par p;
+    lm_attn_opt_par_default(&p);
+    p.loss = LM_ATTN_EXP;
+    const lm_attn_opt *op = lm_attn_opt_find("polyak"), *og = lm_attn_opt_find("gd");
+    lm_attn_state *S = lm_attn_state_new(W, D->u), *S2 = lm_attn_state_new(W, D->u);
     int steps = lm_par_i(ev, "steps");
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
@@ -203,7 +203,7 @@ static int eval(lm_eval *ev)
         rc = check_at(ev, D, F, S->W, &lognmm, &logD, t, &lstep);
         if (rc) break;
         lm_series(ev, "Polyak step length (L-L*)/||grad||", t, exp(lstep));
-        if (lm_ib_forward(F2, D, S2->W, D->u, LM_IB_EXP)) { rc = lm_fail(ev, "GD forward failed"); break; }
+        if (lm_attn_forward(F2, D, S2->W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "GD forward failed"); break; }
         figure_point(ev, "Polyak", t, F, S->W, Wmm);
         figure_point(ev, "GD", t, F2, S2->W, Wmm);
         if (t == steps) break;
@@ -213,25 +213,25 @@ static int eval(lm_eval *ev)
     if (!rc) {
         lm_num r;
         lm_num_init(&r, c);
-        lm_ib_one_minus_cos(&r, S->W, Wmm);
+        lm_attn_one_minus_cos(&r, S->W, Wmm);
         lm_measure(ev, "1-cos(W_T,W_mm) Polyak", lm_num_get_d(&r));
-        lm_ib_one_minus_cos(&r, S2->W, Wmm);
+        lm_attn_one_minus_cos(&r, S2->W, Wmm);
         lm_measure(ev, "1-cos(W_T,W_mm) GD", lm_num_get_d(&r));
         lm_measure(ev, "||W_mm||", exp(lm_num_get_d(&lognmm)));
         lm_measure(ev, "final Polyak step length", exp(lstep));
         lm_num_clear(&r);
     }
-    lm_ib_state_free(S);
-    lm_ib_state_free(S2);
+    lm_attn_state_free(S);
+    lm_attn_state_free(S2);
 out:
     if (have_svm) lm_svm_sol_clear(&s);
     free(gz);
     lm_num_clears(&lognmm, &logD, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
-    lm_ib_fwd_free(F2);
+    lm_attn_fwd_free(F);
+    lm_attn_fwd_free(F2);
     lm_mat_free(W);
     lm_mat_free(Wmm);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return rc;
 }
 

@@ -54,14 +54,14 @@ static const lm_param_def params[] = {
 
 #define SEARCH_DIM 6
 
-static lm_ibdata *make_instance(lm_rng *g, int config, double beta, double zeta,
+static lm_attn_data *make_instance(lm_rng *g, int config, double beta, double zeta,
                                 const lm_ctx *ctx)
 {
     int dm = config == 0;
     int n = lm_rng_int(g, 2, dm ? 8 : 6), T = dm ? 2 : lm_rng_int(g, 2, 4);
     int d = lm_rng_int(g, 8, 40);
     double sd = 1.0 / sqrt((double)d);
-    lm_ibdata *D = lm_ibdata_new(n, T, d, ctx);
+    lm_attn_data *D = lm_attn_data_new(n, T, d, ctx);
     double *x = lm_xmalloc((size_t)(T * d) * sizeof *x), *us = lm_xmalloc((size_t)d * sizeof *us);
     int ok = 1;
     if (dm)
@@ -98,13 +98,13 @@ static lm_ibdata *make_instance(lm_rng *g, int config, double beta, double zeta,
     free(x);
     free(us);
     if (!ok) {
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return NULL;
     }
     return D;
 }
 
-static void dir_margin(lm_num *r, const lm_mat *u, const lm_ibdata *D)
+static void dir_margin(lm_num *r, const lm_mat *u, const lm_attn_data *D)
 {
     lm_num nu;
     lm_num_init(&nu, &D->ctx);
@@ -115,7 +115,7 @@ static void dir_margin(lm_num *r, const lm_mat *u, const lm_ibdata *D)
 }
 
 /* v = sum_i R_i x_{i,opt} */
-static void opt_combo(lm_mat *v, const lm_ibdata *D, const double *R)
+static void opt_combo(lm_mat *v, const lm_attn_data *D, const double *R)
 {
     lm_ctx ctx = D->ctx;
     lm_mat *row = lm_mat_new(D->d, 1, &ctx), *r = lm_mat_new(1, D->d, &ctx);
@@ -135,7 +135,7 @@ static int eval(lm_eval *ev)
     const lm_ctx *ctx = ev->ctx;
     double mscale = lm_par(ev, "margin_scale");
     double tol = lm_par(ev, "tol_scale") * 1048576.0 * lm_ctx_eps(ctx);
-    lm_ibdata *D = make_instance(g, ev->config, lm_par(ev, "beta"), lm_par(ev, "zeta"), ctx);
+    lm_attn_data *D = make_instance(g, ev->config, lm_par(ev, "beta"), lm_par(ev, "zeta"), ctx);
     if (!D) {
         lm_assume(ev, 0, "optimal token not unique");
         return 0;
@@ -145,13 +145,13 @@ static int eval(lm_eval *ev)
     int st = lm_svm_u(&s, D, NULL);
     if (st) {
         lm_svm_sol_clear(&s);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return lm_fail(ev, "u-SVM solver returned %d (n=%d d=%d; feasible by construction)", st,
                        n, d);
     }
     if (ctx->backend == LM_MPFR && !s.cert.polished) {
         lm_svm_sol_clear(&s);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return lm_fail(ev, "MPFR active-set polishing failed");
     }
     double s1 = 0, qmax = 0;
@@ -208,7 +208,7 @@ static int eval(lm_eval *ev)
             lm_mat_free(up);
             lm_mat_free(gv);
             lm_svm_sol_clear(&s);
-            lm_ibdata_free(D);
+            lm_attn_data_free(D);
             return lm_fail(ev, "supergradient ascent produced a non-finite margin");
         }
         lm_mat *cm = lm_mat_new(m, 1, ctx);
@@ -288,7 +288,7 @@ static int eval(lm_eval *ev)
     lm_mat_free(up);
     lm_mat_free(gv);
     lm_svm_sol_clear(&s);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return 0;
 }
 

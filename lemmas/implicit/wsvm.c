@@ -65,13 +65,13 @@ static const lm_param_def params[] = {
 
 /* Draw an instance as doubles (same draws in every precision) and store it
  * in ctx.  Returns NULL when the optimal token is not unique. */
-static lm_ibdata *make_instance(lm_rng *g, int config, double beta, const lm_ctx *ctx)
+static lm_attn_data *make_instance(lm_rng *g, int config, double beta, const lm_ctx *ctx)
 {
     int n = lm_rng_int(g, 2, 6), T = lm_rng_int(g, 2, 4);
     int dlo = n * T + 1 > 8 ? n * T + 1 : 8;
     int d = lm_rng_int(g, dlo, 40);
     double sd = 1.0 / sqrt((double)d);
-    lm_ibdata *D = lm_ibdata_new(n, T, d, ctx);
+    lm_attn_data *D = lm_attn_data_new(n, T, d, ctx);
     lm_mat_set_d(D->u, 0, 0, beta);
     double *x = lm_xmalloc((size_t)(T * d) * sizeof *x);
     int ok = 1;
@@ -100,14 +100,14 @@ static lm_ibdata *make_instance(lm_rng *g, int config, double beta, const lm_ctx
     }
     free(x);
     if (!ok) {
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return NULL;
     }
     return D;
 }
 
 /* margin of the direction W/||W|| into r */
-static void dir_margin(lm_num *r, const lm_mat *W, const lm_ibdata *D)
+static void dir_margin(lm_num *r, const lm_mat *W, const lm_attn_data *D)
 {
     lm_num nw;
     lm_num_init(&nw, &D->ctx);
@@ -118,7 +118,7 @@ static void dir_margin(lm_num *r, const lm_mat *W, const lm_ibdata *D)
 }
 
 /* W = W_mm + coefficient-span perturbation with coefficients eps*R */
-static void span_perturb(lm_mat *W, const lm_svm_sol *s, const lm_ibdata *D, const double *R,
+static void span_perturb(lm_mat *W, const lm_svm_sol *s, const lm_attn_data *D, const double *R,
                          double eps)
 {
     lm_ctx ctx = D->ctx;
@@ -138,7 +138,7 @@ static int eval(lm_eval *ev)
     const lm_ctx *ctx = ev->ctx;
     double mscale = lm_par(ev, "margin_scale");
     double tol = lm_par(ev, "tol_scale") * 1048576.0 * lm_ctx_eps(ctx);
-    lm_ibdata *D = make_instance(g, ev->config, lm_par(ev, "beta"), ctx);
+    lm_attn_data *D = make_instance(g, ev->config, lm_par(ev, "beta"), ctx);
     if (!D) {
         lm_assume(ev, 0, "optimal token not unique");
         return 0;
@@ -148,13 +148,13 @@ static int eval(lm_eval *ev)
     int st = lm_svm_w(&s, D, NULL);
     if (st) {
         lm_svm_sol_clear(&s);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return lm_fail(ev, "W-SVM solver returned %d (n=%d T=%d d=%d; feasible by construction)",
                        st, n, T, d);
     }
     if (ctx->backend == LM_MPFR && !s.cert.polished) {
         lm_svm_sol_clear(&s);
-        lm_ibdata_free(D);
+        lm_attn_data_free(D);
         return lm_fail(ev, "MPFR active-set polishing failed");
     }
     /* (1) certificate */
@@ -215,7 +215,7 @@ static int eval(lm_eval *ev)
             lm_mat_free(Wp);
             lm_mat_free(G);
             lm_svm_sol_clear(&s);
-            lm_ibdata_free(D);
+            lm_attn_data_free(D);
             return lm_fail(ev, "supergradient ascent produced a non-finite margin");
         }
         lm_mat *cm = lm_mat_new(m, 1, ctx);
@@ -292,7 +292,7 @@ static int eval(lm_eval *ev)
     lm_mat_free(Wp);
     lm_mat_free(G);
     lm_svm_sol_clear(&s);
-    lm_ibdata_free(D);
+    lm_attn_data_free(D);
     return 0;
 }
 

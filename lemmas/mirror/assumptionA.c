@@ -191,7 +191,7 @@ static int eval(lm_eval *ev)
 
     lm_mddata *D = lm_md_gen_paper(lm_eval_rng(ev), n, T, d, c);
     lm_mat_scale_d(D->v, D->v, s);
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c);
     int rc = 0;
     scan S1, S2;
@@ -199,7 +199,7 @@ static int eval(lm_eval *ev)
     lm_num_inits(c, &S2.lip, &S2.mono_a, &S2.mono_b, &S2.fdres, &S2.maxl, &S2.M0, (lm_num *)NULL);
     lm_num a, b, h, tol, bound, x;
     lm_num_inits(c, &a, &b, &h, &tol, &bound, &x, (lm_num *)NULL);
-    if (lm_md_forward(F, D, W, LM_IB_LOGISTIC)) {
+    if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) {
         rc = lm_fail(ev, "non-finite forward pass at W = 0");
         goto out;
     }
@@ -284,7 +284,7 @@ out:
     lm_num_clears(&S2.lip, &S2.mono_a, &S2.mono_b, &S2.fdres, &S2.maxl, &S2.M0, (lm_num *)NULL);
     lm_num_clears(&a, &b, &h, &tol, &bound, &x, (lm_num *)NULL);
     lm_mat_free(W);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_md_data_free(D);
     return rc;
 }

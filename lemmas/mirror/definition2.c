@@ -60,7 +60,7 @@ static void sizes(int cfg, int *n, int *T, int *d)
 
 /* max_i |direct margin - model margin|, and max |gamma| */
 static void score_identity(lm_num *res, lm_num *gmax, const lm_mddata *D, const lm_mat *W,
-                           const lm_ib_fwd *F, double sign)
+                           const lm_attn_fwd *F, double sign)
 {
     const lm_ctx *c = &D->ctx;
     int T = D->T, d = D->d;
@@ -107,7 +107,7 @@ static int eval(lm_eval *ev)
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
     lm_mddata *Dd = NULL;
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *Wmm = lm_mat_new(d, d, c), *mg = NULL;
     lm_md_svm s;
     memset(&s, 0, sizeof s);
@@ -122,7 +122,7 @@ static int eval(lm_eval *ev)
             lm_assume(ev, 0, "tied token scores in sample %d", i);
             goto out;
         }
-    if (lm_md_forward(F, D, W, LM_IB_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+    if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
     if (!(F->mingap > lm_par(ev, "tie_tol"))) {
         lm_assume(ev, 0, "token scores tie within %.3g (gap %.3g)", lm_par(ev, "tie_tol"), F->mingap);
         goto out;
@@ -135,7 +135,7 @@ static int eval(lm_eval *ev)
         double sg = sig[ev->index % 3];
         for (int a = 0; a < d; a++)
             for (int b = 0; b < d; b++) lm_mat_set_d(W, a, b, sg * lm_rng_normal(g));
-        if (lm_md_forward(F, D, W, LM_IB_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
+        if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
         score_identity(&res, &gmax, D, W, F, lm_par(ev, "score_sign"));
         lm_mat_max_abs(&v, F->a);
         double amax = lm_num_get_d(&v);
@@ -168,7 +168,7 @@ static int eval(lm_eval *ev)
     for (int j = 0; j < 4; j++) {
         double r = rs[j];
         lm_mat_scale_d(W, Wmm, r);
-        if (lm_md_forward(F, D, W, LM_IB_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass at r = %g", r); goto out; }
+        if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass at r = %g", r); goto out; }
         lm_mat_max_abs(&v, F->a);
         double reltol = 64.0 * (1.0 + lm_num_get_d(&v)) * lm_ctx_eps(c);
         double worst = -INFINITY, wl = 0, wb = 0;
@@ -228,7 +228,7 @@ out:
     lm_mat_free(mg);
     lm_mat_free(W);
     lm_mat_free(Wmm);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_md_data_free(Dd);
     lm_md_data_free(D);
     return rc;

@@ -63,18 +63,18 @@ static int posthoc_alpha(int *alpha, const lm_mddata *Dd, double p, double eta, 
     for (int a = 0; a < d; a++)
         for (int b = 0; b < d; b++) lm_mat_set_d(W, a, b, lm_rng_normal(g));
     lm_md_grad_psi(Th, W, p);
-    lm_ib_fwd *F = lm_md_fwd_new(Dd);
-    lm_md_par par = {p, eta, 1, LM_IB_LOGISTIC};
+    lm_attn_fwd *F = lm_md_fwd_new(Dd);
+    lm_md_par par = {p, eta, 1, LM_ATTN_LOGISTIC};
     int rc = 0;
     for (int k = 0; k < steps && !rc; k++) rc = lm_md_step(W, Th, F, Dd, &par);
-    if (!rc) rc = lm_md_forward(F, Dd, W, LM_IB_LOGISTIC);
+    if (!rc) rc = lm_md_forward(F, Dd, W, LM_ATTN_LOGISTIC);
     for (int i = 0; !rc && i < Dd->n; i++) {
         int best = 0;
         for (int t = 1; t < Dd->T; t++)
             if (lm_mat_get_d(F->logs, i, t) > lm_mat_get_d(F->logs, i, best)) best = t;
         alpha[i] = best;
     }
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W);
     lm_mat_free(Th);
     return rc;

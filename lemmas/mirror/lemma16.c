@@ -91,9 +91,9 @@ static int select_dir(lm_mat *W, const lm_mddata *D, const int *tau)
 }
 
 /* log ell(g) */
-static void log_loss(lm_num *r, const lm_num *g, lm_ib_loss loss, lm_num *w)
+static void log_loss(lm_num *r, const lm_num *g, lm_attn_loss loss, lm_num *w)
 {
-    if (loss == LM_IB_EXP) {
+    if (loss == LM_ATTN_EXP) {
         lm_num_neg(r, g);
         return;
     }
@@ -107,7 +107,7 @@ static void log_loss(lm_num *r, const lm_num *g, lm_ib_loss loss, lm_num *w)
 }
 
 /* log((1/n) sum_i ell(ext_t gamma_it)), ext = max (hi = 1) or min */
-static void log_bound(lm_num *r, const lm_ib_fwd *F, int hi, lm_ib_loss loss, const lm_ctx *c)
+static void log_bound(lm_num *r, const lm_attn_fwd *F, int hi, lm_attn_loss loss, const lm_ctx *c)
 {
     lm_num e, v, w, acc;
     lm_num_inits(c, &e, &v, &w, &acc, (lm_num *)NULL);
@@ -132,11 +132,11 @@ static int eval(lm_eval *ev)
     const lm_ctx *c = ev->ctx;
     int cfg = ev->config;
     int n = cfg == 1 ? 6 : 3, T = cfg == 1 ? 8 : 4, d = cfg == 1 ? 10 : 4;
-    lm_ib_loss loss = cfg == 2 ? LM_IB_EXP : LM_IB_LOGISTIC;
+    lm_attn_loss loss = cfg == 2 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
     if (cfg == 3) lm_mat_scale_d(D->v, D->v, lm_par(ev, "v_norm"));
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *Sopt = lm_mat_new(d, d, c), *Smin = lm_mat_new(d, d, c);
     lm_mat *B = lm_mat_new(d, d, c);
     lm_num lo, up, lL, x;
@@ -202,7 +202,7 @@ static int eval(lm_eval *ev)
 out:
     lm_num_clears(&lo, &up, &lL, &x, (lm_num *)NULL);
     lm_mat_free(W); lm_mat_free(Sopt); lm_mat_free(Smin); lm_mat_free(B);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_md_data_free(D);
     return rc;
 }

@@ -103,13 +103,13 @@ static int select_dir(lm_mat *W, const lm_mddata *D)
 
 /* (a): max |G - FD| and max |G| at fd_prec bits */
 static int fd_check(lm_num *res, lm_num *gmax, double *logL, const lm_mddata *D0, const lm_mat *W0,
-                    lm_ib_loss loss, double scale, double h, const lm_ctx *cf)
+                    lm_attn_loss loss, double scale, double h, const lm_ctx *cf)
 {
     int d = D0->d, rc = 0;
     lm_mddata *D = lm_md_data_convert(D0, cf);
     lm_mat *W = lm_mat_new(d, d, cf), *Wp = lm_mat_new(d, d, cf), *G = lm_mat_new(d, d, cf);
     lm_mat_copy(W, W0);
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_num hh, fp, fm, v, x;
     lm_num_inits(cf, &hh, &fp, &fm, &v, &x, (lm_num *)NULL);
     lm_num_set_d(&hh, h);
@@ -141,14 +141,14 @@ static int fd_check(lm_num *res, lm_num *gmax, double *logL, const lm_mddata *D0
         }
 done:
     lm_num_clears(&hh, &fp, &fm, &v, &x, (lm_num *)NULL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_mat_free(W); lm_mat_free(Wp); lm_mat_free(G);
     lm_md_data_free(D);
     return rc;
 }
 
 /* (b): <grad L, M> through the cancellation-free form, and the scale S of its terms */
-static void ip_form(lm_num *r, lm_num *S, const lm_ib_fwd *F, const lm_mddata *D, const lm_mat *M)
+static void ip_form(lm_num *r, lm_num *S, const lm_attn_fwd *F, const lm_mddata *D, const lm_mat *M)
 {
     const lm_ctx *c = &D->ctx;
     int n = D->n, T = D->T, d = D->d;
@@ -229,7 +229,7 @@ static void ip_form(lm_num *r, lm_num *S, const lm_ib_fwd *F, const lm_mddata *D
 }
 
 /* <grad L, M> from the matrix formula e^ls G, and sum_it |C_it| |x_it|^T |M| |z_i| e^ls */
-static void ip_matrix(lm_num *r, lm_num *S, const lm_ib_fwd *F, const lm_mddata *D, const lm_mat *M)
+static void ip_matrix(lm_num *r, lm_num *S, const lm_attn_fwd *F, const lm_mddata *D, const lm_mat *M)
 {
     const lm_ctx *c = &D->ctx;
     int n = D->n, T = D->T, d = D->d;
@@ -237,7 +237,7 @@ static void ip_matrix(lm_num *r, lm_num *S, const lm_ib_fwd *F, const lm_mddata 
     lm_num ls, v, w, x;
     lm_num_inits(c, &ls, &v, &w, &x, (lm_num *)NULL);
     lm_md_grad_scaled(G, &ls, F, D);
-    lm_ib_grad_coef(C, &ls, F);
+    lm_attn_grad_coef(C, &ls, F);
     lm_mat_dot(r, G, M);
     lm_num_set_d(S, 0.0);
     for (int i = 0; i < n; i++)
@@ -275,11 +275,11 @@ static int eval(lm_eval *ev)
     int cfg = ev->config;
     static const int NS[] = {4, 3, 1, 3, 3}, TS[] = {2, 8, 64, 8, 8}, DS[] = {4, 5, 3, 5, 5};
     int n = NS[cfg], T = TS[cfg], d = DS[cfg];
-    lm_ib_loss loss = cfg == 3 ? LM_IB_EXP : LM_IB_LOGISTIC;
+    lm_attn_loss loss = cfg == 3 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
     double scale = lm_par(ev, "grad_scale");
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *M = lm_mat_new(d, d, c);
     lm_ctx cf = lm_ctx_mpfr((mpfr_prec_t)lm_par_i(ev, "fd_prec"));
     lm_num res, gmax, tol;
@@ -365,7 +365,7 @@ out:
     lm_num_clears(&res, &gmax, &tol, (lm_num *)NULL);
     lm_num_clears(&r1, &r2, &S1, &S2, &x, &y, (lm_num *)NULL);
     lm_mat_free(W); lm_mat_free(M);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_md_data_free(D);
     return rc;
 }

@@ -69,13 +69,13 @@ static int eval(lm_eval *ev)
     int cfg = ev->config;
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D;
-    lm_ib_loss loss = cfg == 1 ? LM_IB_EXP : LM_IB_LOGISTIC;
+    lm_attn_loss loss = cfg == 1 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
     if (cfg == 0) D = lm_md_gen_paper(g, 6, 8, 10, c);
     else if (cfg == 1) D = lm_md_gen_paper(g, 3, 4, 4, c);
     else D = antipodal(g, 4, lm_par(ev, "v_norm"), c);
     int n = D->n, T = D->T, d = D->d, rc = 0;
     double Gs = lm_par(ev, "G_scale");
-    lm_ib_fwd *F = lm_md_fwd_new(D);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *G = lm_mat_new(d, d, c), *B = lm_mat_new(d, d, c);
     lm_mat *Gab = lm_mat_new(d, d, c);
     lm_num M0, gmin, rho, x, y, bnd, nrm, zq, xq;
@@ -102,7 +102,7 @@ static int eval(lm_eval *ev)
 
     /* M0 = |ell'(min gamma)| */
     lm_mat_min(&gmin, F->gam);
-    if (loss == LM_IB_EXP) {
+    if (loss == LM_ATTN_EXP) {
         lm_num_neg(&M0, &gmin);
         lm_num_exp(&M0, &M0);
     } else {
@@ -203,7 +203,7 @@ static int eval(lm_eval *ev)
 out:
     lm_num_clears(&M0, &gmin, &rho, &x, &y, &bnd, &nrm, &zq, &xq, (lm_num *)NULL);
     lm_mat_free(W); lm_mat_free(G); lm_mat_free(B); lm_mat_free(Gab);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_md_data_free(D);
     return rc;
 }

@@ -245,8 +245,8 @@ static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, s
         }
     }
     /* softmax: log s_it <= -(1 - delta/2) r~ */
-    lm_ib_fwd *F = lm_md_fwd_new(D);
-    int bad = lm_md_forward(F, D, W, LM_IB_LOGISTIC);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
+    int bad = lm_md_forward(F, D, W, LM_ATTN_LOGISTIC);
     if (!bad) {
         lm_num_mul_d(&rhs, &rt, -(1.0 - hs * dl / 2));
         for (int i = 0; i < D->n; i++)
@@ -258,7 +258,7 @@ static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, s
             }
     }
     st->nW++;
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     lm_num_clears(&nW, &rt, &lhs, &rhs, &x, &Dv, (lm_num *)NULL);
     lm_mat_free(W);
     lm_mat_free(mv);

@@ -110,7 +110,7 @@ static int observe(lm_eval *ev, ctx20 *X, const lm_mat *W, const lm_mat *U, doub
 {
     const lm_mdcone *C = &X->C;
     lm_md_sign s;
-    if (lm_md_sign_decide(&s, C->D, W, kind ? U : C->Wbar, NULL, LM_IB_LOGISTIC, X->cap))
+    if (lm_md_sign_decide(&s, C->D, W, kind ? U : C->Wbar, NULL, LM_ATTN_LOGISTIC, X->cap))
         return lm_fail(ev, "non-finite gradient correlation at r = %g", r);
     if (!s.decided)
         return lm_fail(ev, "sign of -<grad L, M> undecided at %d bits (r = %g, kind %d)", s.prec_max, r, kind);
@@ -166,7 +166,7 @@ static int setup(lm_eval *ev, ctx20 *X, int mode)
     int rc = lm_mdcone_claim_setup(&X->C, ev, g, ev->ctx, n, T, d, p, mode);
     if (rc) return rc;
     for (int kind = 0; kind < 2; kind++)
-        if (lm_mdcone_rdelta(&X->R[kind], &X->c20[kind], &X->C, kind, LM_IB_LOGISTIC, why, sizeof why)) {
+        if (lm_mdcone_rdelta(&X->R[kind], &X->c20[kind], &X->C, kind, LM_ATTN_LOGISTIC, why, sizeof why)) {
             lm_assume(ev, 0, "reconstructed R_delta does not cover the instance: %s", why);
             return 1;
         }
@@ -292,11 +292,11 @@ static int eval_points(lm_eval *ev, int mode)
         lm_mat *W = lm_mat_dup(C->Wbar);
         lm_mat_scale_d(W, C->Wbar, ra * C->k.wnorm);
         lm_md_sign s;
-        int e1 = lm_md_sign_decide(&s, C->D, W, C->Wbar, NULL, LM_IB_LOGISTIC, X.cap);
+        int e1 = lm_md_sign_decide(&s, C->D, W, C->Wbar, NULL, LM_ATTN_LOGISTIC, X.cap);
         la = s.logabs;
         int ok = !e1 && s.decided && s.sign > 0;
         lm_mat_scale_d(W, C->Wbar, 2 * ra * C->k.wnorm);
-        int e2 = lm_md_sign_decide(&s, C->D, W, C->Wbar, NULL, LM_IB_LOGISTIC, X.cap);
+        int e2 = lm_md_sign_decide(&s, C->D, W, C->Wbar, NULL, LM_ATTN_LOGISTIC, X.cap);
         lb = s.logabs;
         ok = ok && !e2 && s.decided && s.sign > 0;
         lm_mat_free(W);
@@ -341,8 +341,8 @@ static int eval_traj(lm_eval *ev)
         const double r0 = fmax(fmax(X.R[0], X.R[1]) * fmax(X.rds, 1.0), 2 * wn);
         lm_mat_scale_d(W, W, r0);
         lm_md_grad_psi(Th, W, p);
-        lm_md_par par = {p, lm_par(ev, "eta"), 0, LM_IB_LOGISTIC};
-        lm_ib_fwd *F = lm_md_fwd_new(C->D);
+        lm_md_par par = {p, lm_par(ev, "eta"), 0, LM_ATTN_LOGISTIC};
+        lm_attn_fwd *F = lm_md_fwd_new(C->D);
         int K = lm_par_i(ev, "steps");
         if (ev->quick) K = K / 4 > 1 ? K / 4 : 1;
         lm_num Dv, nv;
@@ -375,7 +375,7 @@ static int eval_traj(lm_eval *ev)
                 err = lm_fail(ev, "non-finite AttGD step at k = %d", k);
         }
         lm_num_clears(&Dv, &nv, (lm_num *)NULL);
-        lm_ib_fwd_free(F);
+        lm_attn_fwd_free(F);
         if (!err) {
             measures(ev, &X);
             lm_measure(ev, "iterates outside the cone mu_0", (double)outside);

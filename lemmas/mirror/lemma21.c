@@ -129,8 +129,8 @@ static int pi_eff_d(double *pi, srch *S, const lm_mat *U)
     lm_md_breg_acc(&S->dv, S->Wbar, U, S->p);
     if (!(lm_num_get_d(&S->dv) <= S->mu0)) return 1;
     lm_mat_scale_d(S->W, U, S->r);
-    if (lm_md_corr_eval(&S->cn, S->D, S->W, U, S->Wbar, LM_IB_LOGISTIC)) return 1;
-    if (lm_md_corr_eval(&S->cd, S->D, S->W, S->Wbar, NULL, LM_IB_LOGISTIC)) return 1;
+    if (lm_md_corr_eval(&S->cn, S->D, S->W, U, S->Wbar, LM_ATTN_LOGISTIC)) return 1;
+    if (lm_md_corr_eval(&S->cd, S->D, S->W, S->Wbar, NULL, LM_ATTN_LOGISTIC)) return 1;
     double tn = lm_num_get_d(&S->cn.tot), td = lm_num_get_d(&S->cd.tot);
     if (!(td > 0)) return 1;
     *pi = exp(lm_num_get_d(&S->cn.logscale) - lm_num_get_d(&S->cd.logscale)) * tn / td;
@@ -312,8 +312,8 @@ static int eval(lm_eval *ev)
         lm_md_normalize(Uc, p);
         lm_mat_scale_d(W, Uc, rt * wn);
         lm_md_sign sn, sd;
-        if (lm_md_sign_decide(&sn, C.D, W, Uc, C.Wbar, LM_IB_LOGISTIC, cap) ||
-            lm_md_sign_decide(&sd, C.D, W, C.Wbar, NULL, LM_IB_LOGISTIC, cap)) {
+        if (lm_md_sign_decide(&sn, C.D, W, Uc, C.Wbar, LM_ATTN_LOGISTIC, cap) ||
+            lm_md_sign_decide(&sd, C.D, W, C.Wbar, NULL, LM_ATTN_LOGISTIC, cap)) {
             err = lm_fail(ev, "non-finite gradient correlation at r = %g", rt);
             break;
         }

@@ -89,10 +89,10 @@ typedef struct {
 /* L(W) in W's context */
 static int lossval(lm_num *L, const lm_mddata *D, const lm_mat *W)
 {
-    lm_ib_fwd *F = lm_md_fwd_new(D);
-    int bad = lm_md_forward(F, D, W, LM_IB_LOGISTIC);
+    lm_attn_fwd *F = lm_md_fwd_new(D);
+    int bad = lm_md_forward(F, D, W, LM_ATTN_LOGISTIC);
     lm_num_exp(L, &F->logL);
-    lm_ib_fwd_free(F);
+    lm_attn_fwd_free(F);
     return bad;
 }
 

@@ -56,7 +56,7 @@ static const lm_param_def params[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* 1 - max_t s_it (as the sum of the other entries) and its argmax, from log-softmax */
-static int one_minus_max(lm_num *r, const lm_ib_fwd *F, int i, lm_num *w)
+static int one_minus_max(lm_num *r, const lm_attn_fwd *F, int i, lm_num *w)
 {
     int a = 0;
     for (int t = 1; t < F->T; t++)

@@ -1,13 +1,9 @@
 /* cli.h -- what the command-line files (src/cli/) share. */
 #ifndef LM_CLI_H
 #define LM_CLI_H
-#include "lm_ibruns.h"
-#include "lm_mdruns.h"
-#include "lm_prruns.h"
-#include "lm_pcruns.h"
+#include "lm_paper.h"
 #include "lm_report.h"
 #include "lm_store.h"
-#include "lm_train.h"
 #include "lm_verify.h"
 #include <errno.h>
 #include <math.h>
@@ -62,7 +58,7 @@ int lm_cli_parse_prec(const char *s, mpfr_prec_t *out);
 const char *lm_cli_name_value(const char *v);
 /* 1 for --help and -h */
 int lm_cli_is_help(const char *a);
-/* the paper prefix of a claim id ("dynamics" of "dynamics/lemma1") */
+/* the paper prefix of a claim id ("tutorial" of "tutorial/descent-lemma") */
 const char *lm_cli_paper_of(const char *id, char *buf, size_t n);
 #define paper_of lm_cli_paper_of
 /* one summary line of a claim result on stdout */

@@ -45,10 +45,8 @@ static const struct {
     {"constants", "constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"},
     {"train",
      "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
-     "            [--drift BITS]      a live training run; `lemmata train` lists runs\n"
-     "                                (dynamics paper, implicit-bias runs ib-*,\n"
-     "                                mirror-descent runs md-*, attention-pruning runs pr-*,\n"
-     "                                preconditioning runs pc-*);\n"
+     "            [--drift BITS]      a live training run; `lemmata train` lists every\n"
+     "                                paper's runs and the settings --set takes;\n"
      "                                --drift repeats it wholly in MPFR and writes the drift;\n"
      "                                the CSV goes to standard output, or with --out to FILE,\n"
      "                                written whole or not at all (a temporary .FILE.XXXXXX\n"

@@ -1,8 +1,8 @@
 /* literate.c -- the LaTeX blocks at the top of a claim file.
  *
- *     / * lemmas/dynamics/theorem1.c
+ *     / * lemmas/tutorial/descent-lemma.c
  *      *
- *      * \claim{dynamics/theorem1}{Linear convergence of GD on $W^V$}
+ *      * \claim{tutorial/descent-lemma}{The descent lemma along gradient descent}
  *      * \source{transformer-gd-dynamics, Theorem 1}
  *      * \statement{$f(M_t;X) \le (1-\eta\alpha)^t f(M_0;X)$ ...
  *      *            ... continued lines}

@@ -38,6 +38,7 @@
  * parent path (openin_any=p).
  */
 #include "lm_report.h"
+#include "lm_paper.h"
 #include "report_priv.h"
 
 #include <dirent.h>
@@ -1324,10 +1325,8 @@ static void put_claim(writer *w, const doc *d, int k)
 
 /* ---- build ------------------------------------------------------------------------ */
 
-/* The live training runs: each dynamics run repeated wholly in MPFR (how far
- * the double trajectory drifts from the nearly exact one), and the
- * implicit-bias paper's runs (its long NGD run in double and MPFR, its
- * Fig. 2 comparison, its joint run against exp(-c t^{1/3})).  first[k],
+/* The live training runs of every paper, each introduced by its paper's live_about
+ * (lm_paper.h) and drawn from the figure series it returned.  first[k],
  * count[k]: the figures of live run k in fig[]. */
 static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const int *first,
                      const int *count)
@@ -1335,27 +1334,18 @@ static void put_live(writer *w, const lm_results *R, const lm_figure *fig, const
     if (R->nlive == 0) return;
     P(w, "\\clearpage\n\\section{Live training runs}\n"
          "Each named run can be repeated with \\texttt{bin/lemmata train NAME} (add "
-         "\\texttt{--drift 256} to repeat it wholly in MPFR).  The runs of the dynamics paper "
-         "were trained in IEEE double and, from the same data and starting point, wholly in "
-         "MPFR: their figures show the loss $f_t$ of the double run and the relative drift "
-         "$\\|\\theta^{\\rm double}_t-\\theta^{\\rm MPFR}_t\\|/\\|\\theta^{\\rm MPFR}_t\\|$ "
-         "of the trained parameters per iterate (a drift at the level of $10^{-16}$ means the "
-         "double trajectory is the exact one to working accuracy).  The runs of the "
-         "implicit-bias paper (names \\texttt{ib-}) run on the exact coefficient "
-         "representation $W_t=W_0+\\sum_{i,t}C_{it}x_{it}x_{i1}^\\top$, so a step costs "
-         "$O((nT)^2)$ whatever $d$ is and the long NGD run is repeated wholly in MPFR at "
-         "256 bits; each caption says what its figure shows.  The runs of the mirror-descent "
-         "paper (names \\texttt{md-}) train the dual variable $\\Theta=\\nabla\\psi(W)$ of "
-         "$\\ell_p$-AttGD: the paper's normalised runs in double, and runs repeated wholly in "
-         "MPFR at 256 bits that show where a double run stops moving (its step falls below half "
-         "an ulp of $\\Theta$).  The runs of the attention-pruning paper (names "
-         "\\texttt{pr-}) reproduce its Figure~2 in double: the relative error of the pruned "
-         "attention matrix for the mask found by gradient descent, for magnitude pruning and for "
-         "Wanda on the same synthetic rank-4 weights, on the calibration data and on held-out "
-         "data.  The runs of the preconditioning paper (names \\texttt{pc-}) train softmax "
-         "attention on random linear regression with Algorithm 1 (spectral initialisation, "
-         "preconditioned and regularised steps) against SGD, and show the scaling of the excess "
-         "population loss with the sample size.\n\n");
+         "\\texttt{--drift 256} to repeat it wholly in MPFR).");
+    /* what each paper with a live run here says about its runs (lm_paper.live_about) */
+    for (int p = 0; p < lm_paper_count; p++) {
+        int here = 0;
+        for (int k = 0; k < R->nlive && !here; k++)
+            here = R->live[k].name && lm_paper_of_live(R->live[k].name, NULL) == lm_papers[p];
+        if (here && lm_papers[p]->live_about) {
+            P(w, "  ");
+            P(w, lm_papers[p]->live_about);
+        }
+    }
+    P(w, "\n\n");
     for (int k = 0; k < R->nlive; k++) {
         const lm_results_live *l = &R->live[k];
         P(w, "\\subsection*{");

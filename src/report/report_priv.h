@@ -153,7 +153,7 @@ typedef struct {
     char caption[2400]; /* LaTeX (a live run's caption through lm_tex_safe) */
 } lm_figure;
 
-/* "dynamics/theorem1" -> "dynamics-theorem1" (letters, digits and '-' only) */
+/* "tutorial/descent-lemma" -> "tutorial-descent-lemma" (letters, digits and '-' only) */
 void lm_fig_sanitize(char *dst, size_t n, const char *s);
 /* Writes the .dat/.gp files of one configuration under root/figures as
  * figures/<sanitized id>-<tag>[-ratios] and appends the figures to
