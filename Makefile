@@ -105,7 +105,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(call paper_inc,$<) $(call test_inc,$<) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o
+# the templates of `lemmata new` (src/cli/templates/*.in), embedded as C strings
+$(BUILD)/templates.c: $(wildcard src/cli/templates/*.in) tools/gen_templates.sh
+	@mkdir -p $(BUILD)
+	@sh tools/gen_templates.sh $(wildcard src/cli/templates/*.in) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/templates.o: $(BUILD)/templates.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/templates.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -127,6 +135,11 @@ test: deps $(BIN) $(TBIN)
 
 san:
 	$(MAKE) SAN=1 bin/lemmata-san bin/test_lemmata-san && LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 LEMMATA_BIN=bin/lemmata-san ./bin/test_lemmata-san --jobs 2
+
+# lemmata new end to end in a fresh clone of HEAD (tools/check_new.sh; CI runs it)
+.PHONY: check-new
+check-new: deps
+	sh tools/check_new.sh
 
 clean:
 	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf figures/*.stamp report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk

@@ -130,7 +130,18 @@ typedef struct lm_claim {
     int (*eval)(lm_eval *ev);
 } lm_claim;
 
-#define LM_CLAIM(sym) const lm_claim sym
+/* Declares a claim.  Its id, title and file are not written in the declaration: the build reads
+ * them from the literate header's \claim{id}{title} and the file's path (tools/gen_registry.sh
+ * fills them in with lm_claim_fill before main runs), so they are stated once. */
+#define LM_CLAIM(sym) lm_claim sym
+
+/* Sets c's id and file, and its plain title from the LaTeX one (lm_tex_plain), where the
+ * declaration left them NULL.  Called by the generated registry. */
+void lm_claim_fill(lm_claim *c, const char *id, const char *file, const char *tex_title);
+/* A one-line plain-text rendering of a LaTeX title ("Smoothness constants $Z$ and $G$" ->
+ * "Smoothness constants Z and G"; \le -> <=, \| -> ||, \frac{a}{b} -> a/b, \alpha -> alpha,
+ * font commands and braces dropped).  A new string (malloc); NULL when out of memory. */
+char *lm_tex_plain(const char *tex);
 
 /* number of readings before LM_READINGS_END (0 when none are declared) */
 int lm_claim_nreadings(const lm_claim *c);
@@ -153,6 +164,38 @@ struct lm_eval {
     const double *par;   /* parameter values, in claim->params order */
     struct lm_eval_priv *p;
 };
+
+/* Typed parameters.  A claim lists its parameters once, as an X-macro of NUM and SWITCH entries,
+ *
+ *     #define PARAMS(NUM, SWITCH)                                                     \
+ *         NUM(c, 1.0, "constant [0, 1e6]", "multiplies the bound")                    \
+ *         NUM(n_max, 8, "int [2, 64]", "largest dimension (a resource bound)")        \
+ *         SWITCH(norm, 0, "spectral|frobenius", "which norm")
+ *     LM_PARAMS(PARAMS)
+ *
+ * which defines the table `params` (for .params) and the struct lm_params with one double per
+ * parameter, in order; an evaluator reads them with
+ *
+ *     const lm_params P = lm_params_of(ev);   ...  P.c, (int)P.n_max, (int)P.norm
+ *
+ * so a misspelt name is a compile error, not a run-time abort (as lm_par's string lookup). */
+#define LM_P_NUM_(name, def, range, doc) {#name, def, doc, NULL, range},
+#define LM_P_SWITCH_(name, def, choices, doc) {#name, def, doc, choices, NULL},
+#define LM_P_FIELD_(name, def, range, doc) double name;
+#define LM_P_GET_(name, def, range, doc) P.name = ev->par[k_++];
+#define LM_PARAMS(LIST)                                                                        \
+    static const lm_param_def params[] = {LIST(LM_P_NUM_, LM_P_SWITCH_){NULL, 0, NULL, NULL, NULL}}; \
+    typedef struct {                                                                           \
+        LIST(LM_P_FIELD_, LM_P_FIELD_)                                                         \
+    } lm_params;                                                                               \
+    static inline lm_params lm_params_of(const lm_eval *ev)                                    \
+    {                                                                                          \
+        lm_params P;                                                                           \
+        int k_ = 0;                                                                            \
+        LIST(LM_P_GET_, LM_P_GET_)                                                             \
+        (void)k_;                                                                              \
+        return P;                                                                              \
+    }
 
 /* Parameter value by name (aborts on a name the claim does not declare). */
 double lm_par(const lm_eval *ev, const char *name);

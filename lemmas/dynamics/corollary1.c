@@ -193,9 +193,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_corollary1) = {
-    .id = "dynamics/corollary1",
-    .title = "Linear convergence with a linear MLP head (eq. 10): constructive witness",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Corollary 1, eq. (10), Section 4.1",
     .origin = "verbatim",

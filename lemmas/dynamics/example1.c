@@ -315,9 +315,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_example1) = {
-    .id = "dynamics/example1",
-    .title = "Softmax: vanishing gradient at a non-optimal point (the Example)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Example after Remark 4, Section 4.2.2, eq. (15)",
     .origin = "verbatim",

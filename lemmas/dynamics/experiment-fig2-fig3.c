@@ -241,9 +241,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_experiment_fig2_fig3) = {
-    .id = "dynamics/experiment-fig2-fig3",
-    .title = "Gaussian kernel converges faster and more stably than Softmax (synthetic proxy)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Section 5.3.1, Figures 2 and 3 (synthetic analogue R4)",
     .origin = "verbatim",

@@ -275,9 +275,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_experiment_fig4) = {
-    .id = "dynamics/experiment-fig4",
-    .title = "Softmax loss landscape rougher than Gaussian (synthetic proxy)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Sections 5.2 and 5.3.2, Figure 4 (synthetic analogue R5)",
     .origin = "reconstructed",

@@ -404,9 +404,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma1) = {
-    .id = "dynamics/lemma1",
-    .title = "Closed-form gradients of the Softmax model",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 1, Appendix 1.2 (eqs. 27-31)",
     .origin = "verbatim",

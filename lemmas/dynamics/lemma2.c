@@ -518,9 +518,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma2) = {
-    .id = "dynamics/lemma2",
-    .title = "Softmax perturbation bounds (1)-(5)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 2, Appendix 1.2 (eqs. 33-37); proof Appendix 1.6",
     .origin = "verbatim",

@@ -118,9 +118,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma3) = {
-    .id = "dynamics/lemma3",
-    .title = "Smoothness constants Z and G (Softmax)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Lemma 3, Appendix 1.2 (eqs. 38-39); constants from the proof, eqs. 89-100",
     .origin = "reconstructed",

@@ -517,9 +517,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_lemma4) = {
-    .id = "dynamics/lemma4",
-    .title = "Descent lemma on a segment",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 4, Appendix 1.2",
     .origin = "verbatim",

@@ -223,9 +223,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma5) = {
-    .id = "dynamics/lemma5",
-    .title = "Vectorization identities",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 5, Appendix 1.2",
     .origin = "verbatim",

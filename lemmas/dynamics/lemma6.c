@@ -305,9 +305,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma6) = {
-    .id = "dynamics/lemma6",
-    .title = "Closed-form gradients of the Gaussian-kernel model",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 6, Appendix 1.4 (eqs. 50-54); J_h rows from the proofs of Lemmas 6(1), 7(2)",
     .origin = "verbatim",

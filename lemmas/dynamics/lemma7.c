@@ -614,9 +614,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma7) = {
-    .id = "dynamics/lemma7",
-    .title = "Gaussian perturbation and PL-type bounds (1)-(4)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 7, Appendix 1.4 (eqs. 55-60); proof Appendix 1.7",
     .origin = "verbatim",

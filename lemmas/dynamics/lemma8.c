@@ -124,9 +124,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_lemma8) = {
-    .id = "dynamics/lemma8",
-    .title = "Smoothness constants Z' and G' (Gaussian)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Lemma 8, Appendix 1.4 (eqs. 61-62); constants from the proof, Appendix 1.7",
     .origin = "reconstructed",

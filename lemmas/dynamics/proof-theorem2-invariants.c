@@ -324,9 +324,6 @@ done:
 static int eval(lm_eval *ev) { return ev->config >= 5 ? run_pointwise(ev) : run_invariant(ev); }
 
 LM_CLAIM(claim_dynamics_proof_theorem2_invariants) = {
-    .id = "dynamics/proof-theorem2-invariants",
-    .title = "Invariants (45) of the proof of Theorem 2 and the ||B||_F step (with Remark 5)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix 1.3, eq. (45)-(46) and the bound on ||B_r||_F; Remark 5",
     .origin = "verbatim",

@@ -303,9 +303,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_proof_theorem3_invariants) = {
-    .id = "dynamics/proof-theorem3-invariants",
-    .title = "Invariants (67) of the proof of Theorem 3 (and Remark 6)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix 1.5: invariant (67), the min S >= kappa step, Remark 6",
     .origin = "verbatim",

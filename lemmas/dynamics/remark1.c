@@ -398,9 +398,6 @@ done:
 static int search_in(int config) { return config == C_NEC; }
 
 LM_CLAIM(claim_dynamics_remark1) = {
-    .id = "dynamics/remark1",
-    .title = "Rank of B_0: HD >= Nn necessary; full rank w.h.p. at random init",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Remark 1 (Section 4.1); Appendix 1.3",
     .origin = "reconstructed",

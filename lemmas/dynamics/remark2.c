@@ -165,9 +165,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_remark2) = {
-    .id = "dynamics/remark2",
-    .title = "MLP extension (eq. 10) keeps the convergence rate (proxy: fitted rates within a factor 2)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Remark 2, eq. (10), Section 4.1",
     .origin = "reconstructed",

@@ -217,9 +217,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_remark3) = {
-    .id = "dynamics/remark3",
-    .title = "Ways to satisfy (8): small residual or balancing (W^V/c, cW^O); also (12)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Remark 3, Section 4.1; Remarks 5 and 6",
     .origin = "reconstructed",

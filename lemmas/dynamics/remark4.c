@@ -147,9 +147,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_remark4) = {
-    .id = "dynamics/remark4",
-    .title = "delta > 0 needs Dd >= Nn^2 (Remark 4)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Remark 4, Section 4.2.2",
     .origin = "verbatim",

@@ -261,9 +261,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_section4_1_gaussian_analogue) = {
-    .id = "dynamics/section4.1-gaussian-analogue",
-    .title = "Gaussian-kernel analogue of Theorems 1-2; global optimum (proxy)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Section 4.1 (end) and the summary of Section 4",
     .origin = "reconstructed",

@@ -68,9 +68,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_theorem1) = {
-    .id = "dynamics/theorem1",
-    .title = "Linear convergence of GD on W^V (Softmax)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 1, Section 4.1; Appendix 1.3",
     .origin = "verbatim",

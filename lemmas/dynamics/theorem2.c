@@ -108,9 +108,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_dynamics_theorem2) = {
-    .id = "dynamics/theorem2",
-    .title = "Linear convergence of simultaneous GD on W^Q, W^K, W^V (Softmax)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 2, Section 4.1, eq. (8)-(9); Remark 5; Appendix 1.3, eq. (45)-(46)",
     .origin = "verbatim",

@@ -285,9 +285,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_theorem3_part1) = {
-    .id = "dynamics/theorem3-part1",
-    .title = "Linear convergence of GD on W^Q (Gaussian kernel)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 3(1), Section 4.2.2; condition (12), Remark 6; Appendix 1.5 (68)",
     .origin = "verbatim",

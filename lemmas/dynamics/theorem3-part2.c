@@ -185,9 +185,6 @@ done:
 }
 
 LM_CLAIM(claim_dynamics_theorem3_part2) = {
-    .id = "dynamics/theorem3-part2",
-    .title = "Cumulative descent of GD on W^Q (Softmax kernel)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 3(2), eq. (14), Section 4.2.2; Appendix 1.5, eq. (71)",
     .origin = "verbatim",

@@ -109,9 +109,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_assumption1) = {
-    .id = "implicit/assumption1",
-    .title = "Assumption 1: nearly orthogonal tokens (gate on the generators)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption 1 (Section 3); footnote 5",
     .origin = "reconstructed",

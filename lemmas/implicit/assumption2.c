@@ -81,9 +81,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_assumption2) = {
-    .id = "implicit/assumption2",
-    .title = "Assumption 2: equal non-optimal scores (EX1 generators)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption 2 (Section 3)",
     .origin = "reconstructed",

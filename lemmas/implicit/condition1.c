@@ -107,9 +107,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_condition1) = {
-    .id = "implicit/condition1",
-    .title = "Conditions for joint training (informal)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Condition 1 (Section 4)",
     .origin = "reconstructed",

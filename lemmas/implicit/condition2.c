@@ -117,9 +117,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_condition2) = {
-    .id = "implicit/condition2",
-    .title = "Complete Condition 1 for joint training (App. B.1)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Condition 2 (App. B.1)",
     .origin = "reconstructed",

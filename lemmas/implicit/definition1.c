@@ -170,9 +170,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_definition1) = {
-    .id = "implicit/definition1",
-    .title = "Token scores, optimal tokens, and the optimal-token limit of Phi",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition 1, Section 2",
     .origin = "reconstructed",

@@ -103,9 +103,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_dm) = {
-    .id = "implicit/dm",
-    .title = "Data model DM: T=2, larger-variance optimal token, labels from u_star",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Section 4.1 (data model DM)",
     .origin = "reconstructed",

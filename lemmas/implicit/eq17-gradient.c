@@ -183,9 +183,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_eq17_gradient) = {
-    .id = "implicit/eq17-gradient",
-    .title = "Closed-form gradient (Eq. 17), general and Assumption-2 forms",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Section 3 and Appendix A.1, Eq. (17)",
     .origin = "reconstructed",

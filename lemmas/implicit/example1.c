@@ -116,9 +116,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_example1) = {
-    .id = "implicit/example1",
-    .title = "Example 1 data: nearly orthogonal w.h.p. for large d; equal non-optimal scores",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Example 1 (Section 3); footnote 5",
     .origin = "reconstructed",

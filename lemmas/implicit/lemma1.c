@@ -207,9 +207,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma1) = {
-    .id = "implicit/lemma1",
-    .title = "1 - s_opt <= (T-1) exp(-c1 eta t/(D ||W_mm||^2)) under NGD",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Lemma 1 (Section 3.1)",
     .origin = "reconstructed",

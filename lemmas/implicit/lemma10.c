@@ -220,9 +220,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma10) = {
-    .id = "implicit/lemma10",
-    .title = "Restatement of Lemma 1: explicit softmax score bounds",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 10 (Appendix A.4)",
     .origin = "reconstructed",

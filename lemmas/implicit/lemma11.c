@@ -171,9 +171,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma11) = {
-    .id = "implicit/lemma11",
-    .title = "DM tokens nearly orthogonal w.h.p. (explicit Laurent-Massart constants)",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 11 (Appendix B.2)",
     .origin = "reconstructed",

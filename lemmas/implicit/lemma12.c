@@ -200,9 +200,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma12) = {
-    .id = "implicit/lemma12",
-    .title = "Iterate norms under the joint updates (13)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 12 (App. B.2)",
     .origin = "reconstructed",

@@ -437,9 +437,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma13) = {
-    .id = "implicit/lemma13",
-    .title = "Key invariants of joint training (opt token, gap growth, loss ratio, s_opt)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 13 (App. B.2), Eqs. (14), (16)",
     .origin = "reconstructed",

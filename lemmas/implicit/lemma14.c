@@ -101,9 +101,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma14) = {
-    .id = "implicit/lemma14",
-    .title = "Softmax-averaged features are separable: y_i u~^T X_i^T s_i >= c14 zeta^2 sigma^2 d",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 14 (App. B.2)",
     .origin = "reconstructed",

@@ -157,9 +157,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma15) = {
-    .id = "implicit/lemma15",
-    .title = "Lemma 3 with constants: ||grad L|| >= <-grad_u L, u~/||u~||> >= kappa L; Hessian bound",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 15 (App. B.2), Eq. (52)",
     .origin = "reconstructed",

@@ -196,9 +196,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma2) = {
-    .id = "implicit/lemma2",
-    .title = "Gradient correlation with W_mm (key lemma)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 2 (form reconstructed; R_eps constants lost)",
     .origin = "reconstructed",

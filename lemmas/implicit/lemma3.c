@@ -194,9 +194,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma3) = {
-    .id = "implicit/lemma3",
-    .title = "Loss landscape along joint training: PL-like, log-Lipschitz, self-bounded Hessian",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 3 (Section 4.3)",
     .origin = "reconstructed",

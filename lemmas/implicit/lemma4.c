@@ -154,9 +154,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma4) = {
-    .id = "implicit/lemma4",
-    .title = "Small random initialisation",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 4",
     .origin = "reconstructed",

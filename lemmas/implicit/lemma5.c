@@ -175,9 +175,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma5) = {
-    .id = "implicit/lemma5",
-    .title = "Optimal-token softmax cannot collapse under NGD",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 5, Eqs. (18) and (20) (reconstructed)",
     .origin = "reconstructed",

@@ -191,9 +191,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma6) = {
-    .id = "implicit/lemma6",
-    .title = "Gradient always correlates with W_mm",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 6 (derived from Eq. (27))",
     .origin = "reconstructed",

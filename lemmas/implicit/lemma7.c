@@ -167,9 +167,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma7) = {
-    .id = "implicit/lemma7",
-    .title = "Iterate norm grows linearly under NGD (Eq. (12))",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Lemma 7, Eq. (12) (constants derived)",
     .origin = "reconstructed",

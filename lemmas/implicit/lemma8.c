@@ -182,9 +182,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma8) = {
-    .id = "implicit/lemma8",
-    .title = "Example 1 data satisfy Assumptions 1-2 w.h.p.",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 8 (Appendix A); Example 1",
     .origin = "reconstructed",

@@ -195,9 +195,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma9) = {
-    .id = "implicit/lemma9",
-    .title = "Restatement of Lemma 2 (App. A.2.1), along NGD",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 9 (Appendix A.2.1)",
     .origin = "reconstructed",

@@ -123,9 +123,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_loss_infimum) = {
-    .id = "implicit/text-loss-infimum",
-    .title = "Optimal tokens minimise the loss: L(W) > L*, inf L = L*",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Section 2 (prose)",
     .origin = "verbatim",

@@ -134,9 +134,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_polyak_cap) = {
-    .id = "implicit/text-polyak-cap",
-    .title = "Capped Polyak reduces to GD: the cap binds from t_sw on",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Section 3.2 prose after Theorem 7",
     .origin = "verbatim",

@@ -175,9 +175,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_stationary) = {
-    .id = "implicit/text-stationary",
-    .title = "No finite stationary points; <-grad, W_mm> > 0",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Section 3.1 (prose); Lemma 6 (strengthened form)",
     .origin = "reconstructed",

@@ -187,9 +187,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem1) = {
-    .id = "implicit/theorem1",
-    .title = "IB rate of NGD, fixed decoder: 1 - cos(W_t, W_mm) <= C log t / t",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 1 (Section 3.1), Eq. (5)",
     .origin = "reconstructed",

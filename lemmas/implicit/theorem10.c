@@ -73,9 +73,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem10) = {
-    .id = "implicit/theorem10",
-    .title = "Theorem 4 with constants: decoder margin and softmax lower bound",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 10 and its proof (App. B.4)",
     .origin = "reconstructed",

@@ -68,9 +68,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem2) = {
-    .id = "implicit/theorem2",
-    .title = "Train-loss convergence under joint training",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 2 (Section 4), update (13)",
     .origin = "reconstructed",

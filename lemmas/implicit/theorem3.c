@@ -81,9 +81,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem3) = {
-    .id = "implicit/theorem3",
-    .title = "Joint training: 1 - cos(W_t, W_mm) = O(1/log t) (proxies)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 3 (Section 4.2)",
     .origin = "reconstructed",

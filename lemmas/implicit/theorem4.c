@@ -80,9 +80,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem4) = {
-    .id = "implicit/theorem4",
-    .title = "Joint training: margin of u_t >= c4/||u_mm|| - C4 t^(-1/3) (rate)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 4 (Section 4.2); Introduction (direction of u)",
     .origin = "reconstructed",

@@ -209,9 +209,6 @@ out:
 }
 
 LM_CLAIM(claim_implicit_theorem5) = {
-    .id = "implicit/theorem5",
-    .title = "Theorem 1 with explicit constants: telescoped alignment bound under NGD",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 5 (Appendix A.3), Eq. (40)",
     .origin = "reconstructed",

@@ -188,9 +188,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem6) = {
-    .id = "implicit/theorem6",
-    .title = "GD converges in direction to W_mm with ||W_t|| -> infinity (proxies)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 6 (Section 3.2)",
     .origin = "reconstructed",

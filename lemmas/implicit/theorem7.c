@@ -241,9 +241,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem7) = {
-    .id = "implicit/theorem7",
-    .title = "Polyak step size: gradient bounds (a), (b) behind the IB rate",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 7 (Section 3.2) and its proof",
     .origin = "reconstructed",

@@ -57,9 +57,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem8) = {
-    .id = "implicit/theorem8",
-    .title = "Theorem 2 with exact constants",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 8 (Appendix B.3), update (13)",
     .origin = "reconstructed",

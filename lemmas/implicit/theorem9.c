@@ -103,9 +103,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem9) = {
-    .id = "implicit/theorem9",
-    .title = "Theorem 3 with exact constants: proxies and Lemma 2 (60) along joint training",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 9 (Appendix B.4), Eqs. (58)-(61)",
     .origin = "reconstructed",

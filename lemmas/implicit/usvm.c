@@ -298,9 +298,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_usvm) = {
-    .id = "implicit/usvm",
-    .title = "u-SVM: feasibility, optimality, max-margin property",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Section 4.2 (u-SVM); max-margin property",
     .origin = "reconstructed",

@@ -302,9 +302,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_wsvm) = {
-    .id = "implicit/wsvm",
-    .title = "W-SVM: feasibility, optimality, max-margin property",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Section 2 (W-SVM definition); max-margin property derived",
     .origin = "reconstructed",

@@ -290,9 +290,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_assumptionA) = {
-    .id = "mirror/assumptionA",
-    .title = "Assumption A: decreasing loss, bounded Lipschitz derivative",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A (main text)",
     .origin = "reconstructed",

@@ -278,9 +278,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_definition1) = {
-    .id = "mirror/definition1",
-    .title = "Bregman divergence of the l_p potential: closed sum, nonnegativity, homogeneity",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition 1 (Section 2); bregman_div.py of the authors' code",
     .origin = "reconstructed",

@@ -235,9 +235,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_definition2) = {
-    .id = "mirror/definition2",
-    .title = "Token scores and optimal tokens",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Definition 2 (main text; numbering uncertain)",
     .origin = "reconstructed",

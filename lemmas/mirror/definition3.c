@@ -184,9 +184,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_definition3) = {
-    .id = "mirror/definition3",
-    .title = "Support tokens and locally optimal tokens",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Definition 3 (main text)",
     .origin = "reconstructed",

@@ -196,9 +196,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_eq4a) = {
-    .id = "mirror/eq4a",
-    .title = "Bregman cones: membership, rays, scale invariance",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Eq. (4a), main text",
     .origin = "reconstructed",

@@ -195,9 +195,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_identity_dirbreg) = {
-    .id = "mirror/identity-dirbreg",
-    .title = "Directional Bregman divergence as a correlation: D(U, W/||W||) = 1 - <grad psi(W),U>/||W||^(p-1)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "proof of Lemma 28 (Appendix A.5); catalogue 1.4",
     .origin = "reconstructed",

@@ -162,9 +162,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma12) = {
-    .id = "mirror/lemma12",
-    .title = "l_p norm vs vectorised l_2 norm of a matrix",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 12, Appendix A.2",
     .origin = "reconstructed",

@@ -512,9 +512,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma13) = {
-    .id = "mirror/lemma13",
-    .title = "Bregman divergence vs norms: L1 (p >= 2) and L2 (1 < p < 2)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 13, Appendix A.2 (scalar reduction: equation (11))",
     .origin = "reconstructed",

@@ -173,9 +173,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma14) = {
-    .id = "mirror/lemma14",
-    .title = "Scalar power comparison (x^p - y^p)/(p x) <= (x^(p-1) - y^(p-1))/(p-1) <= (x^p - y^p)/(p y)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 14, Appendix A.2",
     .origin = "reconstructed",

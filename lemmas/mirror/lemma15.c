@@ -171,9 +171,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma15) = {
-    .id = "mirror/lemma15",
-    .title = "Mean-value bounds for t^(p-1)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 15, Appendix A.2",
     .origin = "reconstructed",

@@ -208,9 +208,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma16) = {
-    .id = "mirror/lemma16",
-    .title = "The loss lies between the extreme-score losses",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Appendix A.3, Lemma 16",
     .origin = "reconstructed",

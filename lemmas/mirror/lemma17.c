@@ -371,9 +371,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma17) = {
-    .id = "mirror/lemma17",
-    .title = "Closed-form gradient (MPFR finite differences, cancellation-free form)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix A.3, Lemma 17",
     .origin = "reconstructed",

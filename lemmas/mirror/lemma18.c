@@ -209,9 +209,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma18) = {
-    .id = "mirror/lemma18",
-    .title = "Bounded gradient: explicit G_F, G_q and entrywise constants",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Appendix A.3, Lemma 18",
     .origin = "reconstructed",

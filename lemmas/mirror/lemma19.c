@@ -383,9 +383,6 @@ static int eval(lm_eval *ev) { return ev->config == 0 ? eval_pairs(ev) : eval_co
 static int search_in(int config) { return config == 0 || config == 3; }
 
 LM_CLAIM(claim_mirror_lemma19) = {
-    .id = "mirror/lemma19",
-    .title = "Margins of matrices in the Bregman cone",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 19 (Appendix A.3); generalises Tarzanagh et al. 2023, Eq. 64",
     .origin = "reconstructed",

@@ -407,9 +407,6 @@ static int eval(lm_eval *ev)
 static int search_in(int config) { return config == 2; }
 
 LM_CLAIM(claim_mirror_lemma20) = {
-    .id = "mirror/lemma20",
-    .title = "-grad L correlates positively with W_mm in the cone",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 20 (Appendix A.3, eqs. (13)-(18)); Tarzanagh et al. 2023, Lemmas 13/14",
     .origin = "reconstructed",

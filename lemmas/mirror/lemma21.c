@@ -399,9 +399,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma21) = {
-    .id = "mirror/lemma21",
-    .title = "Gradient almost more aligned with W_mm than with W (pi_eff decay proxy)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Lemma 21 (Appendix A.3, eqs. (19)-(21)); Tarzanagh et al. 2023, Lemma 14",
     .origin = "reconstructed",

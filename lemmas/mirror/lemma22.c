@@ -165,9 +165,6 @@ static int eval(lm_eval *ev)
 static int search_in(int config) { return config >= 0 && config < NCFG && cfgs[config].pointwise; }
 
 LM_CLAIM(claim_mirror_lemma22) = {
-    .id = "mirror/lemma22",
-    .title = "Norm growth of l_p-AttGD driven by the gradient correlation",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A.4, Lemma 22",
     .origin = "reconstructed",

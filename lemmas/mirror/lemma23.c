@@ -298,9 +298,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma23) = {
-    .id = "mirror/lemma23",
-    .title = "Mirror-descent identities along l_p-AttGD",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix A.4, Lemma 23 (from Azizan & Hassibi 2018; Sun et al. 2022)",
     .origin = "reconstructed",

@@ -221,9 +221,6 @@ done:
 }
 
 LM_CLAIM(claim_mirror_lemma24) = {
-    .id = "mirror/lemma24",
-    .title = "One-step energy inequality of l_p-AttGD for small step size",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A.4, Lemma 24 (from Sun et al. 2022, Lemma 18)",
     .origin = "reconstructed",

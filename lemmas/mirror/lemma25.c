@@ -188,9 +188,6 @@ done:
 }
 
 LM_CLAIM(claim_mirror_lemma25) = {
-    .id = "mirror/lemma25",
-    .title = "Monotone loss of l_p-AttGD and the weighted telescoping bound",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A.4, Lemma 25 (missing from the seed; invoked by the proof of Lemma 27)",
     .origin = "reconstructed",

@@ -197,9 +197,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_lemma26) = {
-    .id = "mirror/lemma26",
-    .title = "Bregman cosine law (three-point identity)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 26, Appendix A.5 (Azizan & Hassibi 2018; Sun et al. 2022)",
     .origin = "reconstructed",

@@ -163,9 +163,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma27) = {
-    .id = "mirror/lemma27",
-    .title = "Per-step alignment gain of l_p-AttGD (25)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A.4, Lemma 27, inequality (25)",
     .origin = "reconstructed",

@@ -155,9 +155,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma28) = {
-    .id = "mirror/lemma28",
-    .title = "Cone invariance of l_p-AttGD: the proof output (27)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A.4, Lemma 28, (27)",
     .origin = "reconstructed",

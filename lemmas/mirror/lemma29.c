@@ -236,9 +236,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma29) = {
-    .id = "mirror/lemma29",
-    .title = "Rate of directional convergence in terms of the norm",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Appendix A.4, Lemma 29, (28)-(29)",
     .origin = "reconstructed",

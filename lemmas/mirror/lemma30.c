@@ -151,9 +151,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_lemma30) = {
-    .id = "mirror/lemma30",
-    .title = "The norm of the l_p-AttGD iterates diverges logarithmically",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Appendix A.4, Lemma 30",
     .origin = "reconstructed",

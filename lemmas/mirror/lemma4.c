@@ -218,9 +218,6 @@ static int eval(lm_eval *ev)
 static int search_in(int config) { return config >= 0 && config < NCFG && cfgs[config].pointwise; }
 
 LM_CLAIM(claim_mirror_lemma4) = {
-    .id = "mirror/lemma4",
-    .title = "One-step growth of the l_p norm under l_p-AttGD",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "main paper Lemma 4; proof in Appendix A.5",
     .origin = "reconstructed",

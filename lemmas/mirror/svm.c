@@ -361,9 +361,6 @@ out:
 }
 
 LM_CLAIM(claim_mirror_svm) = {
-    .id = "mirror/svm",
-    .title = "The l_p-AttSVM: duality, KKT, closed forms, max margin",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "problem (l_p-AttSVM), main text Section 3; att_svm.py",
     .origin = "reconstructed",

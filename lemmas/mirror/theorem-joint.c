@@ -221,9 +221,6 @@ out0:
 }
 
 LM_CLAIM(claim_mirror_theorem_joint) = {
-    .id = "mirror/theorem-joint",
-    .title = "Joint (W, v) training: directions converge to the two SVM solutions",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "main text, joint-optimisation theorem and experiment",
     .origin = "reconstructed",

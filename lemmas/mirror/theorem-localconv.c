@@ -154,9 +154,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_theorem_localconv) = {
-    .id = "mirror/theorem-localconv",
-    .title = "Local directional convergence of l_p-AttGD",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "main text, local-convergence theorem (number not recovered)",
     .origin = "reconstructed",

@@ -143,9 +143,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_mirror_theorem_rate) = {
-    .id = "mirror/theorem-rate",
-    .title = "Poly-logarithmic rate of directional convergence of l_p-AttGD",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "main text, rate theorem (number not recovered)",
     .origin = "reconstructed",

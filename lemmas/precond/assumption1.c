@@ -88,9 +88,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_assumption1) = {
-    .id = "precond/assumption1",
-    .title = "A1: Sigma is positive definite",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A1",
     .origin = "reconstructed",

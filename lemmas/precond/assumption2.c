@@ -157,9 +157,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_assumption2) = {
-    .id = "precond/assumption2",
-    .title = "A2: k >= d and W* has full column rank (s_d > 0)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A2",
     .origin = "reconstructed",

@@ -113,9 +113,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_assumption3) = {
-    .id = "precond/assumption3",
-    .title = "A3: sqrt(sigma_1(W* Sigma^1/2)) < tau_int",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A3",
     .origin = "reconstructed (RECON constant: tau_int)",

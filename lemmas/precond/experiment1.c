@@ -90,9 +90,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_experiment1) = {
-    .id = "precond/experiment1",
-    .title = "Figure 1: Algorithm 1 from the spectral initialisation vs SGD",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A, Figure 1",
     .origin = "reconstructed",

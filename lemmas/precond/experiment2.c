@@ -124,9 +124,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_experiment2) = {
-    .id = "precond/experiment2",
-    .title = "Figure 2: Algorithm 1 and SGD from a common random initialisation",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A, Figure 2",
     .origin = "reconstructed",

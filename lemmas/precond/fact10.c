@@ -156,9 +156,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_fact10) = {
-    .id = "precond/fact10",
-    .title = "Covariance bound ||E[uY] - Eu EY|| <= sqrt(Var u Var Y)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact (10)",
     .origin = "reconstructed",

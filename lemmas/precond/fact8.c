@@ -98,9 +98,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_fact8) = {
-    .id = "precond/fact8",
-    .title = "Elementary bound ||sum a_i||^2 <= n sum ||a_i||^2",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact (8)",
     .origin = "reconstructed",

@@ -158,9 +158,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_fact9) = {
-    .id = "precond/fact9",
-    .title = "Bias-variance decomposition E||Y-T||^2 = ||EY-T||^2 + Var(Y)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Fact (9)",
     .origin = "reconstructed",

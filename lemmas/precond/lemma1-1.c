@@ -231,9 +231,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma1_1) = {
-    .id = "precond/lemma1.1",
-    .title = "Symmetry condition at the Sigma-projection",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 1.1",
     .origin = "reconstructed",

@@ -154,9 +154,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_lemma1_2) = {
-    .id = "precond/lemma1.2",
-    .title = "Singular values of W_V^P and W_KQ^P on the manifold",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 1.2",
     .origin = "reconstructed",

@@ -135,9 +135,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma10) = {
-    .id = "precond/lemma10",
-    .title = "Poincare variance bounds for the softmax weights",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 10, (20)-(21)",
     .origin = "reconstructed",

@@ -170,9 +170,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma11) = {
-    .id = "precond/lemma11",
-    .title = "Conditional bias of the attention average z_j (Stein identity and bound)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 11",
     .origin = "reconstructed",

@@ -123,9 +123,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma12) = {
-    .id = "precond/lemma12",
-    .title = "E_j ||E_{-j} z_j - mu_j||^2 <~ N^-2 (statement lost)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Lemma 12 (statement lost)",
     .origin = "reconstructed",

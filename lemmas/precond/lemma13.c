@@ -106,9 +106,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma13) = {
-    .id = "precond/lemma13",
-    .title = "E||z_j - mu_j||^2 <~ 1/N (statement lost)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Lemma 13 (statement lost)",
     .origin = "reconstructed",

@@ -159,9 +159,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma14) = {
-    .id = "precond/lemma14",
-    .title = "Var_{-j}(z_j) <= Poincare term <= C_14(x_j)/N",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Lemma 14, (23), (25)",
     .origin = "reconstructed (RECON constant: C_14, measured only)",

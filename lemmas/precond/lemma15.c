@@ -55,9 +55,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma15) = {
-    .id = "precond/lemma15",
-    .file = __FILE__,
-    .title = "Conditional bias of $z_jz_j^\\top$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 15",
     .origin = "reconstructed",

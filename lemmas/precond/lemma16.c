@@ -48,9 +48,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma16) = {
-    .id = "precond/lemma16",
-    .file = __FILE__,
-    .title = "Integrated bias of $z_jz_j^\\top$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 16 (statement lost)",
     .origin = "reconstructed",

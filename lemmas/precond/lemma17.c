@@ -50,9 +50,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma17) = {
-    .id = "precond/lemma17",
-    .file = __FILE__,
-    .title = "Integrated variance of $z_jz_j^\\top$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 17 (statement lost)",
     .origin = "reconstructed",

@@ -45,9 +45,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma18) = {
-    .id = "precond/lemma18",
-    .file = __FILE__,
-    .title = "Total error of $z_jz_j^\\top$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 18 (statement lost)",
     .origin = "reconstructed",

@@ -55,9 +55,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma19) = {
-    .id = "precond/lemma19",
-    .file = __FILE__,
-    .title = "Conditional variance of $z_jz_j^\\top$ (Poincar\\'e)",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 19",
     .origin = "reconstructed",

@@ -181,9 +181,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_lemma2) = {
-    .id = "precond/lemma2",
-    .title = "Descent lemma L_reg - L0 <= beta/2 ||Delta||_Sigma^2 in the delta-tube",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 2",
     .origin = "reconstructed (RECON constant: beta_s1, delta_sqrt_sd)",

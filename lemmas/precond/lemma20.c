@@ -51,9 +51,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma20) = {
-    .id = "precond/lemma20",
-    .file = __FILE__,
-    .title = "Conditional bias of the softmax covariance $C_j$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 20",
     .origin = "reconstructed",

@@ -47,9 +47,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma21) = {
-    .id = "precond/lemma21",
-    .file = __FILE__,
-    .title = "Integrated bias of $C_j$",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 21 (statement lost)",
     .origin = "reconstructed",

@@ -45,9 +45,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma22) = {
-    .id = "precond/lemma22",
-    .file = __FILE__,
-    .title = "Fourth moment of the $C_j$ error",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 22 (statement lost)",
     .origin = "reconstructed",

@@ -52,9 +52,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma23) = {
-    .id = "precond/lemma23",
-    .file = __FILE__,
-    .title = "Conditional variance of $C_j$ (Poincar\\'e)",
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 23",
     .origin = "reconstructed",

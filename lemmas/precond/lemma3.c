@@ -158,9 +158,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma3) = {
-    .id = "precond/lemma3",
-    .title = "Good initialisation occurs with high probability",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 3 (Section 4)",
     .origin = "reconstructed (RECON constant: delta0_scale, eps2_scale)",

@@ -189,9 +189,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_lemma4) = {
-    .id = "precond/lemma4",
-    .title = "Empirical one-point convexity and smoothness with the preconditioner",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 4 (Section 4)",
     .origin = "reconstructed (RECON constant: alpha_scale, beta_scale)",

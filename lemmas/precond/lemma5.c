@@ -238,9 +238,6 @@ out:
 static int search_in(int config) { return config == 1; }
 
 LM_CLAIM(claim_precond_lemma5) = {
-    .id = "precond/lemma5",
-    .title = "dist(theta0, M) <= sqrt(s1(M_hat)) (2 + ||Gamma_h||) ||Gamma_h - I||_F + ||M_hat - M*||_F / sqrt((sqrt2-1) s_d)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 5",
     .origin = "reconstructed (RECON constant: c_T1, c_den)",

@@ -206,9 +206,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma6) = {
-    .id = "precond/lemma6",
-    .title = "The least-squares estimate concentrates",
-    .file = __FILE__,
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 6 (proof of Lemma 3)",
     .origin = "reconstructed (RECON constant: c6_coef)",

@@ -535,9 +535,6 @@ static int eval(lm_eval *ev)
 static int search_in(int config) { return config == 0; }
 
 LM_CLAIM(claim_precond_lemma7) = {
-    .id = "precond/lemma7",
-    .title = "Integrability near the manifold: ||Sigma^1/2 W_KQ Sigma^1/2|| <= sqrt(s1) + dist < tau_int; MGF facts",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Lemma 7",
     .origin = "reconstructed (RECON constant: tau_int, c1_scale, c2_scale)",

@@ -395,9 +395,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma8) = {
-    .id = "precond/lemma8",
-    .title = "Derivatives of softmax weights p_ij, of z_j in x_l, and of z_j in W_KQ",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 8",
     .origin = "reconstructed",

@@ -164,9 +164,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_lemma9) = {
-    .id = "precond/lemma9",
-    .title = "Conditional moments E_{-j} p^m of the softmax weights",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 9",
     .origin = "reconstructed",

@@ -172,9 +172,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_remark1) = {
-    .id = "precond/remark1",
-    .title = "E L_hat != L for finite N; the gap decays like 1/N",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Remark in Section 3",
     .origin = "reconstructed",

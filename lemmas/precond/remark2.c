@@ -257,9 +257,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_remark2) = {
-    .id = "precond/remark2",
-    .title = "Blockwise strong convexity of L, no joint convexity",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "remark in the proof of Theorem 1.1",
     .origin = "reconstructed",

@@ -33,9 +33,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_remark3) = {
-    .id = "precond/remark3",
-    .title = "Theorem 2 with the regularised loss",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Remark after Theorem 2 (Section 4)",
     .origin = "reconstructed (RECON constant: alpha_scale, beta_scale, gamma_claim)",

@@ -386,9 +386,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem1_1) = {
-    .id = "precond/theorem1.1",
-    .title = "Closed form of the population loss",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Theorem 1.1",
     .origin = "reconstructed",

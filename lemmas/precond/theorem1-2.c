@@ -442,9 +442,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem1_2) = {
-    .id = "precond/theorem1.2",
-    .title = "Manifold of global minima of L_reg",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Theorem 1.2",
     .origin = "reconstructed",

@@ -183,9 +183,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_theorem1_3a) = {
-    .id = "precond/theorem1.3a",
-    .title = "One-point strong convexity <grad L_reg, Delta> >= alpha ||Delta||_Sigma^2 in the delta-tube",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Theorem 1 (part 3), eq. (3)",
     .origin = "reconstructed (RECON constant: alpha_sd, delta_sqrt_sd)",

@@ -122,9 +122,6 @@ out:
 }
 
 LM_CLAIM(claim_precond_theorem1_3b) = {
-    .id = "precond/theorem1.3b",
-    .title = "One-point smoothness ||grad L_reg||_{Sigma,*} <= beta ||Delta||_Sigma in the delta-tube",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Theorem 1 (part 3), eq. (4)",
     .origin = "reconstructed (RECON constant: beta_s1, delta_sqrt_sd)",

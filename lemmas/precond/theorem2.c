@@ -61,9 +61,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem2) = {
-    .id = "precond/theorem2",
-    .title = "Data-compute scaling law of Algorithm 1",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 2 (Section 4)",
     .origin = "reconstructed (RECON constant: alpha_scale, beta_scale, gamma_claim)",

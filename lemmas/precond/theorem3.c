@@ -137,9 +137,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem3) = {
-    .id = "precond/theorem3",
-    .title = "||E grad L_reg_hat - grad L_reg||_F^2 <= C_3/N in the tube",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 3",
     .origin = "reconstructed",

@@ -187,9 +187,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem4) = {
-    .id = "precond/theorem4",
-    .title = "||E grad L_hat - grad L||_F^2 <~ 1/N in the tube",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 4",
     .origin = "reconstructed",

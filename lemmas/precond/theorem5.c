@@ -164,9 +164,6 @@ static int eval(lm_eval *ev)
 }
 
 LM_CLAIM(claim_precond_theorem5) = {
-    .id = "precond/theorem5",
-    .title = "Bias of the empirical regulariser gradient ||E grad R_hat - grad R||^2 <~ 1/N",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 5",
     .origin = "reconstructed",

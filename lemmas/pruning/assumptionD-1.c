@@ -84,9 +84,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_assumptionD_1) = {
-    .id = "pruning/assumptionD.1",
-    .title = "Bounded parameters: max |X|, |W| <= R (every generator respects it)",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption D.1 (Appendix D)",
     .origin = "reconstructed",

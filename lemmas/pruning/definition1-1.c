@@ -107,9 +107,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition1_1) = {
-    .id = "pruning/definition1.1",
-    .title = "Attention matrix D^{-1} exp(X W X^T): literal form, row sums, shift invariance",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition 1.1 (Section 1)",
     .origin = "verbatim",

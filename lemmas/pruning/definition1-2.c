@@ -83,9 +83,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition1_2) = {
-    .id = "pruning/definition1.2",
-    .title = "Attention Weights Pruning loss (non-causal): literal form vs the core",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition 1.2 (Section 1)",
     .origin = "reconstructed",

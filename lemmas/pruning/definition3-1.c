@@ -90,9 +90,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition3_1) = {
-    .id = "pruning/definition3.1",
-    .title = "Causal attention mask: construction, lower-triangular f, row 1 = e1 for every M",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Definition 3.1 (Section 3)",
     .origin = "verbatim",

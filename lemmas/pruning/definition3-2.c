@@ -82,9 +82,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition3_2) = {
-    .id = "pruning/definition3.2",
-    .title = "Pruning loss with causal mask: literal C o exp and H + log C forms vs the core",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition 3.2 (Section 3)",
     .origin = "reconstructed",

@@ -97,9 +97,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition5_1) = {
-    .id = "pruning/definition5.1",
-    .title = "g-proxy, xi-optimal PL inequality: the predicate on test functions",
-    .file = __FILE__,
     .kind = LM_KIND_STRUCTURAL,
     .source = "Definition 5.1 (Definition 1.2 of Frei and Gu 2021)",
     .origin = "reconstructed",

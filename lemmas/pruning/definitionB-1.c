@@ -121,9 +121,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_1) = {
-    .id = "pruning/definitionB.1",
-    .title = "Exponential function u, u0: row formula vs matrix formula",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.1 (Appendix B)",
     .origin = "reconstructed",

@@ -100,9 +100,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_2) = {
-    .id = "pruning/definitionB.2",
-    .title = "Softmax normaliser alpha = u 1: literal sum vs exp(logsumexp)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.2 (Appendix B)",
     .origin = "reconstructed",

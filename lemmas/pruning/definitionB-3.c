@@ -94,9 +94,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_3) = {
-    .id = "pruning/definitionB.3",
-    .title = "Softmax probability function f = alpha^-1 u, f0 = f(1)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.3 (Appendix B)",
     .origin = "reconstructed",

@@ -78,9 +78,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_4) = {
-    .id = "pruning/definitionB.4",
-    .title = "One-unit loss c = f - f0: literal form, zero row sums, c(1) = 0",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.4 (Appendix B)",
     .origin = "reconstructed",

@@ -56,9 +56,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_5) = {
-    .id = "pruning/definitionB.5",
-    .title = "Reconstruction error L_rec = 1/2 ||c||_F^2",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.5 (Appendix B)",
     .origin = "reconstructed",

@@ -66,9 +66,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_6) = {
-    .id = "pruning/definitionB.6",
-    .title = "Regulariser L_reg = lambda/2 ||M||_F^2",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.6 (Appendix B)",
     .origin = "reconstructed",

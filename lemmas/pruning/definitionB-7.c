@@ -68,9 +68,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_7) = {
-    .id = "pruning/definitionB.7",
-    .title = "Overall loss L = L_rec + L_reg (= Definition 3.2; Definition 1.2 for C = 11^T)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition B.7 (Appendix B)",
     .origin = "reconstructed",

@@ -88,9 +88,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionC_1) = {
-    .id = "pruning/definitionC.1",
-    .title = "Matrix-form helpers p1, p2, p: row form vs matrix form",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Definition C.1 (Appendix C)",
     .origin = "reconstructed",

@@ -126,9 +126,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_1) = {
-    .id = "pruning/factA.1",
-    .title = "Indexing: rows and columns of a triple product",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Fact A.1 (Appendix A)",
     .origin = "reconstructed",

@@ -111,9 +111,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_2) = {
-    .id = "pruning/factA.2",
-    .title = "Sums of products: sum a_i b_i = a^T b, sum b_i A_i = b^T A, and the C.2 form",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Fact A.2 (Appendix A)",
     .origin = "reconstructed",

@@ -247,9 +247,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_3) = {
-    .id = "pruning/factA.3",
-    .title = "Calculus rules (chain, product, reciprocal, entrywise exp, AFB)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix A, Fact A.3",
     .origin = "reconstructed",

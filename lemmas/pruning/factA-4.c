@@ -182,9 +182,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_4) = {
-    .id = "pruning/factA.4",
-    .title = "Basic algebra: inner products, Hadamard products, diag, traces, transposes",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Fact A.4 (Appendix A)",
     .origin = "reconstructed",

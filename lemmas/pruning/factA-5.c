@@ -256,9 +256,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_5) = {
-    .id = "pruning/factA.5",
-    .title = "Norm bounds",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact A.5 (Appendix A)",
     .origin = "reconstructed",

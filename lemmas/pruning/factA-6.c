@@ -71,9 +71,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_6) = {
-    .id = "pruning/factA.6",
-    .title = "Frobenius expansion ||A+B||^2 = ||A||^2 + ||B||^2 + 2<A,B>",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Fact A.6 (Appendix A)",
     .origin = "verbatim",

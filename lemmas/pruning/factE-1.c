@@ -358,9 +358,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factE_1) = {
-    .id = "pruning/factE.1",
-    .title = "Mean value theorem for matrix functions",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact E.1 (Appendix E; Fact C.6 of Liang-Shi-Song-Zhou 2024)",
     .origin = "reconstructed",

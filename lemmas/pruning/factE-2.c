@@ -279,9 +279,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factE_2) = {
-    .id = "pruning/factE.2",
-    .title = "Lipschitz constant of a product",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact E.2 (Appendix E; Fact H.2 of Deng-Song-Xie-Yang 2023)",
     .origin = "reconstructed",

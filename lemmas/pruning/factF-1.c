@@ -79,9 +79,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factF_1) = {
-    .id = "pruning/factF.1",
-    .title = "Square-root inequalities",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact F.1 (Appendix F)",
     .origin = "reconstructed",

@@ -145,9 +145,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factF_3) = {
-    .id = "pruning/factF.3",
-    .title = "Sandwich trace fact",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Fact F.3 (Appendix F)",
     .origin = "reconstructed",

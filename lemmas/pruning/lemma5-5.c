@@ -33,9 +33,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemma5_5) = {
-    .id = "pruning/lemma5.5",
-    .title = "PL inequality (informal F.10)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 5.5 (informal version of Lemma F.10)",
     .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale)",

@@ -39,9 +39,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemma5_6) = {
-    .id = "pruning/lemma5.6",
-    .title = "Sandwich lower bound ||X^T B X||_F >= beta ||B||_F",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 5.6 (informal version of Lemma F.4)",
     .origin = "reconstructed",

@@ -87,9 +87,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaA_7) = {
-    .id = "pruning/lemmaA.7",
-    .title = "Derivative of the bilinear logits X (M o W) X^T",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix A, Lemma A.7",
     .origin = "reconstructed",

@@ -130,9 +130,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_10) = {
-    .id = "pruning/lemmaB.10",
-    .title = "Gradient of the softmax normaliser alpha = u 1",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.10",
     .origin = "reconstructed",

@@ -111,9 +111,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_11) = {
-    .id = "pruning/lemmaB.11",
-    .title = "Gradient of an entry of the softmax f",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.11",
     .origin = "reconstructed",

@@ -111,9 +111,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_12) = {
-    .id = "pruning/lemmaB.12",
-    .title = "Gradient of an entry of c = f - f0",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.12",
     .origin = "reconstructed",

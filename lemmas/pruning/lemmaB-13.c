@@ -116,9 +116,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_13) = {
-    .id = "pruning/lemmaB.13",
-    .title = "Gradient of the reconstruction error Lrec",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.13",
     .origin = "reconstructed",

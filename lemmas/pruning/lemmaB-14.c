@@ -93,9 +93,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_14) = {
-    .id = "pruning/lemmaB.14",
-    .title = "Gradient of the regulariser Lreg",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.14",
     .origin = "reconstructed",

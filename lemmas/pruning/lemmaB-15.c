@@ -135,9 +135,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_15) = {
-    .id = "pruning/lemmaB.15",
-    .title = "Gradient of the loss L, entrywise",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.15",
     .origin = "reconstructed",

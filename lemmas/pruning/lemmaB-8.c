@@ -109,9 +109,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_8) = {
-    .id = "pruning/lemmaB.8",
-    .title = "Gradient of a logit row",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.8",
     .origin = "reconstructed",

@@ -135,9 +135,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_9) = {
-    .id = "pruning/lemmaB.9",
-    .title = "Gradient of a row of u = C o exp(X (M o W) X^T)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix B, Lemma B.9",
     .origin = "reconstructed",

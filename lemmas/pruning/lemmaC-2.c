@@ -43,9 +43,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaC_2) = {
-    .id = "pruning/lemmaC.2",
-    .title = "Matrix view of the p1 term: sum_j0 of the entries = W o (X^T p1 X)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma C.2 (Appendix C)",
     .origin = "reconstructed",

@@ -84,9 +84,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaC_4) = {
-    .id = "pruning/lemmaC.4",
-    .title = "Matrix view of the regulariser gradient: lambda M",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma C.4 (Appendix C)",
     .origin = "reconstructed",

@@ -55,9 +55,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_2) = {
-    .id = "pruning/lemmaD.2",
-    .title = "Frobenius bounds ||X||_F <= sqrt(nd) R, ||W||_F <= d R",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma D.2 (Appendix D)",
     .origin = "reconstructed",

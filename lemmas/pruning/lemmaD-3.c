@@ -146,9 +146,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_3) = {
-    .id = "pruning/lemmaD.3",
-    .title = "Bounds for basic functions (10 parts)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma D.3 (Appendix D)",
     .origin = "reconstructed (RECON constant: c2, c3, c5, c6, c8, c9, c10)",

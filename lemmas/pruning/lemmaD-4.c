@@ -188,9 +188,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_4) = {
-    .id = "pruning/lemmaD.4",
-    .title = "Bound on the gradient of f",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma D.4 (Appendix D)",
     .origin = "reconstructed (RECON constant: coef, n_exp, R_exp)",

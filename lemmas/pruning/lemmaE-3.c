@@ -65,9 +65,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_3) = {
-    .id = "pruning/lemmaE.3",
-    .title = "Lipschitz continuity of f",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Lemma E.3",
     .origin = "reconstructed (RECON constant: coef, n_exp, d_exp, R_exp)",

@@ -58,9 +58,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_4) = {
-    .id = "pruning/lemmaE.4",
-    .title = "Lipschitz continuity of c",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Lemma E.4",
     .origin = "reconstructed (RECON constant: coef, n_exp, d_exp, R_exp)",

@@ -56,9 +56,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_5) = {
-    .id = "pruning/lemmaE.5",
-    .title = "Lipschitz continuity of p1",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Lemma E.5",
     .origin = "reconstructed (RECON constant: coef, n_exp, d_exp, R_exp)",

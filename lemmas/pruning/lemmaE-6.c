@@ -58,9 +58,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_6) = {
-    .id = "pruning/lemmaE.6",
-    .title = "Lipschitz continuity of p2",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Lemma E.6",
     .origin = "reconstructed (RECON constant: coef_n, coef_sqrtn, d_exp, R_exp)",

@@ -57,9 +57,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_7) = {
-    .id = "pruning/lemmaE.7",
-    .title = "Lipschitz continuity of p",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Lemma E.7",
     .origin = "reconstructed (RECON constant: coef_n, coef_sqrtn, d_exp, R_exp)",

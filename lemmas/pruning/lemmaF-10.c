@@ -52,9 +52,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_10) = {
-    .id = "pruning/lemmaF.10",
-    .title = "PL inequality ||grad L||^2 >= mu/2 (L - xi) (RECON mu, xi)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.10 (formal version of Lemma 5.5)",
     .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale)",

@@ -158,9 +158,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_2) = {
-    .id = "pruning/lemmaF.2",
-    .title = "Lower bound on ||A+B||_F",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.2 (Appendix F)",
     .origin = "reconstructed",

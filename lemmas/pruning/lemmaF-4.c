@@ -39,9 +39,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_4) = {
-    .id = "pruning/lemmaF.4",
-    .title = "Sandwich lower bound ||X^T B X||_F^2 >= beta^2 ||B||_F^2",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.4 (formal version of Lemma 5.6)",
     .origin = "reconstructed",

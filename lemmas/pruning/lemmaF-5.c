@@ -69,9 +69,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_5) = {
-    .id = "pruning/lemmaF.5",
-    .title = "Hadamard product: min|A| ||B|| <= ||A o B|| <= max|A| ||B||",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.5 (Appendix F)",
     .origin = "reconstructed",

@@ -146,9 +146,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_6) = {
-    .id = "pruning/lemmaF.6",
-    .title = "Orthogonal shift",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma F.6 (Appendix F)",
     .origin = "reconstructed",

@@ -41,9 +41,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_7) = {
-    .id = "pruning/lemmaF.7",
-    .title = "Softmax-Jacobian lower bound ||B o S - diag((B o S)1) S||_F >= delta ||B||_F",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.7 (formal version of Lemma 5.7)",
     .origin = "reconstructed",

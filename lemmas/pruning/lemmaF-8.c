@@ -76,9 +76,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_8) = {
-    .id = "pruning/lemmaF.8",
-    .title = "Bound for the one-unit loss: |c_ij| <= 2, ||c||_F <= 2n",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.8 (Appendix F)",
     .origin = "reconstructed (RECON constant: c_entry, c_frob)",

@@ -49,9 +49,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_9) = {
-    .id = "pruning/lemmaF.9",
-    .title = "Bound for p1: ||f o c||_F <= 2n",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma F.9 (Appendix F)",
     .origin = "reconstructed (RECON constant: c_p1, c_p2)",

@@ -190,9 +190,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_remark4_2) = {
-    .id = "pruning/remark4.2",
-    .title = "Natural delta bound, lambda trade-off, binarisation count",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "Remark 4.2",
     .origin = "reconstructed",

@@ -146,9 +146,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem1_3) = {
-    .id = "pruning/theorem1.3",
-    .title = "GD reaches O(xi + eps) in poly/eps steps (rate proxies)",
-    .file = __FILE__,
     .kind = LM_KIND_RATE,
     .source = "Theorem 1.3 (informal version of Theorem 4.1)",
     .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale)",

@@ -211,9 +211,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem4_1) = {
-    .id = "pruning/theorem4.1",
-    .title = "GD on the mask: min_t L(M_t) <= xi + eps (RECON constants)",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 4.1",
     .origin = "reconstructed (RECON constant: mu_coef, U_coef, U_exp_n, xi_scale, L_scale, T_coef)",

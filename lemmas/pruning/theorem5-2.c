@@ -271,9 +271,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem5_2) = {
-    .id = "pruning/theorem5.2",
-    .title = "GD under the (g, xi, alpha, mu)-PL inequality: min_t g(w_t) <= xi + eps",
-    .file = __FILE__,
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 5.2 (Frei and Gu 2021, Theorem 3.1)",
     .origin = "reconstructed",

@@ -53,9 +53,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem5_3) = {
-    .id = "pruning/theorem5.3",
-    .title = "Closed form of the gradient (informal version of Theorem C.5)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Section 5, Theorem 5.3",
     .origin = "reconstructed",

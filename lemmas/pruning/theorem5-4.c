@@ -69,9 +69,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem5_4) = {
-    .id = "pruning/theorem5.4",
-    .title = "Lipschitz gradient (informal)",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Section 5, Theorem 5.4 (informal version of Theorem E.8)",
     .origin = "reconstructed (RECON constant: coef_n2, coef_n15, d_exp, R_exp, lambda_coef)",

@@ -53,9 +53,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theoremC_5) = {
-    .id = "pruning/theoremC.5",
-    .title = "Closed form of the gradient (formal)",
-    .file = __FILE__,
     .kind = LM_KIND_IDENTITY,
     .source = "Appendix C, Theorem C.5",
     .origin = "reconstructed",

@@ -71,9 +71,6 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theoremE_8) = {
-    .id = "pruning/theoremE.8",
-    .title = "Lipschitz continuity of the gradient",
-    .file = __FILE__,
     .kind = LM_KIND_POINTWISE,
     .source = "attention-pruning, Appendix E, Theorem E.8 (formal version of Theorem 5.4)",
     .origin = "reconstructed (RECON constant: coef_n2, coef_n15, d_exp, R_exp, lambda_coef)",

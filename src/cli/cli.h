@@ -5,6 +5,7 @@
 #include "lm_report.h"
 #include "lm_store.h"
 #include "lm_verify.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -119,7 +120,10 @@ int lm_cli_check_regular(const char *path, const char *role);
  * -2 (exit 2) with a message. */
 int lm_cli_lock(const char *db, const char *cmd, int nowait);
 
+int lm_cmd_papers(int argc, char **argv);
 int lm_cmd_list(int argc, char **argv);
+/* new.c: lemmata new PAPER | PAPER/CLAIM */
+int lm_cmd_new(int argc, char **argv);
 int lm_cmd_params(int argc, char **argv);
 int lm_cmd_check(int argc, char **argv);
 int lm_cmd_train(int argc, char **argv);

@@ -1,5 +1,24 @@
-/* info.c -- lemmata list, lemmata params. */
+/* info.c -- lemmata papers, lemmata list, lemmata params. */
 #include "cli.h"
+
+int lm_cmd_papers(int argc, char **argv)
+{
+    for (int k = 0; k < argc; k++)
+        if (lm_cli_is_help(argv[k])) return lm_cli_help("papers");
+    if (argc) return die_usage("papers: unknown argument '%s'", argv[0]);
+    printf("%-12s %6s  %-20s %s\n", "paper", "claims", "folder", "title");
+    for (int k = 0; k < lm_paper_count; k++) {
+        const lm_paper *p = lm_papers[k];
+        char dir[64];
+        snprintf(dir, sizeof dir, "lemmas/%s/", p->id);
+        printf("%-12s %6d  %-20s %s\n", p->id, lm_paper_nclaims(p), dir, p->title ? p->title : "");
+    }
+    /* claims whose prefix declares no paper (a folder without paper.c) */
+    int orphans = 0;
+    for (int k = 0; k < lm_registry_count; k++) orphans += !lm_paper_of_claim(lm_registry[k]->id);
+    if (orphans) printf("(%d claim%s in folders without an LM_PAPER declaration)\n", orphans, orphans == 1 ? "" : "s");
+    return 0;
+}
 
 int lm_cmd_list(int argc, char **argv)
 {

@@ -8,6 +8,7 @@ static const struct {
     const char *cmd;
     const char *text;
 } sections[] = {
+    {"papers", "papers                        every paper: its id, claim count, folder and title\n"},
     {"list", "list [--paper P]              one registered claim a line, id first\n"},
     {"params", "params ID                     the claim's named constants and switches\n"},
     {"check",
@@ -64,6 +65,15 @@ static const struct {
      "                                --only P: just the claims whose id starts with P;\n"
      "                                a claim or live run that cannot run is reported, the\n"
      "                                rest still run, and the exit status is 3\n"},
+    {"new",
+     "new PAPER                     a new paper folder lemmas/PAPER/ (paper.c, an example claim)\n"
+     "                                and tests/PAPER/ (its wrong-constant test); run it at the\n"
+     "                                top of the source tree, then make\n"
+     "new PAPER/CLAIM [--kind K] [--title T]\n"
+     "                                a new claim lemmas/PAPER/CLAIM.c from the template of kind\n"
+     "                                K = pointwise (default), identity, trajectory or rate, and\n"
+     "                                its wrong-constant test tests/PAPER/test_CLAIM.c; nothing\n"
+     "                                existing is ever overwritten (docs/authoring.md)\n"},
     {"report",
      "report [--db FILE] [--out-dir DIR] [--no-wait]\n"
      "                                rebuild report/lemmata.pdf from the database\n"},
@@ -148,6 +158,8 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "list") || !strcmp(cmd, "params"))
         for (int k = 2; k < argc; k++)
             if (lm_cli_is_help(argv[k])) return lm_cli_help(cmd);
+    if (!strcmp(cmd, "papers")) return lm_cmd_papers(argc - 2, argv + 2);
+    if (!strcmp(cmd, "new")) return lm_cmd_new(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return lm_cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "params")) return lm_cmd_params(argc - 2, argv + 2);
     if (!strcmp(cmd, "check")) return lm_cmd_check(argc - 2, argv + 2);

@@ -1,10 +1,107 @@
 /* registry.c -- finding claims and parsing their parameters. */
 #include "lm_verify.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the claim's id, file and plain title from its literate header ---- */
+
+/* LaTeX commands with a plain rendering; any other \name loses its backslash ("\alpha" ->
+ * "alpha"), and the font and spacing commands below are dropped with their braces */
+static const struct {
+    const char *cmd, *plain;
+} tex_words[] = {{"le", " <= "},    {"leq", " <= "},   {"ge", " >= "},   {"geq", " >= "},
+                 {"ne", " != "},    {"neq", " != "},   {"to", " -> "},   {"mapsto", " -> "},
+                 {"Rightarrow", " => "}, {"infty", "inf"}, {"cdot", "*"}, {"times", " x "},
+                 {"circ", " o "},   {"ldots", "..."},  {"cdots", "..."}, {"dots", "..."},
+                 {"ell", "l"},      {"top", "T"},      {"star", "*"},    {"nabla", "grad "},
+                 {"varepsilon", "eps"}, {"epsilon", "eps"}, {"sum", "sum"}, {"exp", "exp"},
+                 {"sqrt", "sqrt"},  {"frac", ""},      {"rm", ""},       {"mathcal", ""},
+                 {"mathrm", ""},    {"mathbf", ""},    {"mathsf", ""},   {"mathbb", ""},
+                 {"text", ""},      {"emph", ""},      {"texttt", ""},   {"textbf", ""},
+                 {"textit", ""},    {"hat", ""},       {"bar", ""},      {"tilde", ""},
+                 {"operatorname", ""}, {"left", ""},   {"right", ""},    {"big", ""},
+                 {"Big", ""}};
+
+char *lm_tex_plain(const char *tex)
+{
+    size_t n = strlen(tex);
+    char *out = malloc(3 * n + 1), *o = out;
+    if (!out) return NULL;
+    int frac = 0; /* inside \frac: 1 after its first group opened, 2 after it closed */
+    int depth = 0, frac_depth = -1;
+    for (const char *s = tex; *s;) {
+        if (*s == '\\') {
+            s++;
+            if (!isalpha((unsigned char)*s)) { /* \| \{ \} \_ \% \& \' \, \; \! \  */
+                if (*s == '|') { *o++ = '|'; *o++ = '|'; }
+                else if (*s == ',' || *s == ';' || *s == ' ') *o++ = ' ';
+                else if (*s && *s != '!' && *s != '\'') *o++ = *s;
+                if (*s) s++;
+                continue;
+            }
+            const char *b = s;
+            while (isalpha((unsigned char)*s)) s++;
+            size_t l = (size_t)(s - b);
+            const char *word = NULL;
+            for (size_t k = 0; k < sizeof tex_words / sizeof tex_words[0] && !word; k++)
+                if (strlen(tex_words[k].cmd) == l && !strncmp(tex_words[k].cmd, b, l)) {
+                    word = tex_words[k].plain;
+                    if (!strcmp(tex_words[k].cmd, "frac")) frac = 1, frac_depth = depth;
+                }
+            size_t wl = word ? strlen(word) : l;
+            if (!word) word = b;
+            /* two words in a row keep a blank between them ("\sqrt\sigma" -> "sqrt sigma") */
+            if (wl && isalpha((unsigned char)word[0]) && o > out && isalpha((unsigned char)o[-1])) *o++ = ' ';
+            memcpy(o, word, wl);
+            o += wl;
+            while (*s == ' ') s++; /* as TeX: the blanks after a command name are not text */
+            continue;
+        }
+        if (*s == '{') {
+            depth++;
+            if (frac == 1 && depth == frac_depth + 1) *o++ = '(';
+            else if (frac == 2 && depth == frac_depth + 1) { *o++ = '/'; *o++ = '('; }
+            s++;
+            continue;
+        }
+        if (*s == '}') {
+            if (frac && depth == frac_depth + 1) {
+                *o++ = ')';
+                frac = frac == 1 ? 2 : 0;
+            }
+            depth--;
+            s++;
+            continue;
+        }
+        if (*s == '$') { s++; continue; }
+        if (*s == '~') { *o++ = ' '; s++; continue; }
+        if (!strncmp(s, "---", 3) || !strncmp(s, "--", 2)) { *o++ = '-'; s += s[2] == '-' ? 3 : 2; continue; }
+        if (!strncmp(s, "``", 2) || !strncmp(s, "''", 2)) { *o++ = '"'; s += 2; continue; }
+        *o++ = *s++;
+    }
+    *o = 0;
+    /* blanks collapsed */
+    char *w = out;
+    for (char *r = out; *r; r++)
+        if (!(*r == ' ' && (w == out || w[-1] == ' '))) *w++ = *r;
+    while (w > out && w[-1] == ' ') w--;
+    *w = 0;
+    return out;
+}
+
+void lm_claim_fill(lm_claim *c, const char *id, const char *file, const char *tex_title)
+{
+    if (!c->id) c->id = id;
+    if (!c->file) c->file = file;
+    if (!c->title) {
+        char *t = lm_tex_plain(tex_title);
+        c->title = t ? t : id; /* kept for the life of the process */
+    }
+}
 
 const lm_claim *lm_claim_find(const char *id)
 {

@@ -1,0 +1,199 @@
+/* lemmata new and lemmata papers: a new paper folder and new claims from the templates, every
+ * refusal a one-line error with exit 2 and nothing written, nothing ever overwritten.  (That
+ * the files it writes build and give the verdicts their tests expect is checked end to end by
+ * `make check-new`, which CI runs: it needs a full build.) */
+#include "lm_paper.h"
+#include "test_support.h"
+#include <limits.h>
+
+/* a scratch source tree (lemmas/ and tests/ only) */
+static void scratch(char *dir, size_t n)
+{
+    snprintf(dir, n, "/tmp/lm_new_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/lemmas", dir);
+    cr_assert_eq(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/tests", dir);
+    cr_assert_eq(mkdir(p, 0777), 0);
+}
+
+/* "cd dir && lemmata args": exit status, output in out */
+static int run_in(const char *dir, char *out, size_t cap, const char *args)
+{
+    char bin[PATH_MAX], cmd[2 * PATH_MAX + 512];
+    cr_assert_not_null(realpath(lm_test_bin(), bin));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *dir, const char *rel)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "rb");
+    if (!f) return NULL;
+    char *s = calloc(1, 1 << 16);
+    size_t n = fread(s, 1, (1 << 16) - 1, f);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* the number of entries under dir (recursively), to tell that nothing was written */
+static int count_in(const char *dir)
+{
+    char cmd[PATH_MAX + 64], buf[64] = "";
+    snprintf(cmd, sizeof cmd, "find '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    if (!fgets(buf, sizeof buf, p)) buf[0] = 0;
+    pclose(p);
+    return atoi(buf);
+}
+
+Test(new_cmd, a_paper_folder_with_its_declaration_example_and_test)
+{
+    char dir[64], out[4096];
+    scratch(dir, sizeof dir);
+    cr_assert_eq(run_in(dir, out, sizeof out, "new zzprobe"), 0, "%s", out);
+    char *paper = slurp(dir, "lemmas/zzprobe/paper.c"), *ex = slurp(dir, "lemmas/zzprobe/example.c"),
+         *t = slurp(dir, "tests/zzprobe/test_example.c");
+    cr_assert(paper && ex && t, "missing files: %s", out);
+    cr_expect(strstr(paper, "LM_PAPER(paper_zzprobe)") && strstr(paper, ".id = \"zzprobe\""));
+    /* the claim states its id and title once, in its literate header, and has typed parameters */
+    cr_expect(strstr(ex, "\\claim{zzprobe/example}{"));
+    cr_expect(strstr(ex, "LM_CLAIM(claim_zzprobe_example)"));
+    cr_expect(!strstr(ex, ".id ="), "the id is not repeated in the declaration");
+    cr_expect(strstr(ex, "LM_PARAMS(PARAMS)") && strstr(ex, "P.c"));
+    cr_expect(strstr(t, "lm_test_expect(\"zzprobe/example\", wrong, NULL, 8, LM_V_VIOLATED)"));
+    cr_expect(strstr(t, "\"c=2\""));
+    free(paper);
+    free(ex);
+    free(t);
+    /* a second time: refused, nothing touched */
+    int before = count_in(dir);
+    cr_expect_eq(run_in(dir, out, sizeof out, "new zzprobe"), 2, "%s", out);
+    cr_expect(strstr(out, "exists already"), "%s", out);
+    cr_expect_eq(count_in(dir), before);
+    lm_test_rmtree(dir);
+}
+
+Test(new_cmd, a_claim_of_each_kind_and_its_wrong_constant_test)
+{
+    char dir[64], out[4096];
+    scratch(dir, sizeof dir);
+    cr_assert_eq(run_in(dir, out, sizeof out, "new zzprobe"), 0, "%s", out);
+    static const struct {
+        const char *kind, *wrong, *lm_kind;
+    } k[] = {{"pointwise", "c=2", "LM_KIND_POINTWISE"},
+             {"identity", "shift=1e-3", "LM_KIND_IDENTITY"},
+             {"trajectory", "c=3", "LM_KIND_TRAJECTORY"},
+             {"rate", "p=3", "LM_KIND_RATE"}};
+    for (int j = 0; j < 4; j++) {
+        char args[128], rel[128], trel[128];
+        snprintf(args, sizeof args, "new zzprobe/b.%s-1 --kind %s --title 'A %s claim'", k[j].kind, k[j].kind, k[j].kind);
+        cr_assert_eq(run_in(dir, out, sizeof out, args), 0, "%s: %s", args, out);
+        snprintf(rel, sizeof rel, "lemmas/zzprobe/b.%s-1.c", k[j].kind);
+        snprintf(trel, sizeof trel, "tests/zzprobe/test_b_%s_1.c", k[j].kind);
+        char *c = slurp(dir, rel), *t = slurp(dir, trel);
+        cr_assert(c && t, "%s: %s", args, out);
+        char want[128];
+        snprintf(want, sizeof want, "\\claim{zzprobe/b.%s-1}{A %s claim}", k[j].kind, k[j].kind);
+        cr_expect(strstr(c, want), "%s", want);
+        snprintf(want, sizeof want, "LM_CLAIM(claim_zzprobe_b_%s_1)", k[j].kind);
+        cr_expect(strstr(c, want), "%s", want);
+        cr_expect(strstr(c, k[j].lm_kind));
+        cr_expect(!strchr(c, '@'), "an unfilled placeholder in %s", rel);
+        snprintf(want, sizeof want, "\"%s\"", k[j].wrong);
+        cr_expect(strstr(t, want), "%s: %s", trel, want);
+        free(c);
+        free(t);
+    }
+    /* an existing claim file is never overwritten */
+    char *before = slurp(dir, "lemmas/zzprobe/b.rate-1.c");
+    cr_expect_eq(run_in(dir, out, sizeof out, "new zzprobe/b.rate-1 --kind pointwise"), 2, "%s", out);
+    char *after = slurp(dir, "lemmas/zzprobe/b.rate-1.c");
+    cr_expect_str_eq(after, before);
+    free(before);
+    free(after);
+    lm_test_rmtree(dir);
+}
+
+Test(new_cmd, refusals_are_one_line_exit_2_and_write_nothing)
+{
+    char dir[64], out[4096];
+    scratch(dir, sizeof dir);
+    static const char *const bad[] = {
+        "new ",                         /* which paper? */
+        "new Zz",                       /* upper case */
+        "new 9zz",                      /* starts with a digit */
+        "new ../evil",                  /* a path */
+        "new zz/../x",                  /* a path in the claim */
+        "new zz/",                      /* an empty claim name */
+        "new a234567890123456789012345678901234",  /* longer than 32 */
+        "new zzq/claim",                /* no such paper folder */
+        "new zzq --kind nonsense",      /* no such kind */
+        "new zzq --kind",               /* --kind without a value */
+        "new zzq --title 'a $x$ title'",/* TeX in a plain title */
+        "new zzq --bogus",              /* unknown option */
+        "new zzq extra",                /* two names */
+        "new dynamics",                 /* a paper that is registered */
+    };
+    int before = count_in(dir);
+    for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+        int st = run_in(dir, out, sizeof out, bad[j]);
+        cr_expect_eq(st, 2, "'%s': exit %d: %s", bad[j], st, out);
+        cr_expect(strncmp(out, "lemmata: ", 9) == 0 && strchr(out, '\n') == out + strlen(out) - 1,
+                  "'%s': not one error line: %s", bad[j], out);
+    }
+    cr_expect_eq(count_in(dir), before, "a refused command wrote something");
+    /* outside a source tree */
+    char top[64];
+    snprintf(top, sizeof top, "/tmp/lm_new_XXXXXX");
+    cr_assert_not_null(mkdtemp(top));
+    cr_expect_eq(run_in(top, out, sizeof out, "new zzprobe"), 2, "%s", out);
+    cr_expect(strstr(out, "source tree"), "%s", out);
+    cr_expect_eq(count_in(top), 1);
+    lm_test_rmtree(top);
+    lm_test_rmtree(dir);
+}
+
+Test(new_cmd, papers_lists_every_paper_with_its_claims)
+{
+    char out[8192];
+    cr_assert_eq(lm_test_cli(out, sizeof out, "papers"), 0, "%s", out);
+    for (int k = 0; k < lm_paper_count; k++) {
+        char want[128];
+        snprintf(want, sizeof want, "lemmas/%s/", lm_papers[k]->id);
+        cr_expect(strstr(out, want), "%s missing: %s", want, out);
+        cr_expect(strstr(out, lm_papers[k]->title), "%s", lm_papers[k]->title);
+        cr_expect_gt(lm_paper_nclaims(lm_papers[k]), 0, "%s has no claims", lm_papers[k]->id);
+    }
+    /* every registered claim belongs to a declared paper */
+    for (int k = 0; k < lm_registry_count; k++)
+        cr_expect_not_null(lm_paper_of_claim(lm_registry[k]->id), "%s: no paper", lm_registry[k]->id);
+    cr_expect_eq(lm_test_cli(out, sizeof out, "papers extra"), 2, "%s", out);
+}
+
+/* the plain title of a claim comes from its LaTeX title */
+Test(new_cmd, tex_titles_become_plain_text)
+{
+    static const struct {
+        const char *tex, *plain;
+    } t[] = {{"Smoothness constants $Z$ and $G$ (Softmax)", "Smoothness constants Z and G (Softmax)"},
+             {"necessity of $HD\\ge Nn$ w.h.p.\\ at", "necessity of HD >= Nn w.h.p. at"},
+             {"$\\|X^\\top BX\\|_F\\ge\\beta\\|B\\|_F$", "||X^TBX||_F >= beta||B||_F"},
+             {"$L_{\\rm reg}$ and $\\frac{a}{b}$", "L_reg and (a)/(b)"},
+             {"$\\sqrt\\sigma_1$ -- ``quoted''", "sqrt sigma_1 - \"quoted\""}};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        char *p = lm_tex_plain(t[k].tex);
+        cr_expect_str_eq(p, t[k].plain, "%s", t[k].tex);
+        free(p);
+    }
+}
