@@ -63,7 +63,7 @@ typedef struct {
 typedef enum { LM_ROLE_AUTO = 0, LM_ROLE_CONSTANT, LM_ROLE_EXPONENT, LM_ROLE_SETTING } lm_param_role;
 lm_param_role lm_param_role_of(const lm_param_def *p);
 
-/* A configuration's reading of the paper (design.md section 2).  The claim's
+/* A configuration's reading of the paper.  The claim's
  * verdict is the worst over its `paper` configurations; `repaired` and `probe`
  * configurations are judged and shown beside it ("false as printed; holds
  * with eta/2").  Every claim has at least one `paper` configuration (a test

@@ -99,7 +99,4 @@ int lm_constdb_has(lm_constdb *db, const lm_constant_row *r);
 int lm_constdb_load(const char *path, uint64_t seed, int budget, int quick, lm_constant_row **rows,
                     int *nrows, char *err, int errlen);
 
-/* `lemmata constants ...` (argv excludes the command name); returns the exit status */
-int lm_cmd_constants(int argc, char **argv);
-
 #endif

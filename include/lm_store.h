@@ -41,7 +41,7 @@
 #ifndef LM_STORE_H
 #define LM_STORE_H
 
-#include "lm_verify.h"
+#include "lm_result.h"
 
 typedef struct lm_store lm_store;
 

@@ -1,97 +1,12 @@
 /* lm_verify.h -- the runner: claims x configurations x instances x precisions
- * -> verdicts (design.md section 2). */
+ * -> verdicts. */
 #ifndef LM_VERIFY_H
 #define LM_VERIFY_H
 
 #include "lm_claim.h"
+#include "lm_result.h"
 #include <stdio.h>
 
-/* ascending severity: the claim verdict is the worst over configurations */
-typedef enum {
-    LM_V_HOLDS = 0,
-    LM_V_CONSISTENT,
-    LM_V_VACUOUS,
-    LM_V_NOT_CHECKABLE,
-    LM_V_ARTIFACT,
-    LM_V_ASSUMPTION_FAILED,
-    LM_V_ERROR,
-    LM_V_INCONSISTENT,
-    LM_V_VIOLATED,
-    LM_V_COUNT
-} lm_verdict;
-
-const char *lm_verdict_name(lm_verdict v);
-/* a whole decimal integer in [lo, hi] (command-line options): 0, or -1 on anything else */
-int lm_parse_long(const char *s, long lo, long hi, long *out);
-int lm_verdict_from_name(const char *s); /* -1 if unknown */
-/* a worst ratio for people: "0.0812", "1+3.1e-10", "1.8e+03", "--" */
-const char *lm_fmt_ratio(char *buf, int n, double r);
-
-typedef struct {
-    char config[64];
-    lm_verdict verdict;
-    lm_reading_kind reading; /* the configuration's reading of the paper (lm_claim.readings) */
-    char reading_note[200];  /* what was repaired or probed ("" for the paper as printed) */
-    long vacuous;            /* instances that held only vacuously (lm_vacuous) */
-    long flip_held;          /* instances with an observation that held strictly (b > a(1+tol)):
-                                the flip mutant breaks there (measured in the first precision) */
-    long instances;          /* instances evaluated */
-    long observations;       /* inequalities compared */
-    long assumption_failed;  /* instances whose hypotheses failed */
-    long errors;
-    long breaks_double;      /* breaks seen in the first precision */
-    long confirmed;          /* breaks confirmed in MPFR */
-    long artifacts;          /* breaks that vanished in MPFR */
-    long near_misses;        /* near misses re-evaluated in MPFR */
-    double worst_ratio;      /* max a/b over all observations (NaN if none) */
-    char worst_where[160];   /* label of the worst observation */
-    int worst_index;         /* instance index of the worst observation */
-    char reproduce[600];     /* one command that reproduces the worst instance */
-    char precisions[64];     /* e.g. "double,mpfr256" */
-    double seconds;
-    char detail[600];        /* reason for error/assumption/not-checkable */
-    char *measures;          /* "name=value\n" lines of the worst instance */
-    char *series;            /* "name\tx\ty\n" lines of the worst instance */
-    char *ratios;            /* per-instance worst log10 ratios, one a line */
-    char axes[160];          /* "xlabel\tylabel\tlogy" */
-    /* certification of a violation (ball arithmetic, Arb): the worst confirmed break is
-     * re-evaluated at 128, 256, ... bits until its balls separate */
-    int certified;           /* 1: LHS ball wholly above the RHS ball */
-    int cert_prec;           /* bits at which it was certified (0: not) */
-    char cert_note[160];     /* why not, when a violation was not certified */
-    /* the smallest counterexample found by shrinking the worst confirmed break (violated
-     * configurations only): fewer samples/tokens/dimensions/heads (the sizes a claim routes
-     * through lm_size), draws cut to short binary fractions, the first breaking iterate */
-    char shrunk[400];        /* "N=1 n=2 D=2 d=1 H=1 (was ...); draws cut to 2 bits; break at t=3" */
-    char shrunk_reproduce[800]; /* one command that reproduces the shrunk instance */
-    char *shrunk_data;       /* lm_data_* output of the shrunk instance (NULL: none recorded) */
-    int shrink_evals;        /* evaluations the shrinker spent */
-    /* near misses (margins within double's rounding) escalated in MPFR until decided */
-    char escalation[200];    /* "12 near misses decided at 256 bits, 2 at 512" ("" if none) */
-} lm_config_result;
-
-typedef struct {
-    const lm_claim *claim;
-    lm_verdict verdict;  /* the worst over the `paper` configurations run (over all run when
-                            none of them reads the paper: --config picked a repaired one) */
-    int repaired_verdict; /* the worst over `repaired` configurations (-1: none run) */
-    int probe_verdict;    /* the worst over `probe` configurations (-1: none run) */
-    char mutation[48];    /* "" or the mutant checked: "scale=0.5", "flip" */
-    /* check strength (lm_mutants): standard mutants run and killed (0 run: not measured) */
-    int mutants_run, mutants_killed;
-    char mutants_note[300]; /* the mutants that survived, one phrase each */
-    double worst_ratio;
-    long instances;
-    char precisions[64];
-    double seconds;
-    char reproduce[600];
-    int certified;       /* violated, and at least one violated configuration certified */
-    unsigned sizes_used; /* bit k: opts.size_name[k] was asked for by the claim */
-    int nconfig;
-    lm_config_result *cfg;
-    char error[240];     /* why lm_run_claim refused the run (it returned 2) */
-    char sizes[200];     /* the sizes the claim asked for (lm_size) with their ranges: "N 1..16, n 1..16" */
-} lm_claim_result;
 
 typedef struct {
     uint64_t seed;

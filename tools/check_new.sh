@@ -22,6 +22,23 @@ done
 bin/lemmata check zzprobe/example --json | grep -q '"verdict":"holds"'
 make -j2 bin/test_lemmata >/dev/null
 ./bin/test_lemmata --filter 'zzprobe/*' --jobs 2
+# incremental by paper: a stored result is reused until its paper folder changes, and editing one
+# paper's non-claim files changes that paper's fingerprint only
+bin/lemmata verify --quick --only zzprobe/ --db "$dir/r.db" --no-report -j 2 >/dev/null
+out=$(bin/lemmata verify --quick --only zzprobe/ --db "$dir/r.db" --no-report -j 2)
+echo "$out" | grep -q "4 unchanged and reused" || { echo "check-new: a second verify re-ran claims: $out" >&2; exit 1; }
+cp build/srchash.c "$dir/hash.before"
+printf '/* an edit of the paper folder */\n' >> lemmas/zzprobe/paper.c
+make -j2 >/dev/null
+changed=$(diff "$dir/hash.before" build/srchash.c | grep '^>' || true)
+case "$changed" in
+    *'"zzprobe"'*) ;;
+    *) echo "check-new: editing lemmas/zzprobe/paper.c did not change its paper's fingerprint" >&2; exit 1 ;;
+esac
+[ "$(echo "$changed" | wc -l)" = 1 ] || { echo "check-new: editing one paper changed other fingerprints: $changed" >&2; exit 1; }
+out=$(bin/lemmata verify --quick --only zzprobe/ --db "$dir/r.db" --no-report -j 2)
+echo "$out" | grep -q "4 items run, 0 unchanged" || { echo "check-new: the paper edit did not re-run its claims: $out" >&2; exit 1; }
+sed -i '$d' lemmas/zzprobe/paper.c
 bad=$(git status --porcelain | grep -v '^?? lemmas/zzprobe/$' | grep -v '^?? tests/zzprobe/$' || true)
 if [ -n "$bad" ]; then echo "check-new: files changed outside lemmas/zzprobe/ and tests/zzprobe/:" >&2; echo "$bad" >&2; exit 1; fi
-echo "check-new: a new paper and one claim of each kind build, hold as generated and fail with their wrong constants"
+echo "check-new: a new paper and one claim of each kind build, hold as generated and fail with their wrong constants; its results are reused until its folder changes, and that changes no other paper's fingerprint"

@@ -71,15 +71,8 @@ static const int s12[3][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}}
 
 static double slope_ls(const double *x, const double *y, int n)
 {
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (int i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
-    mx /= n;
-    my /= n;
-    for (int i = 0; i < n; i++) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-    }
-    return sxy / sxx;
+    lm_fit f;
+    return lm_fit_line(&f, x, y, n, 0.95) ? (double)NAN : f.slope;
 }
 
 /* The rate rule of lm_stats.h on the grid c_j = 2^j (j = 0..K, a doubling grid): log LHS

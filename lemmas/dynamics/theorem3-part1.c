@@ -103,10 +103,8 @@ static const lm_param_def params[] = {
 /* least-squares slope of y over x */
 static double ls_slope(const double *x, const double *y, int k)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < k; i++) { sx += x[i]; sy += y[i]; sxx += x[i] * x[i]; sxy += x[i] * y[i]; }
-    double den = k * sxx - sx * sx;
-    return den > 0 ? (k * sxy - sx * sy) / den : (double)NAN;
+    lm_fit f;
+    return lm_fit_line(&f, x, y, k, 0.95) ? (double)NAN : f.slope;
 }
 
 static int eval(lm_eval *ev)

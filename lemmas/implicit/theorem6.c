@@ -142,14 +142,13 @@ static int eval(lm_eval *ev)
             lm_obs_le_d(ev, kb, nw[s0] + grow, nw[2 * s0], 0.0, "(iii) ||W_%d|| + norm_growth <= ||W_%d||", s0, 2 * s0);
     }
     /* (ii) fit e_t = a + b / log t on [t0, steps] */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int m = 0;
-    for (int t = t0; t <= steps; t++) {
-        double x = 1.0 / log((double)t);
-        sx += x; sy += e[t]; sxx += x * x; sxy += x * e[t];
-        m++;
-    }
-    double mx = sx / m, my = sy / m, b = (sxy - m * mx * my) / (sxx - m * mx * mx), a = my - b * mx;
+    const int m = steps - t0 + 1;
+    double *ix = lm_xmalloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
+    for (int t = t0; t <= steps; t++) ix[t - t0] = 1.0 / log((double)t);
+    lm_fit ef;
+    const int efbad = lm_fit_line(&ef, ix, e + t0, m, 0.95);
+    free(ix);
+    const double b = efbad ? (double)NAN : ef.slope, a = efbad ? (double)NAN : ef.intercept;
     /* reported only: the slope of ||W_t|| against log t on the rate rule's windows [T/8, T]
      * and [T/16, T/2] (lm_stats.h) */
     double *tt = lm_xmalloc(sizeof(double) * (size_t)(steps + 1));

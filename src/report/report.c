@@ -39,6 +39,7 @@
  */
 #include "lm_report.h"
 #include "lm_paper.h"
+#include "lm_verify.h"
 #include "report_priv.h"
 
 #include <dirent.h>
@@ -1120,6 +1121,35 @@ static void put_strength_line(writer *w, const lm_claim_result *r)
     if (r->mutants_killed == 0) P(w, " \\textcolor{vviolated}{This check killed no mutant: it cannot fail.}");
 }
 
+/* Before a paper's first claim: its title, authors, venue and the paragraph its paper.c
+ * declares (lm_paper.h); nothing when the build has no such paper (a database from another
+ * build) */
+static void put_paper(writer *w, const doc *docs, int n, int k)
+{
+    const lm_paper *p = lm_paper_find(docs[k].paper);
+    if (!p) return;
+    int nc = 0;
+    for (int j = k; j < n && !strcmp(docs[j].paper, docs[k].paper); j++) nc++;
+    P(w, "\\Needspace{16\\baselineskip}\\bigskip\\noindent{\\Large\\bfseries ");
+    E(w, p->title ? p->title : p->id);
+    P(w, "}\\par\\smallskip\\noindent{\\small ");
+    if (p->authors && *p->authors) {
+        E(w, p->authors);
+        P(w, " \\textperiodcentered{} ");
+    }
+    if (p->venue && *p->venue) {
+        E(w, p->venue);
+        P(w, " \\textperiodcentered{} ");
+    }
+    lm_tbuf_printf(&w->b, "%d claim%s, ids \\texttt{", nc, nc == 1 ? "" : "s");
+    ETT(w, p->id);
+    P(w, "/}, folder \\texttt{lemmas/");
+    ETT(w, p->id);
+    P(w, "/}}\\par\\smallskip\\noindent ");
+    if (p->about && *p->about) P(w, p->about);
+    P(w, "\\par\\medskip\n");
+}
+
 static void put_claim(writer *w, const doc *d, int k)
 {
     const lm_claim *c = &d->c->claim;
@@ -1871,7 +1901,10 @@ int lm_report_build(const char *dbpath, long long run, const char *root, char *e
     put_counterexamples(&w, docs, R.nclaims);
     lm_report_slack(&w.b, &R, dbpath); /* per paper: every constant's measured slack */
     P(&w, "\\clearpage\n");
-    for (int k = 0; k < R.nclaims; k++) put_claim(&w, &docs[k], k);
+    for (int k = 0; k < R.nclaims; k++) {
+        if (k == 0 || strcmp(docs[k].paper, docs[k - 1].paper)) put_paper(&w, docs, R.nclaims, k);
+        put_claim(&w, &docs[k], k);
+    }
     put_live(&w, &R, live_fig, live_first, live_count);
     /* `make bench` writes its page (table and log-log plots) as a fragment */
     P(&w, "\\IfFileExists{report/bench.tex}{\\clearpage\\input{report/bench.tex}}{}\n");

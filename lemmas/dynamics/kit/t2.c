@@ -11,6 +11,7 @@
  * when (8) would need less): a smaller residual is not resolved by double's
  * MH_0 - y, and at the paper's step size (eta beta ~ 1e-9) GD would then be
  * rounding noise. */
+#include "lm_stats.h"
 #include "lm_t2.h"
 #include "lm_t1.h"
 #include <math.h>
@@ -273,16 +274,13 @@ double lm_t2_slope(const double *y, int i0, int i1)
 {
     int k = i1 - i0;
     if (k < 2) return NAN;
-    double mx = 0, my = 0;
-    for (int i = i0; i < i1; i++) { mx += i; my += y[i]; }
-    mx /= k;
-    my /= k;
-    double sxy = 0, sxx = 0;
-    for (int i = i0; i < i1; i++) {
-        sxy += (i - mx) * (y[i] - my);
-        sxx += (i - mx) * (i - mx);
-    }
-    return sxy / sxx;
+    double *x = malloc(sizeof *x * (size_t)k);
+    if (!x) return NAN;
+    for (int i = 0; i < k; i++) x[i] = i0 + i;
+    lm_fit f;
+    int bad = lm_fit_line(&f, x, y + i0, k, 0.95);
+    free(x);
+    return bad ? (double)NAN : f.slope;
 }
 
 int lm_t2_floor_index(const double *logf, int npts, double logfloor)

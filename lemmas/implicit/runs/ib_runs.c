@@ -8,6 +8,7 @@
  * coefficient part, so ||W_t||, e_t and the drift are quadratic forms of the
  * coefficients alone; the Lemma-4 start is one `--set init=1` away and does
  * not change the picture (||W_0|| ~ 0.01 against ||W_t|| ~ eta t). */
+#include "lm_stats.h"
 #include "lm_ibruns.h"
 #include "lm_claim.h"
 #include "lm_live.h"
@@ -488,24 +489,19 @@ double lm_ibrun_fit_cuberoot(const lm_ibrun_rec *rec, int steps, double *a2, dou
     }
     double c = den > 0 ? -num / den : nan_d();
     /* two-parameter fit over the second half */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    long m = 0;
-    for (int t = steps / 2 > 1 ? steps / 2 : 1; t <= steps; t++) {
-        double s = cbrt((double)t), y = rec[t].log_loss;
-        sx += s;
-        sy += y;
-        sxx += s * s;
-        sxy += s * y;
-        m++;
+    const int t0 = steps / 2 > 1 ? steps / 2 : 1, m = steps - t0 + 1;
+    double *s = m > 0 ? malloc(sizeof *s * (size_t)m) : NULL, *y = m > 0 ? malloc(sizeof *y * (size_t)m) : NULL;
+    lm_fit f;
+    int bad = !s || !y;
+    for (int t = t0; !bad && t <= steps; t++) {
+        s[t - t0] = cbrt((double)t);
+        y[t - t0] = rec[t].log_loss;
     }
-    double det = (double)m * sxx - sx * sx;
-    if (m >= 2 && det > 0) {
-        double slope = ((double)m * sxy - sx * sy) / det;
-        *c2 = -slope;
-        *a2 = (sy - slope * sx) / (double)m;
-    } else {
-        *c2 = *a2 = nan_d();
-    }
+    bad = bad || lm_fit_line(&f, s, y, m, 0.95);
+    free(s);
+    free(y);
+    *c2 = bad ? nan_d() : -f.slope;
+    *a2 = bad ? nan_d() : f.intercept;
     return c;
 }
 

@@ -1,5 +1,6 @@
 /* mdrun.c -- training runs of the mirror-descent paper with the per-step
  * quantities of its trajectory and rate claims (see lm_mdrun.h). */
+#include "lm_stats.h"
 #include "lm_mdrun.h"
 #include <math.h>
 #include <stdlib.h>
@@ -264,27 +265,10 @@ int lm_mdgd_fit(double *slope, double *se, const double *x, const double *y, int
 {
     *slope = NAN;
     *se = NAN;
-    if (n < 3) return 1;
-    double mx = 0, my = 0;
-    for (int i = 0; i < n; i++) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= n;
-    my /= n;
-    double sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        sxy += (x[i] - mx) * (y[i] - my);
-    }
-    if (!(sxx > 0)) return 1;
-    double b = sxy / sxx, a = my - b * mx, rss = 0;
-    for (int i = 0; i < n; i++) {
-        double e = y[i] - a - b * x[i];
-        rss += e * e;
-    }
-    *slope = b;
-    *se = sqrt(rss / (n - 2) / sxx);
+    lm_fit f;
+    if (n < 3 || lm_fit_line(&f, x, y, n, 0.95)) return 1;
+    *slope = f.slope;
+    *se = f.se;
     return 0;
 }
 

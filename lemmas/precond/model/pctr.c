@@ -1,4 +1,5 @@
 /* pctr.c -- training runs of the preconditioning paper (see lm_pctr.h). */
+#include "lm_stats.h"
 #include "lm_pctr.h"
 #include <math.h>
 #include <stdio.h>
@@ -14,28 +15,11 @@ static lm_mat *mnew(int r, int c, const lm_ctx *ctx)
 
 int lm_pctr_fit(double *b, double *se, double *a, const double *x, const double *y, int n)
 {
-    if (n < 3) return -1;
-    double mx = 0, my = 0;
-    for (int i = 0; i < n; i++) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= n;
-    my /= n;
-    double sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        sxy += (x[i] - mx) * (y[i] - my);
-    }
-    if (!(sxx > 0)) return -1;
-    double bb = sxy / sxx, aa = my - bb * mx, rss = 0;
-    for (int i = 0; i < n; i++) {
-        double r = y[i] - aa - bb * x[i];
-        rss += r * r;
-    }
-    *b = bb;
-    if (a) *a = aa;
-    if (se) *se = sqrt(rss / (n - 2) / sxx);
+    lm_fit f;
+    if (n < 3 || lm_fit_line(&f, x, y, n, 0.95)) return -1;
+    *b = f.slope;
+    if (a) *a = f.intercept;
+    if (se) *se = f.se;
     return 0;
 }
 
