@@ -117,7 +117,7 @@ $(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchas
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o
+$(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
 
@@ -167,7 +167,7 @@ BENCH_PY  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo p
 # the bench measures every paper's model: it sees all their folders
 $(BENCH_OBJ): bench/bm.h
 $(BENCH_OBJ): CPPFLAGS += $(addprefix -I,$(wildcard lemmas/*/*/))
-$(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o
+$(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 .PHONY: bench
@@ -185,7 +185,7 @@ bench: deps $(BENCH_BIN)
 # (or several prefixes) narrows the runs; a full sweep takes about 40 minutes on 2 cores.
 FUZZ_BIN ?= $(BUILD)/lemmata-fuzz
 FUZZ_TIMEOUT ?= 120
-$(FUZZ_BIN): $(LIB_OBJ) $(BUILD)/tools/fuzz.o $(BUILD)/commit.o
+$(FUZZ_BIN): $(LIB_OBJ) $(BUILD)/tools/fuzz.o $(BUILD)/commit.o $(BUILD)/srchash.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 .PHONY: fuzz fuzz-plain

@@ -18,6 +18,7 @@
 
 #include "lm_mat.h"
 #include "lm_rng.h"
+#include <math.h>
 
 typedef enum {
     LM_KIND_TRAJECTORY = 0, /* along-trajectory inequality */
@@ -176,9 +177,11 @@ struct lm_eval {
  * which defines the table `params` (for .params) and the struct lm_params with one double per
  * parameter, in order; an evaluator reads them with
  *
- *     const lm_params P = lm_params_of(ev);   ...  P.c, (int)P.n_max, (int)P.norm
+ *     const lm_params P = lm_params_of(ev);   ...  P.c, lm_int(P.n_max), lm_int(P.norm)
  *
  * so a misspelt name is a compile error, not a run-time abort (as lm_par's string lookup). */
+/* an integer parameter's value (rounded as lm_par_i rounds) */
+static inline int lm_int(double v) { return (int)lrint(v); }
 #define LM_P_NUM_(name, def, range, doc) {#name, def, doc, NULL, range},
 #define LM_P_SWITCH_(name, def, choices, doc) {#name, def, doc, choices, NULL},
 #define LM_P_FIELD_(name, def, range, doc) double name;

@@ -4,12 +4,7 @@
  * runner refuses), 3 when a claim could not be run (the others still run). */
 #include "cli.h"
 
-static int check_usage(const char *opt, const char *what, const char *v)
-{
-    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
-            v ? "'" : "");
-    return LM_EXIT_USAGE;
-}
+#define check_usage lm_cli_needs
 
 static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opts *o, int json, int strict)
 {
@@ -95,7 +90,7 @@ int lm_cmd_check(int argc, char **argv)
     lm_run_opts o;
     lm_run_opts_default(&o);
     o.progress = 1;
-    int json = 0, strict = 0, nid = 0, quick = 0, budget_set = 0;
+    int json = 0, strict = 0, nid = 0;
     const char **ids = malloc(sizeof *ids * (size_t)(argc > 0 ? argc : 1));
     const lm_claim **cl = malloc(sizeof *cl * (size_t)(argc > 0 ? argc : 1));
     if (!ids || !cl) {
@@ -104,6 +99,7 @@ int lm_cmd_check(int argc, char **argv)
         fprintf(stderr, "lemmata: out of memory\n");
         return LM_EXIT_FAILED;
     }
+    lm_cli_common com = {.o = &o, .allow = LM_OPT_PREC};
     const char *sets[64];
     int nsets = 0, st = -1;
     static char names[16][48];
@@ -111,25 +107,15 @@ int lm_cmd_check(int argc, char **argv)
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
         long b;
+        int cst;
         if (lm_cli_is_help(a)) st = lm_cli_help("check");
+        else if ((cst = lm_cli_common_opt(&com, argc, argv, &k)) >= 0) {
+            if (cst) st = cst;
+        }
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
-        else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
-        else if (!strcmp(a, "--prec")) {
-            if (parse_prec(v, &o.prec)) st = check_usage(a, "an integer number of bits in [53, 8192]", v);
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, &o.seed)) st = check_usage(a, "a non-negative integer (digits only, below 2^64)", v);
-            k++;
-        } else if (!strcmp(a, "--budget")) {
-            if (parse_long(v, 1, 100000, &b)) st = check_usage(a, "an integer in [1, 100000]", v);
-            else {
-                o.budget = (int)b;
-                budget_set = 1;
-            }
-            k++;
-        } else if (!strcmp(a, "--set")) {
+        else if (!strcmp(a, "--set")) {
             if (!v) st = check_usage(a, "name=value", v);
             else if (nsets >= 64) st = die_usage("%s", "too many --set options (at most 64)");
             else sets[nsets++] = v;
@@ -172,10 +158,7 @@ int lm_cmd_check(int argc, char **argv)
         else ids[nid++] = a;
     }
     if (st < 0 && nid == 0) st = die_usage("%s", "check needs at least one claim id (see: lemmata list)");
-    if (quick) {
-        o.quick = 1;
-        if (!budget_set) o.budget = 8;
-    }
+    lm_cli_common_finish(&com);
     for (int k = 0; k < nid && st < 0; k++) {
         cl[k] = lm_claim_find(ids[k]);
         if (!cl[k]) st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);

@@ -3,6 +3,7 @@
 #define LM_CLI_H
 #include "lm_paper.h"
 #include "lm_report.h"
+#include "lm_schedule.h"
 #include "lm_store.h"
 #include "lm_verify.h"
 #include <ctype.h>
@@ -62,9 +63,30 @@ int lm_cli_is_help(const char *a);
 /* the paper prefix of a claim id ("tutorial" of "tutorial/descent-lemma") */
 const char *lm_cli_paper_of(const char *id, char *buf, size_t n);
 #define paper_of lm_cli_paper_of
-/* one summary line of a claim result on stdout */
-void lm_cli_print_line(const lm_claim_result *r, int k, int n);
-#define print_line lm_cli_print_line
+/* one summary line of a claim result on stdout (lm_schedule.h) */
+#define print_line lm_claim_result_print_line
+
+/* "lemmata: OPT needs WHAT, got 'V'" (or "got nothing") on stderr; returns 2 */
+int lm_cli_needs(const char *opt, const char *what, const char *v);
+
+/* The options every command that runs claims shares, parsed one way everywhere:
+ *   --seed S      a non-negative integer (default 20241122)
+ *   --budget N    instances per configuration, 1..100000 (default 64)
+ *   --quick       the small budget (8, unless --budget is given, before or after it)
+ *   --prec BITS   first precision, 53 (double) .. 8192            (allow & LM_OPT_PREC)
+ *   -j/--jobs N   worker processes, 1..64                          (allow & LM_OPT_JOBS)
+ * lm_cli_common_opt looks at argv[*k]: -1 when it is none of these, 0 when it parsed it (and
+ * moved *k past its value), else 2 after a one-line message.  lm_cli_common_finish applies
+ * --quick after the loop. */
+enum { LM_OPT_PREC = 1, LM_OPT_JOBS = 2 };
+typedef struct {
+    lm_run_opts *o;
+    unsigned allow;
+    int quick, budget_set;
+    long jobs;
+} lm_cli_common;
+int lm_cli_common_opt(lm_cli_common *c, int argc, char **argv, int *k);
+void lm_cli_common_finish(lm_cli_common *c);
 
 /* main.c: the usage of one command (`lemmata CMD --help`) on stdout; returns 0 */
 int lm_cli_help(const char *cmd);

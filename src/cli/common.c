@@ -82,12 +82,47 @@ const char *lm_cli_paper_of(const char *id, char *buf, size_t n)
     return buf;
 }
 
-void lm_cli_print_line(const lm_claim_result *r, int k, int n)
+
+int lm_cli_needs(const char *opt, const char *what, const char *v)
 {
-    char wr[32];
-    lm_fmt_ratio(wr, sizeof wr, r->worst_ratio);
-    fprintf(stdout, "[%2d/%d] %-44s %-17s worst %-9s %5ld inst  %-16s %6.1f s\n", k, n,
-            r->claim->id, lm_verdict_name(r->verdict), wr, r->instances, r->precisions,
-            r->seconds);
-    fflush(stdout);
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
+            v ? "'" : "");
+    return LM_EXIT_USAGE;
+}
+
+int lm_cli_common_opt(lm_cli_common *c, int argc, char **argv, int *k)
+{
+    const char *a = argv[*k], *v = *k + 1 < argc ? argv[*k + 1] : NULL;
+    long b;
+    if (!strcmp(a, "--quick")) {
+        c->quick = 1;
+        return 0;
+    }
+    if (!strcmp(a, "--seed")) {
+        ++*k;
+        return parse_u64(v, &c->o->seed) ? lm_cli_needs(a, "a non-negative integer (digits only, below 2^64)", v) : 0;
+    }
+    if (!strcmp(a, "--budget")) {
+        ++*k;
+        if (parse_long(v, 1, 100000, &b)) return lm_cli_needs(a, "an integer in [1, 100000]", v);
+        c->o->budget = (int)b;
+        c->budget_set = 1;
+        return 0;
+    }
+    if ((c->allow & LM_OPT_PREC) && !strcmp(a, "--prec")) {
+        ++*k;
+        return parse_prec(v, &c->o->prec) ? lm_cli_needs(a, "an integer number of bits in [53, 8192]", v) : 0;
+    }
+    if ((c->allow & LM_OPT_JOBS) && (!strcmp(a, "-j") || !strcmp(a, "--jobs"))) {
+        ++*k;
+        return parse_long(v, 1, 64, &c->jobs) ? lm_cli_needs(a, "a number of worker processes in [1, 64]", v) : 0;
+    }
+    return -1;
+}
+
+void lm_cli_common_finish(lm_cli_common *c)
+{
+    if (!c->quick) return;
+    c->o->quick = 1;
+    if (!c->budget_set) c->o->budget = 8;
 }

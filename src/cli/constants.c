@@ -273,7 +273,7 @@ static void print_summary(const lm_constant_row *rows, int n, double secs)
 }
 
 static const char help[] =
-    "usage: lemmata constants [--quick] [--budget N] [--seed S] [--paper P] [--jobs N] [--db FILE]\n"
+    "usage: lemmata constants [--quick] [--budget N] [--seed S] [--paper P] [-j N] [--db FILE]\n"
     "                         [--rtol R] [--max-runs M] [--timeout SEC] [--redo] [--list] [ID ...]\n"
     "  bisects every named constant of the claims (all, one paper, or the IDs) with\n"
     "  `lemmata tighten` and stores stated / sharpest / slack in the table `constants`\n"
@@ -306,34 +306,23 @@ int lm_cmd_constants(int argc, char **argv)
         rc = usage_error(__VA_ARGS__); \
         goto done_args;                \
     } while (0)
+    lm_cli_common com = {.o = &s.o, .allow = LM_OPT_JOBS, .jobs = jobs};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int cst;
+        if ((cst = lm_cli_common_opt(&com, argc, argv, &k)) >= 0) {
+            if (cst) {
+                rc = cst;
+                goto done_args;
+            }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(help, stdout);
             free(ids);
             return 0;
-        } else if (!strcmp(a, "--quick")) {
-            s.o.quick = 1;
-            s.o.budget = 8;
         } else if (!strcmp(a, "--list")) list = 1;
         else if (!strcmp(a, "--redo")) redo = 1;
-        else if (!strcmp(a, "--budget")) {
-            if (lm_parse_long(v, 1, 100000, &n)) FAIL("--budget needs an integer in [1, 100000], got '%s'", v ? v : "");
-            s.o.budget = (int)n;
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            char *e;
-            errno = 0;
-            unsigned long long x = v && *v && *v != '-' ? strtoull(v, &e, 10) : 0;
-            if (!v || !*v || *v == '-' || *e || errno) FAIL("--seed needs a non-negative integer, got '%s'", v ? v : "");
-            s.o.seed = x;
-            k++;
-        } else if (!strcmp(a, "--jobs")) {
-            if (lm_parse_long(v, 1, 64, &n)) FAIL("--jobs needs an integer in [1, 64], got '%s'", v ? v : "");
-            jobs = n;
-            k++;
-        } else if (!strcmp(a, "--max-runs")) {
+        else if (!strcmp(a, "--max-runs")) {
             if (lm_parse_long(v, 3, 10000, &n)) FAIL("--max-runs needs an integer in [3, 10000], got '%s'", v ? v : "");
             s.max_runs = (int)n;
             k++;
@@ -366,6 +355,8 @@ done_args:
         return rc;
     }
 #undef FAIL
+    lm_cli_common_finish(&com);
+    jobs = com.jobs;
 
     /* the tasks: claims in registry order, constants in declaration order */
     int cap = 64, ntask = 0;

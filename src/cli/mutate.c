@@ -4,43 +4,31 @@
  * could not be run. */
 #include "cli.h"
 
-static int mutate_usage(const char *opt, const char *what, const char *v)
-{
-    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
-            v ? "'" : "");
-    return LM_EXIT_USAGE;
-}
+#define mutate_usage lm_cli_needs
 
 int lm_cmd_mutate(int argc, char **argv)
 {
     lm_run_opts o;
     lm_run_opts_default(&o);
-    int json = 0, quick = 0, budget_set = 0, all = 0, cheap = 0, nid = 0;
+    int json = 0, all = 0, cheap = 0, nid = 0;
     const char *paper = NULL;
     const lm_claim **cl = lm_xcalloc((size_t)(argc > 0 ? argc : 1) + (size_t)lm_registry_count, sizeof *cl);
+    lm_cli_common com = {.o = &o};
     int st = -1;
     for (int k = 0; k < argc && st < 0; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        long b;
+        int cst;
         if (lm_cli_is_help(a)) st = lm_cli_help("mutate");
+        else if ((cst = lm_cli_common_opt(&com, argc, argv, &k)) >= 0) {
+            if (cst) st = cst;
+        }
         else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--all")) all = 1;
         else if (!strcmp(a, "--cheap")) cheap = 1;
         else if (!strcmp(a, "--paper")) {
             if (!lm_cli_name_value(v)) st = mutate_usage(a, "a paper name (see: lemmata list)", v);
             else paper = v;
-            k++;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, &o.seed)) st = mutate_usage(a, "a non-negative integer (digits only, below 2^64)", v);
-            k++;
-        } else if (!strcmp(a, "--budget")) {
-            if (parse_long(v, 1, 100000, &b)) st = mutate_usage(a, "an integer in [1, 100000]", v);
-            else {
-                o.budget = (int)b;
-                budget_set = 1;
-            }
             k++;
         } else if (a[0] == '-') st = die_usage("mutate: unknown option '%s' (see: lemmata mutate --help)", a);
         else {
@@ -63,10 +51,7 @@ int lm_cmd_mutate(int argc, char **argv)
         free(cl);
         return st;
     }
-    if (quick) {
-        o.quick = 1;
-        if (!budget_set) o.budget = 8;
-    }
+    lm_cli_common_finish(&com);
     long run = 0, killed = 0;
     int failed = 0;
     for (int k = 0; k < nid; k++) {

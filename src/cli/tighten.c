@@ -6,12 +6,7 @@
 #include "cli.h"
 #include "lm_constants.h"
 
-static int tighten_usage(const char *opt, const char *what, const char *v)
-{
-    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
-            v ? "'" : "");
-    return LM_EXIT_USAGE;
-}
+#define tighten_usage lm_cli_needs
 
 /* "ID PARAM is not a constant; its constants are: a, b" or "...; ID has no constants" */
 static int not_a_constant(const lm_claim *c, const lm_param_def *p)
@@ -35,29 +30,23 @@ int lm_cmd_tighten(int argc, char **argv)
     lm_run_opts o;
     lm_run_opts_default(&o);
     o.progress = 1; /* lm_tighten: one line per claim run on stderr */
-    int json = 0, quick = 0, budget_set = 0;
+    int json = 0;
     long max_runs = 40;
     double rtol = 1e-3;
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
     const char *sets[64];
     int nsets = 0;
+    lm_cli_common com = {.o = &o};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int cst;
         if (lm_cli_is_help(a)) return lm_cli_help("tighten");
-        if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--quick")) quick = 1;
-        else if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, &o.seed)) return tighten_usage(a, "a non-negative integer (digits only, below 2^64)", v);
-            k++;
-        } else if (!strcmp(a, "--budget")) {
-            long b;
-            if (parse_long(v, 1, 100000, &b)) return tighten_usage(a, "an integer in [1, 100000]", v);
-            o.budget = (int)b;
-            budget_set = 1;
-            k++;
-        } else if (!strcmp(a, "--max-runs")) {
+        if ((cst = lm_cli_common_opt(&com, argc, argv, &k)) >= 0) {
+            if (cst) return cst;
+        } else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--max-runs")) {
             if (parse_long(v, 3, 10000, &max_runs)) return tighten_usage(a, "an integer in [3, 10000]", v);
             k++;
         } else if (!strcmp(a, "--rtol")) {
@@ -76,10 +65,7 @@ int lm_cmd_tighten(int argc, char **argv)
         else if (npos < 2) pos[npos++] = a;
         else return die_usage("tighten: unexpected argument '%s' (one claim id and one parameter)", a);
     }
-    if (quick) {
-        o.quick = 1;
-        if (!budget_set) o.budget = 8;
-    }
+    lm_cli_common_finish(&com);
     if (npos < 2) return die_usage("%s", "tighten needs a claim id and a parameter name (see: lemmata params ID)");
     const lm_claim *c = lm_claim_find(pos[0]);
     if (!c) return die_usage("unknown claim id '%s' (see: lemmata list)", pos[0]);

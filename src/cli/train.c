@@ -14,12 +14,7 @@ typedef struct {
     lm_outfile file;
 } train_opts;
 
-static int train_usage(const char *opt, const char *what, const char *v)
-{
-    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
-            v ? "'" : "");
-    return LM_EXIT_USAGE;
-}
+#define train_usage lm_cli_needs
 
 /* parses argv[1..] into o (--steps into *steps, --set through set on run), refuses what the
  * run cannot take (refuse: TR_* flags) and opens the output: -1 when the run may go ahead,
