@@ -2,13 +2,16 @@
  *
  * A claim file (lemmas/<paper>/<name>.c) opens with a comment holding the
  * LaTeX blocks \claim{id}{title}, \source{...}, \statement{...}, \check{...}
- * (woven into the report), then defines an evaluator and registers it:
+ * (woven into the report; the id and title are stated only there), declares its
+ * parameters (LM_PARAMS), then defines an evaluator and registers it:
  *
  *     static int eval(lm_eval *ev) { ...set up instance, compute a and b...
- *         lm_obs_le(ev, t, &a, &b, 0.0);  return 0; }
- *     LM_CLAIM(claim_tutorial_descent_lemma) = { .id = "tutorial/descent-lemma", ... };
+ *         lm_obs_le(ev, t, &a, &b, 0.0, "a vs b");  return 0; }
+ *     LM_CLAIM(claim_mypaper_lemma3) = { .kind = LM_KIND_POINTWISE, .params = params,
+ *                                        .eval = eval, ... };
  *
- * The evaluator computes in ev->ctx (double or MPFR) and never touches
+ * docs/authoring.md is the guide.  The evaluator computes in ev->ctx (double, MPFR or
+ * Arb) and never touches
  * SQLite, gnuplot or the runner.  One call of eval is one instance: a random
  * draw from ev->seed, or the point ev->x found by adversarial search.
  * Each lm_obs_* call records one inequality "a <= b".
@@ -106,7 +109,7 @@ const char *lm_range_str(char *buf, int n, const lm_range *r);
 typedef struct lm_eval lm_eval;
 
 typedef struct lm_claim {
-    const char *id;         /* "tutorial/descent-lemma" */
+    const char *id;         /* "mypaper/lemma3" */
     const char *title;      /* short title */
     const char *file;       /* __FILE__ (set by LM_CLAIM) */
     lm_kind kind;
@@ -185,7 +188,7 @@ static inline int lm_int(double v) { return (int)lrint(v); }
 #define LM_P_NUM_(name, def, range, doc) {#name, def, doc, NULL, range},
 #define LM_P_SWITCH_(name, def, choices, doc) {#name, def, doc, choices, NULL},
 #define LM_P_FIELD_(name, def, range, doc) double name;
-#define LM_P_GET_(name, def, range, doc) P.name = ev->par[k_++];
+#define LM_P_GET_(name, def, range, doc) p_.name = ev->par[k_++];
 #define LM_PARAMS(LIST)                                                                        \
     static const lm_param_def params[] = {LIST(LM_P_NUM_, LM_P_SWITCH_){NULL, 0, NULL, NULL, NULL}}; \
     typedef struct {                                                                           \
@@ -193,11 +196,11 @@ static inline int lm_int(double v) { return (int)lrint(v); }
     } lm_params;                                                                               \
     static inline lm_params lm_params_of(const lm_eval *ev)                                    \
     {                                                                                          \
-        lm_params P;                                                                           \
+        lm_params p_;                                                                          \
         int k_ = 0;                                                                            \
         LIST(LM_P_GET_, LM_P_GET_)                                                             \
         (void)k_;                                                                              \
-        return P;                                                                              \
+        return p_;                                                                             \
     }
 
 /* Parameter value by name (aborts on a name the claim does not declare). */

@@ -58,6 +58,9 @@ void lm_num_clears(lm_num *x, ...);
 void lm_num_set(lm_num *r, const lm_num *a);
 void lm_num_set_d(lm_num *r, double a);
 void lm_num_set_si(lm_num *r, long a);
+/* r = the unit roundoff u = 2^lm_ctx_log2eps(ctx) of ctx, exactly (lm_ctx_eps as a double
+ * underflows to 0 past 1074 bits): the unit to state a tolerance in */
+void lm_num_set_eps(lm_num *r, const lm_ctx *ctx);
 void lm_num_set_str(lm_num *r, const char *s); /* decimal, e.g. "0.1" */
 /* Arb: the midpoint rounded to double */
 double lm_num_get_d(const lm_num *a);

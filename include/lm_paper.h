@@ -3,8 +3,8 @@
  * A paper is one folder, lemmas/<paper>/: its claim files at the top, its model/, kit/ and
  * runs/ below, and one declaration of the paper itself (conventionally lemmas/<paper>/paper.c):
  *
- *     LM_PAPER(paper_tutorial) = {
- *         .id = "tutorial", .title = "...", .authors = "...", .venue = "...",
+ *     LM_PAPER(paper_mypaper) = {
+ *         .id = "mypaper", .title = "...", .authors = "...", .venue = "...",
  *         .about = "one LaTeX paragraph the report prints about the paper",
  *     };
  *
@@ -56,7 +56,7 @@ typedef struct {
 } lm_train_type;
 
 typedef struct lm_paper {
-    const char *id;      /* the claim-id prefix: "tutorial" for "tutorial/descent-lemma" */
+    const char *id;      /* the claim-id prefix: "mypaper" for "mypaper/lemma3" */
     const char *title;   /* the paper's title */
     const char *authors; /* as the paper lists them (or "anonymous") */
     const char *venue;   /* an arXiv id or a venue */
@@ -77,7 +77,7 @@ extern const int lm_paper_count;
 
 /* the paper with this id, NULL when none */
 const lm_paper *lm_paper_find(const char *id);
-/* the paper a claim id belongs to ("tutorial" of "tutorial/descent-lemma"), NULL when none */
+/* the paper a claim id belongs to ("mypaper" of "mypaper/lemma3"), NULL when none */
 const lm_paper *lm_paper_of_claim(const char *claim_id);
 /* the paper whose live entries or training runs include name (k: its index there), NULL */
 const lm_paper *lm_paper_of_live(const char *name, int *k);

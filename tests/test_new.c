@@ -92,7 +92,7 @@ Test(new_cmd, a_claim_of_each_kind_and_its_wrong_constant_test)
     static const struct {
         const char *kind, *wrong, *lm_kind;
     } k[] = {{"pointwise", "c=2", "LM_KIND_POINTWISE"},
-             {"identity", "shift=1e-3", "LM_KIND_IDENTITY"},
+             {"identity", "total=1.001", "LM_KIND_IDENTITY"},
              {"trajectory", "c=3", "LM_KIND_TRAJECTORY"},
              {"rate", "p=3", "LM_KIND_RATE"}};
     for (int j = 0; j < 4; j++) {

@@ -17,7 +17,7 @@ bin/lemmata list --paper zzprobe
 for id in $(bin/lemmata list --paper zzprobe | awk '{print $1}'); do
     v=$(bin/lemmata check "$id" --quick --json | sed -n 's/^{"id":"[^"]*","verdict":"\([a-z-]*\)".*/\1/p')
     echo "$id: $v"
-    [ "$v" = holds ] || { echo "check-new: $id as generated is '$v', not holds" >&2; exit 1; }
+    case "$v" in holds|consistent) ;; *) echo "check-new: $id as generated is '$v', not holds (consistent for a rate proxy)" >&2; exit 1 ;; esac
 done
 bin/lemmata check zzprobe/example --json | grep -q '"verdict":"holds"'
 make -j2 bin/test_lemmata >/dev/null

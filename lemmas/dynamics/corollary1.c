@@ -42,13 +42,13 @@
 
 static const char *const configs[] = {"L=1", "L=2", "L=3", NULL};
 
-static const lm_param_def params[] = {
-    {"C_max", 10.0, "largest acceptable fitted constant C", NULL, "(0, inf)"},
-    {"rate_min", 1e-300, "smallest acceptable fitted rate -log(rho)", NULL, "[0, inf)"},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) when building the witness M_0 (a setting of the construction: the corollary states no nu)", NULL, "setting (0, 1e6]"},
-    {"mode", 0, "W^V parameterization", "dense|block", NULL},
-    {"T", 300, "GD iterations per run (quick: T/3) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                         \
+    NUM(C_max, 10.0, "(0, inf)", "largest acceptable fitted constant C")                                                                                            \
+    NUM(rate_min, 1e-300, "[0, inf)", "smallest acceptable fitted rate -log(rho)")                                                                                  \
+    NUM(nu_scale, 1.0, "setting (0, 1e6]", "multiplies nu = 1/54 in (8) when building the witness M_0 (a setting of the construction: the corollary states no nu)") \
+    SWITCH(mode, 0, "dense|block", "W^V parameterization")                                                                                                          \
+    NUM(T, 300, "int [1, 20000]", "GD iterations per run (quick: T/3) (at most 20000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};
 static const double grid[5] = {1.0, 0.5, 0.2, 0.1, 0.05};
@@ -69,11 +69,12 @@ static void fit(lm_rate_fit *f, double *logC, int *ncmp, const double *logf, int
 /* the run-length bound of T (its declared range) */
 static int T_cap(const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     for (const lm_param_def *p = ev->claim->params; p->name; p++) {
         lm_range rg;
         if (!strcmp(p->name, "T") && lm_param_range(&rg, p) == 0) return (int)rg.hi;
     }
-    return lm_par_i(ev, "T");
+    return lm_int(P.T);
 }
 
 static int run_chain(double *logf, int *div, const lm_t2_inst *I, const lm_ctx *c, int L, double eta_d,
@@ -95,10 +96,11 @@ static int run_chain(double *logf, int *div, const lm_t2_inst *I, const lm_ctx *
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int L = ev->config + 1;
-    lm_t2_opts o = {.mode = lm_par_i(ev, "mode") ? LM_WV_BLOCK : LM_WV_DENSE,
+    lm_t2_opts o = {.mode = lm_int(P.mode) ? LM_WV_BLOCK : LM_WV_DENSE,
                     .kernel = LM_SOFTMAX, .cG = 2.0, .hyp = LM_T2_HYP_8MAIN,
-                    .nu = lm_par(ev, "nu_scale") / 54.0, .method = -1, .sX = 1.0};
+                    .nu = P.nu_scale / 54.0, .method = -1, .sX = 1.0};
     lm_t2_inst I;
     int b = lm_t2_build(&I, ev, &o);
     if (b) {
@@ -106,17 +108,17 @@ static int eval(lm_eval *ev)
         return b < 0 ? -1 : 0;
     }
     lm_t2_measure(ev, &I);
-    int T = ev->quick ? lm_par_i(ev, "T") / 3 : lm_par_i(ev, "T");
+    int T = ev->quick ? lm_int(P.T) / 3 : lm_int(P.T);
     if (T < 1) T = 1;
     const int Tcap = T_cap(ev);
     const uint64_t key = lm_rng_u64(lm_eval_rng(ev));
     const lm_ctx cd = lm_ctx_double();
     double *lf = lm_xmalloc(sizeof(double) * (size_t)(T + 1));
-    const double fl_d = lm_t2_log_floor(I.md), rmin = lm_par(ev, "rate_min");
+    const double fl_d = lm_t2_log_floor(I.md), rmin = P.rate_min;
     /* scan the grid in double */
     /* the witness: the fastest decreasing run whose fit is stable and whose C <= C_max, else
      * the decreasing run with the smallest C */
-    const double logCm = log(lm_par(ev, "C_max"));
+    const double logCm = log(P.C_max);
     int best = -1, best_ok = 0;
     double best_logC = INFINITY, best_s = 0;
     lm_rate_fit f;
@@ -173,7 +175,7 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "witness found", 0);
         goto done;
     }
-    const double Cm = lm_par(ev, "C_max");
+    const double Cm = P.C_max;
     lm_measure(ev, "f_T/f_0", exp(lf[np - 1] - lf[0]));
     lm_measure(ev, "iterates compared (above the floor)", ncmp);
     if (isfinite(s)) {

@@ -47,15 +47,15 @@
 static const char *const configs[] = {"a=1", "a=2", "a=0.37", NULL};
 static const double cfg_a[] = {1.0, 2.0, 0.37};
 
-static const lm_param_def params[] = {
-    {"tau_scale", 1.0, "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||", NULL, "setting [0, inf)"},
-    {"tol_scale", 1.0, "multiplies the tolerances of eq. (15), the dF/dC formula and the flat landscape", NULL, "[0, inf)"},
-    {"wv_perturb", 0.0, "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)", NULL, "[-1e6, 1e6]"},
-    {"eps_y", 1e-6, "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)", NULL, "[0, 1e6]"},
-    {"eta", 0.1, "GD step of the Softmax and Gaussian runs", NULL, "(0, 1e6]"},
-    {"T", 2000, "GD steps of the runs (quick: 200) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"gauss_min_decrease", 1e-6, "the Gaussian run must reach f_T <= (1 - this) f_0", NULL, "[0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                     \
+    NUM(tau_scale, 1.0, "setting [0, inf)", "multiplies the gradient tolerance 2^(10-p) ||r|| ||X||^3 ||W^V|| ||W^O|| ||W^K||") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the tolerances of eq. (15), the dF/dC formula and the flat landscape")          \
+    NUM(wv_perturb, 0.0, "[-1e6, 1e6]", "added to W^V_{12} (0 = the paper's witness; nonzero breaks it)")                       \
+    NUM(eps_y, 1e-6, "[0, 1e6]", "label offsets y = (3+e1, 3+e2), e ~ eps_y N(0,1)")                                            \
+    NUM(eta, 0.1, "(0, 1e6]", "GD step of the Softmax and Gaussian runs")                                                       \
+    NUM(T, 2000, "int [1, 100000]", "GD steps of the runs (quick: 200) (at most 100000: run length bound)")                     \
+    NUM(gauss_min_decrease, 1e-6, "[0, 1]", "the Gaussian run must reach f_T <= (1 - this) f_0")
+LM_PARAMS(PARAMS)
 
 static double frob_d(const lm_mat *A)
 {
@@ -89,13 +89,14 @@ static lm_mha *build(const lm_ctx *c, lm_kernel k, double a, double pert, const 
 /* gradient observations at the model's current point */
 static void grad_obs(lm_eval *ev, lm_mha *m, const char *where)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_mat *gQ = lm_mat_new(2, 2, c), *gK = lm_mat_new(2, 2, c);
     lm_num a, b;
     lm_num_inits(c, &a, &b, (lm_num *)NULL);
     lm_mha_forward(m);
     lm_mha_grad(m, &gQ, &gK, NULL);
-    double base = exp2(lm_ctx_log2eps(c) + 10.0) * lm_par(ev, "tau_scale") * frob_d(m->r) *
+    double base = exp2(lm_ctx_log2eps(c) + 10.0) * P.tau_scale * frob_d(m->r) *
                   pow(frob_d(m->X[0]), 3) * frob_d(m->Wv) * frob_d(m->Wo);
     lm_mat_frob(&a, gQ);
     lm_num_set_d(&b, base * frob_d(m->Wk[0]));
@@ -111,8 +112,9 @@ static void grad_obs(lm_eval *ev, lm_mha *m, const char *where)
 /* eq. (15) and the paper's dF/dC formula at the model's current point */
 static void formula_obs(lm_eval *ev, lm_mha *m, int check15, const char *where)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
-    const double tol = lm_par(ev, "tol_scale");
+    const double tol = P.tol_scale;
     lm_mat *v = lm_mat_new(2, 1, c), *G = lm_mat_new(2, 2, c);
     lm_num r, L1, L2, dL, s1, s2, x, y, t;
     lm_num_inits(c, &r, &L1, &L2, &dL, &s1, &s2, &x, &y, &t, (lm_num *)NULL);
@@ -159,11 +161,12 @@ static void randw(double *w, lm_rng *g, double s)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
-    const double a = cfg_a[ev->config], pert = lm_par(ev, "wv_perturb");
-    const double tol = lm_par(ev, "tol_scale");
+    const double a = cfg_a[ev->config], pert = P.wv_perturb;
+    const double tol = P.tol_scale;
     double sq = pow(10.0, 2 * lm_rng_uniform(g) - 1), sk = pow(10.0, 2 * lm_rng_uniform(g) - 1);
     if (ev->x && ev->nx >= 2) {
         sq = pow(10.0, 1.5 * tanh(ev->x[0] / 3.0));
@@ -172,8 +175,8 @@ static int eval(lm_eval *ev)
     double wq[4], wk[4], y[2];
     randw(wq, g, sq);
     randw(wk, g, sk);
-    y[0] = 3.0 + lm_par(ev, "eps_y") * lm_rng_normal(g);
-    y[1] = 3.0 + lm_par(ev, "eps_y") * lm_rng_normal(g);
+    y[0] = 3.0 + P.eps_y * lm_rng_normal(g);
+    y[1] = 3.0 + P.eps_y * lm_rng_normal(g);
     int rc = 0;
     lm_mha *m = build(c, LM_SOFTMAX, a, pert, wq, wk, y);
     lm_num t0, t1;
@@ -265,10 +268,10 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "scale of W^K", sk);
     /* GD runs on every eighth instance */
     if (ev->index % 8 == 0 && !ev->searching) {
-        int T = ev->quick ? 200 : lm_par_i(ev, "T");
+        int T = ev->quick ? 200 : lm_int(P.T);
         lm_num eta;
         lm_num_init(&eta, c);
-        lm_num_set_d(&eta, lm_par(ev, "eta"));
+        lm_num_set_d(&eta, P.eta);
         double maxdev = 0;
         lm_series_axes(ev, "iterate t", "loss", 1);
         /* both runs start from the witness pair, which meets (12) */
@@ -297,7 +300,7 @@ static int eval(lm_eval *ev)
             lm_num_set_d(&t1, ftol);
             lm_num_set_d(&t0, maxdev);
             lm_obs_le(ev, T, &t0, &t1, 0.0, "Softmax GD: max_t |f_t - f_0| over %d steps", T);
-            lm_num_mul_d(&t1, &fG0, 1.0 - lm_par(ev, "gauss_min_decrease"));
+            lm_num_mul_d(&t1, &fG0, 1.0 - P.gauss_min_decrease);
             lm_obs_le(ev, T, &mG->f, &t1, 0.0, "Gaussian GD decreases f over %d steps", T);
             lm_measure(ev, "Softmax GD max_t |f_t - f_0| / f_0", maxdev / f0d);
             lm_measure(ev, "Gaussian GD f_T / f_0", lm_num_get_d(&mG->f) / lm_num_get_d(&fG0));

@@ -57,24 +57,19 @@ enum { RN = 8, Rn = 4, RD = 8, Rd = 4, RH = 2, NPTS = 101 };
 
 static const char *const configs[] = {"M=W^Q", "M=W^Q+W^K+W^V", NULL};
 
-static const lm_param_def params[] = {
-    {"margin", 1.0,
-     "Gaussian must beat Softmax by this factor: margin*median_G <= median_S and "
-     "margin*sd_G <= sd_S",
-     NULL, "(0, 1e12]"},
-    {"T", 5000, "GD steps (scaled by budget/128, at most T) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"seeds", 10, "independent seeds (quick: 3) (at most 64)", NULL, "int [1, 64]"},
-    {"eta_scale", 0.5,
-     "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the common init (per seed)",
-     NULL, "(0, 1e6]"},
-    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL, "(0, 1e3]"},
-    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL, "(0, 1e3]"},
-    {"teacher", 0, "labels: mean of the teacher's two kernels, or one kernel", "mix|softmax|gauss", NULL},
-    {"wv", 0, "W^V parameterization", "block|dense", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {"proxies", 0, "which proxies are compared", "both|convergence|stability", NULL},
-    {"reach", 1e-3, "level of f_t/f_0 for the steps-to-reach measure", NULL, "(0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                         \
+    NUM(margin, 1.0, "(0, 1e12]", "Gaussian must beat Softmax by this factor: margin*median_G <= median_S and margin*sd_G <= sd_S") \
+    NUM(T, 5000, "int [1, 100000]", "GD steps (scaled by budget/128, at most T) (at most 100000: run length bound)")                \
+    NUM(seeds, 10, "int [1, 64]", "independent seeds (quick: 3) (at most 64)")                                                      \
+    NUM(eta_scale, 0.5, "(0, 1e6]", "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the common init (per seed)")   \
+    NUM(sX, 1.0, "(0, 1e3]", "data scale: X_i entries N(0, sX^2)")                                                                  \
+    NUM(sQK, 0.3, "(0, 1e3]", "init scale of W^Q, W^K (student and teacher)")                                                       \
+    SWITCH(teacher, 0, "mix|softmax|gauss", "labels: mean of the teacher's two kernels, or one kernel")                             \
+    SWITCH(wv, 0, "block|dense", "W^V parameterization")                                                                            \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")                                                       \
+    SWITCH(proxies, 0, "both|convergence|stability", "which proxies are compared")                                                  \
+    NUM(reach, 1e-3, "(0, 1]", "level of f_t/f_0 for the steps-to-reach measure")
+LM_PARAMS(PARAMS)
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -105,11 +100,12 @@ static void mean_sd(double *mean, double *sd, const double *v, int k)
 /* one seed's pair of students (same data, init and labels): the R4 setting */
 static void build_pair(lm_mha **soft, lm_mha **gauss, lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_synth_setup r4 = {
         .N = RN, .n = Rn, .D = RD, .d = Rd, .H = RH,
-        .sX = lm_par(ev, "sX"), .sQK = lm_par(ev, "sQK"), .cG = lm_par(ev, "cG"),
-        .wv = lm_par_i(ev, "wv") ? LM_WV_DENSE : LM_WV_BLOCK,
-        .teacher = lm_par_i(ev, "teacher")};
+        .sX = P.sX, .sQK = P.sQK, .cG = P.cG,
+        .wv = lm_int(P.wv) ? LM_WV_DENSE : LM_WV_BLOCK,
+        .teacher = lm_int(P.teacher)};
     *soft = lm_synth_student(ev, &r4);
     *gauss = lm_mha_convert(*soft, ev->ctx);
     (*gauss)->kernel = LM_GAUSS;
@@ -117,10 +113,11 @@ static void build_pair(lm_mha **soft, lm_mha **gauss, lm_eval *ev)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int mask = ev->config == 0 ? LM_VAR_Q : LM_VAR_ALL;
     const int seeds = lm_synth_seeds(ev);
-    const int T = lm_synth_steps(ev, lm_par_i(ev, "T"), 20);
-    const double reach = lm_par(ev, "reach"), margin = lm_par(ev, "margin");
+    const int T = lm_synth_steps(ev, lm_int(P.T), 20);
+    const double reach = P.reach, margin = P.margin;
     int rc = 0;
     /* log10 f_t/f_0 at NPTS sample points, per kernel and seed */
     double *curve = lm_xcalloc((size_t)2 * seeds * NPTS, sizeof *curve);
@@ -141,7 +138,7 @@ static int eval(lm_eval *ev)
             lm_mha_free(m[1]);
             break;
         }
-        lm_num_set_d(&eta, lm_par(ev, "eta_scale") / L0);
+        lm_num_set_d(&eta, P.eta_scale / L0);
         eta_sum += lm_num_get_d(&eta) / seeds;
         for (int k = 0; k < 2 && !rc; k++) {
             lm_mha_forward(m[k]);
@@ -216,7 +213,7 @@ static int eval(lm_eval *ev)
     {
         lm_num a, b;
         lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
-        const int which = lm_par_i(ev, "proxies");
+        const int which = lm_int(P.proxies);
         if (which != 2) {
             lm_num_set_d(&a, log(med[1]) + log(margin));
             lm_num_set_d(&b, log(med[0]));

@@ -47,20 +47,18 @@
 
 enum { RN = 8, Rn = 4, RD = 8, Rd = 4, RH = 2, NPROXY = 3 };
 
-static const lm_param_def params[] = {
-    {"margin", 1.0, "a seed counts for Softmax when P_softmax >= margin * P_gauss", NULL, "(0, 1e12]"},
-    {"T1", 8000, "stage-1 Softmax GD steps (scaled by budget/128, at most T1); stage 2: T1/16 (at most 200000: run length bound)",
-     NULL, "int [1, 200000]"},
-    {"seeds", 10, "independent seeds (quick: 3) (at most 64)", NULL, "int [1, 64]"},
-    {"grid", 50, "grid points per axis (quick: half, same extent) (at most 300: the landscape has grid^2 points)", NULL, "int [3, 300]"},
-    {"step", 0.02, "grid step along d1, d2 (the paper's 0.02)", NULL, "(0, 100]"},
-    {"eta_scale", 0.5,
-     "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the initial point", NULL, "(0, 1e6]"},
-    {"tie", 1e-12, "relative tie threshold of the local-minimum count (times the range)", NULL, "[0, 1]"},
-    {"sX", 1.0, "data scale: X_i entries N(0, sX^2)", NULL, "(0, 1e3]"},
-    {"sQK", 0.3, "init scale of W^Q, W^K (student and teacher)", NULL, "(0, 1e3]"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                            \
+    NUM(margin, 1.0, "(0, 1e12]", "a seed counts for Softmax when P_softmax >= margin * P_gauss")                                                      \
+    NUM(T1, 8000, "int [1, 200000]", "stage-1 Softmax GD steps (scaled by budget/128, at most T1); stage 2: T1/16 (at most 200000: run length bound)") \
+    NUM(seeds, 10, "int [1, 64]", "independent seeds (quick: 3) (at most 64)")                                                                         \
+    NUM(grid, 50, "int [3, 300]", "grid points per axis (quick: half, same extent) (at most 300: the landscape has grid^2 points)")                    \
+    NUM(step, 0.02, "(0, 100]", "grid step along d1, d2 (the paper's 0.02)")                                                                           \
+    NUM(eta_scale, 0.5, "(0, 1e6]", "step eta = eta_scale / max over kernels of lambda_max(J J^T) at the initial point")                               \
+    NUM(tie, 1e-12, "[0, 1]", "relative tie threshold of the local-minimum count (times the range)")                                                   \
+    NUM(sX, 1.0, "(0, 1e3]", "data scale: X_i entries N(0, sX^2)")                                                                                     \
+    NUM(sQK, 0.3, "(0, 1e3]", "init scale of W^Q, W^K (student and teacher)")                                                                          \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")
+LM_PARAMS(PARAMS)
 
 static const char *const proxy_name[NPROXY] = {"local minima (+1)", "total variation / range",
                                                "mean |Laplacian| / range"};
@@ -68,9 +66,10 @@ static const char *const proxy_name[NPROXY] = {"local minima (+1)", "total varia
 /* the R4 student (Softmax) with teacher-mixture labels, from the instance stream */
 static lm_mha *build(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_synth_setup r4 = {
         .N = RN, .n = Rn, .D = RD, .d = Rd, .H = RH,
-        .sX = lm_par(ev, "sX"), .sQK = lm_par(ev, "sQK"), .cG = lm_par(ev, "cG"),
+        .sX = prm.sX, .sQK = prm.sQK, .cG = prm.cG,
         .wv = LM_WV_BLOCK, .teacher = 0};
     return lm_synth_student(ev, &r4);
 }
@@ -168,18 +167,19 @@ static void roughness(double *P, const double *F, int g, double tie_rel)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const int seeds = lm_synth_seeds(ev);
-    const int T1 = lm_synth_steps(ev, lm_par_i(ev, "T1"), 32);
+    const int T1 = lm_synth_steps(ev, lm_int(prm.T1), 32);
     const int T2 = T1 / 16;
-    int g = lm_par_i(ev, "grid");
-    double step = lm_par(ev, "step");
+    int g = lm_int(prm.grid);
+    double step = prm.step;
     if (ev->quick && g >= 8) {
         const int gq = 2 * ((g / 2 + 1) / 2); /* about half, even: offset 0 stays on the grid */
         step *= (double)g / gq;
         g = gq;
     }
     if (g < 3) return lm_fail(ev, "grid must have at least 3 points per axis");
-    const double margin = lm_par(ev, "margin"), tie = lm_par(ev, "tie");
+    const double margin = prm.margin, tie = prm.tie;
     double *F = lm_xmalloc((size_t)g * g * sizeof *F);
     double Ps[64][NPROXY], Pg[64][NPROXY];
     double fin[2] = {0, 0}, eta_mean = 0;
@@ -198,7 +198,7 @@ static int eval(lm_eval *ev)
             rc = lm_fail(ev, "Gauss-Newton curvature at init of seed %d is not finite", s);
             break;
         }
-        lm_num_set_d(&eta, lm_par(ev, "eta_scale") / L0);
+        lm_num_set_d(&eta, prm.eta_scale / L0);
         eta_mean += lm_num_get_d(&eta) / seeds;
         /* stage 1: Softmax */
         if (train(m0, T1, &eta)) {

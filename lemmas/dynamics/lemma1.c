@@ -78,15 +78,15 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "(2)'s Kronecker form with the printed I_N, on the sizes with n > 1: dimensionally invalid", "kron_I=N"},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "setting [0, inf)"},
-    {"inv_sqrt_d_power", 1.0, "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))", NULL, "exponent [-10, 10]"},
-    {"term2_sign", 1.0, "sign of the subtracted second term of (4) (1 = paper)", NULL, "constant [-1, 1]"},
-    {"kron_I", 0, "identity in (2): Nn (dimensionally valid) or N (as printed)", "Nn|N", NULL},
-    {"wv_offdiag", 0, "1: W^V gets off-diagonal blocks (dense-mode iterate)", NULL, "int [0, 1]"},
-    {"sat_logit", 50.0, "max |C| of the saturated configuration", NULL, "[0, 1e6]"},
-    {"tie_logit", 30.0, "max |C| of the near-tied configuration", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                        \
+    NUM(tol_scale, 1.0, "setting [0, inf)", "multiplies the residual tolerance 2^(-p/3)")                          \
+    NUM(inv_sqrt_d_power, 1.0, "exponent [-10, 10]", "exponent of d^(-1/2) in (3) (1 = paper; 0 drops 1/sqrt(d))") \
+    NUM(term2_sign, 1.0, "constant [-1, 1]", "sign of the subtracted second term of (4) (1 = paper)")              \
+    SWITCH(kron_I, 0, "Nn|N", "identity in (2): Nn (dimensionally valid) or N (as printed)")                       \
+    NUM(wv_offdiag, 0, "int [0, 1]", "1: W^V gets off-diagonal blocks (dense-mode iterate)")                       \
+    NUM(sat_logit, 50.0, "[0, 1e6]", "max |C| of the saturated configuration")                                     \
+    NUM(tie_logit, 30.0, "[0, 1e6]", "max |C| of the near-tied configuration")
+LM_PARAMS(PARAMS)
 
 /* (N, n, D, d, H): the sizes of S7 plus H = 3 and n = 1 */
 static const int sizes[][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2},
@@ -126,6 +126,7 @@ static void set_logit_scale(lm_mha *m, double target)
  * whatever the configuration or the precision) */
 static lm_mha *build(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     /* the printed-(2) configuration: only the sizes with n > 1, where I_N is at stake */
     const int *z = ev->config == 3 ? sizes[nbig[ev->index % NBIG]] : sizes[ev->index % NSIZES];
@@ -135,7 +136,7 @@ static lm_mha *build(lm_eval *ev)
     double lq = 2.0 * lm_rng_uniform(g) - 1.0, lv = 2.0 * lm_rng_uniform(g) - 1.0,
            lo = 2.0 * lm_rng_uniform(g) - 1.0;
     lm_mha_randomize(m, g, 1.0, pow(10.0, lq), pow(10.0, lv), pow(10.0, lo));
-    int off = lm_par_i(ev, "wv_offdiag");
+    int off = lm_int(prm.wv_offdiag);
     for (int a = 0; a < H * D; a++)
         for (int b = 0; b < H * d; b++) {
             double v = pow(10.0, lv) * lm_rng_normal(g);
@@ -152,8 +153,8 @@ static lm_mha *build(lm_eval *ev)
             for (int a = 0; a < D; a++)
                 lm_mat_set_d(m->X[i], 1, a,
                              lm_mat_get_d(m->X[i], 0, a) * (1.0 + gap * tie[(i * D + a) % 64]));
-    if (ev->config == 1) set_logit_scale(m, lm_par(ev, "sat_logit"));
-    if (ev->config == 2) set_logit_scale(m, lm_par(ev, "tie_logit"));
+    if (ev->config == 1) set_logit_scale(m, prm.sat_logit);
+    if (ev->config == 2) set_logit_scale(m, prm.tie_logit);
     if (x && ev->nx >= 5) {
         for (int h = 0; h < H; h++) {
             lm_mat_scale_d(m->Wq[h], m->Wq[h], pow(10.0, 1.5 * tanh(x[0])));
@@ -296,14 +297,15 @@ static void natural_scales_qk(lm_mat *natQ, lm_mat *natK, const lm_mha *m, const
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int rc = 0;
     lm_mha *m0 = build(ev);
     const int N = m0->N, n = m0->n, D = m0->D, d = m0->d, H = m0->H, Nn = N * n;
     lm_mha_forward(m0);
     const double cmax = max_abs_logit(m0);
     const int promote = ev->ctx->backend == LM_DOUBLE && cmax > 700.0;
-    const double sign = lm_par(ev, "term2_sign"), pw = lm_par(ev, "inv_sqrt_d_power");
-    const int kronN = lm_par_i(ev, "kron_I");
+    const double sign = prm.term2_sign, pw = prm.inv_sqrt_d_power;
+    const int kronN = lm_int(prm.kron_I);
     lm_measure(ev, "max |C|", cmax);
     lm_measure(ev, "(2) with I_N dimensionally valid", n == 1);
     if (!lm_assume(ev, !kronN || n == 1,
@@ -327,7 +329,7 @@ static int eval(lm_eval *ev)
     }
     /* the working precision: double, or MPFR when exp C overflows in double */
     lm_gc_check gc;
-    if (lm_gc_begin(&gc, ev, m0, promote, lm_par(ev, "tol_scale"), "double overflows"))
+    if (lm_gc_begin(&gc, ev, m0, promote, prm.tol_scale, "double overflows"))
         return lm_fail(ev, "loss is not finite");
     lm_mha *m = gc.m;
     const lm_ctx w = gc.w;

@@ -65,16 +65,16 @@ static const char *const configs[] = {"item1,differential", "item1,finite",
                                       "item3,differential", "item3,finite",
                                       "item4,grad-WQ", "item5,grad-WK", NULL};
 
-static const lm_param_def params[] = {
-    {"phi_scale", 1.0, "multiplies phi_i of item (1) (and in item (3))", NULL, "[0, 1e6]"},
-    {"psi_scale", 1.0, "multiplies psi_i of item (2) (and in item (3))", NULL, "[0, 1e6]"},
-    {"Q_scale", 1.0, "multiplies Q_i of item (4)", NULL, "[0, 1e6]"},
-    {"K_scale", 1.0, "multiplies K_i of item (5)", NULL, "[0, 1e6]"},
-    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
-    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
-    {"dmax", 10.0, "largest ||Delta||_F in the finite forms", NULL, "(0, 1e3]"},
-    {"jvp_tol", 1e-6, "allowed |FD - Jacobian| / bound in the Jacobian self-check", NULL, "(0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                    \
+    NUM(phi_scale, 1.0, "[0, 1e6]", "multiplies phi_i of item (1) (and in item (3))")          \
+    NUM(psi_scale, 1.0, "[0, 1e6]", "multiplies psi_i of item (2) (and in item (3))")          \
+    NUM(Q_scale, 1.0, "[0, 1e6]", "multiplies Q_i of item (4)")                                \
+    NUM(K_scale, 1.0, "[0, 1e6]", "multiplies K_i of item (5)")                                \
+    NUM(logscale_lo, -1.0, "[-4, 4]", "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O")  \
+    NUM(logscale_hi, 1.5, "[-4, 4]", "log10 of the largest scale of X, W^Q, W^K, W^V, W^O")    \
+    NUM(dmax, 10.0, "(0, 1e3]", "largest ||Delta||_F in the finite forms")                     \
+    NUM(jvp_tol, 1e-6, "(0, 1]", "allowed |FD - Jacobian| / bound in the Jacobian self-check")
+LM_PARAMS(PARAMS)
 
 static const int sizes[8][4] = {{2, 3, 2, 1}, {3, 4, 2, 2}, {1, 2, 2, 1}, {4, 3, 1, 1},
                                 {3, 2, 3, 3}, {2, 4, 4, 2}, {5, 3, 2, 1}, {3, 3, 3, 1}};
@@ -132,11 +132,12 @@ static int build(inst *I, lm_eval *ev)
 static void bound_const(lm_num *r, const inst *I, const lm_num *sQ, const lm_num *sK, int mask,
                         const lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_num phi, psi;
     lm_num_inits(c, &phi, &psi, (lm_num *)NULL);
-    root_sumsq(&phi, sK, I->H, lm_par(ev, "phi_scale") * I->n, c);
-    root_sumsq(&psi, sQ, I->H, lm_par(ev, "psi_scale") * I->n, c);
+    root_sumsq(&phi, sK, I->H, prm.phi_scale * I->n, c);
+    root_sumsq(&psi, sQ, I->H, prm.psi_scale * I->n, c);
     if (mask == 1) lm_num_set(r, &phi);
     else if (mask == 2) lm_num_set(r, &psi);
     else {
@@ -356,6 +357,7 @@ static double jacobian_selfcheck(const inst *I, const lm_mat *E, const lm_num *b
 
 static int check_differential(lm_eval *ev, const inst *I, int mask)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const int per = per_head(I, mask);
     int rc = 0;
@@ -368,7 +370,7 @@ static int check_differential(lm_eval *ev, const inst *I, int mask)
     if (sup_derivative(&sup, NULL, I, mask)) { rc = lm_fail(ev, "SVD of the softmax Jacobian failed"); goto out; }
     double dev = jacobian_selfcheck(I, E, &b, mask);
     lm_measure(ev, "jacobian_vs_FD_rel_dev", dev);
-    if (!(dev <= lm_par(ev, "jvp_tol"))) {
+    if (!(dev <= prm.jvp_tol)) {
         rc = lm_fail(ev, "softmax Jacobian disagrees with central differences (%.3g of the bound)", dev);
         goto out;
     }

@@ -66,16 +66,16 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "G of S5, sigma's at the induction bounds", NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"Z_scale", 1.0, "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)", NULL, "constant [0, 1e6]"},
-    {"G_scale", 1.0, "multiplies G = N(max L^Q + max L^K + max L^V)", NULL, "constant [0, 1e6]"},
-    {"wv", 0, "W^V parameterization", "dense|block", NULL},
-    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
-    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
-    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL, "[-15, 3]"},
-    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3 regime", NULL, "[-3, 4]"},
-    {"T_gd", 4, "GD steps per step size in the trajectory instances (at most 1000: run length bound)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                              \
+    NUM(Z_scale, 1.0, "constant [0, 1e6]", "multiplies Z (eq. 90, or the sum of the Z_i of eq. 89)")                     \
+    NUM(G_scale, 1.0, "constant [0, 1e6]", "multiplies G = N(max L^Q + max L^K + max L^V)")                              \
+    SWITCH(wv, 0, "dense|block", "W^V parameterization")                                                                 \
+    SWITCH(lamV, 1, "main|appendix", "lambda^V in the induction bound 3/2 lambda^V")                                     \
+    NUM(logdist_lo, -6.0, "[-15, 3]", "log10 of the smallest ||M'-M||_F")                                                \
+    NUM(logdist_hi, 0.0, "[-15, 3]", "log10 of the largest ||M'-M||_F")                                                  \
+    NUM(wo_logscale, 2.0, "[-3, 4]", "log10 of the W^O scale in the Remark-3 regime")                                    \
+    NUM(T_gd, 4, "int [1, 1000]", "GD steps per step size in the trajectory instances (at most 1000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const int sizes[4][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}};
 

@@ -61,13 +61,13 @@ static const char *const configs[] = {
     "witness-T1-dense-topeig", NULL};
 #define WITNESS 12
 
-static const lm_param_def params[] = {
-    {"C_scale", 1.0, "multiplies the constant C on the right-hand side (1 = lemma)", NULL, "[0, 1e6]"},
-    {"grid", 32, "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2) (at most 1024, the grid's array)", NULL, "int [2, 1024]"},
-    {"refine", 12, "golden-section steps around the grid maximum (at most 200: cost bound)", NULL, "int [0, 200]"},
-    {"wv", 0, "W^V parameterization of the twelve loss configurations", "block|dense", NULL},
-    {"cG", 2.0, "Gaussian scale c_G of the Gaussian configurations", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                            \
+    NUM(C_scale, 1.0, "[0, 1e6]", "multiplies the constant C on the right-hand side (1 = lemma)")                                      \
+    NUM(grid, 32, "int [2, 1024]", "grid points k/grid on (0,1] for the sup of L(t) (quick: grid/2) (at most 1024, the grid's array)") \
+    NUM(refine, 12, "int [0, 200]", "golden-section steps around the grid maximum (at most 200: cost bound)")                          \
+    SWITCH(wv, 0, "block|dense", "W^V parameterization of the twelve loss configurations")                                             \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G of the Gaussian configurations")
+LM_PARAMS(PARAMS)
 
 static const int sizes[][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2},
                                {1, 3, 2, 1, 2}, {1, 2, 2, 2, 1}, {1, 3, 3, 3, 1}};
@@ -150,6 +150,7 @@ static double f_err(const lm_mha *m, double u)
 
 static int seg_core(seg_res *res, lm_eval *ev, const lm_ctx *c, lm_rng g0r)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = &g0r;
     const int kernel = ev->config / 6, set = (ev->config % 6) / 2, gd = ev->config % 2 == 0;
     const int mask = set == 0 ? LM_VAR_V : set == 1 ? LM_VAR_Q : LM_VAR_ALL;
@@ -166,8 +167,8 @@ static int seg_core(seg_res *res, lm_eval *ev, const lm_ctx *c, lm_rng g0r)
         ly = tanh(ev->x[3]);
     }
     lm_mha *m = lm_mha_new(N, n, D, d, H, kernel ? LM_GAUSS : LM_SOFTMAX,
-                           lm_par_i(ev, "wv") ? LM_WV_DENSE : LM_WV_BLOCK, c);
-    m->cG = lm_par(ev, "cG");
+                           lm_int(P.wv) ? LM_WV_DENSE : LM_WV_BLOCK, c);
+    m->cG = P.cG;
     lm_mha_randomize(m, g, 1.0, pow(10.0, lq), pow(10.0, lv), 1.0);
     lm_mat_randn(m->y, g, pow(10.0, ly));
     const int np = lm_mha_nparams(m, mask);
@@ -215,7 +216,7 @@ static int seg_core(seg_res *res, lm_eval *ev, const lm_ctx *c, lm_rng g0r)
         goto seg_done;
     }
     {
-        int K = lm_par_i(ev, "grid"), R = lm_par_i(ev, "refine");
+        int K = lm_int(P.grid), R = lm_int(P.refine);
         if (ev->quick) K = K / 2;
         if (ev->searching) {
             K = 8;
@@ -282,7 +283,7 @@ static int seg_core(seg_res *res, lm_eval *ev, const lm_ctx *c, lm_rng g0r)
         lm_num_sub(&res->lhs, &res->lhs, &dot);
         lm_num_sqr(&res->rhs, &s.nd);
         lm_num_mul(&res->rhs, &res->rhs, &s.best);
-        lm_num_mul_d(&res->rhs, &res->rhs, 0.5 * lm_par(ev, "C_scale"));
+        lm_num_mul_d(&res->rhs, &res->rhs, 0.5 * P.C_scale);
         const double ndd = lm_num_get_d(&s.nd), Ch = lm_num_get_d(&s.best);
         /* the relative error of C_hat: rounding of the gradients (residual
          * cancellation included, as in f_err) over the difference at t_best */
@@ -400,6 +401,7 @@ static int eval(lm_eval *ev)
 /* the equality witness: T1 quadratic in the dense W^V, delta along B^T u (W^O)^T */
 static int eval_witness(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     const int *z = sizes[ev->index % NSIZES];
@@ -463,7 +465,7 @@ static int eval_witness(lm_eval *ev)
     lm_mat_frob(&rhs, dl);
     lm_num_sqr(&rhs, &rhs);
     lm_num_mul(&rhs, &rhs, &lam);
-    lm_num_mul_d(&rhs, &rhs, 0.5 * lm_par(ev, "C_scale"));
+    lm_num_mul_d(&rhs, &rhs, 0.5 * P.C_scale);
     if (!lm_num_isfinite(&lhs) || !lm_num_isfinite(&rhs)) {
         rc = lm_fail(ev, "non-finite value in the witness");
         goto done;

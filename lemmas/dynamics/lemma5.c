@@ -34,12 +34,11 @@
 
 static const char *const configs[] = {"integer", "real", NULL};
 
-static const lm_param_def params[] = {
-    {"vec_order", 0, "vec convention: col (column-major, the paper's) or row (must fail)", "col|row", NULL},
-    {"int_range", 8, "integer entries are uniform in [-int_range, int_range] (at most 1000: the exactness argument)", NULL, "int [1, 1000]"},
-    {"tol_scale", 1.0, "multiplies the residual tolerance (1/2 for integers, 4(l+m+2)u for reals)",
-     NULL, "[0, inf)"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                             \
+    SWITCH(vec_order, 0, "col|row", "vec convention: col (column-major, the paper's) or row (must fail)")                               \
+    NUM(int_range, 8, "int [1, 1000]", "integer entries are uniform in [-int_range, int_range] (at most 1000: the exactness argument)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the residual tolerance (1/2 for integers, 4(l+m+2)u for reals)")
+LM_PARAMS(PARAMS)
 
 /* entries drawn as doubles: integers in [-R, R] or N(0,1) */
 static void fill(lm_mat *A, lm_rng *g, int integer, int R)
@@ -87,11 +86,12 @@ static void compare(id_acc *acc, const lm_mat *lhs, const lm_mat *rhs, const lm_
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     const int integer = ev->config == 0;
-    const int row = lm_par_i(ev, "vec_order");
-    const int R = lm_par_i(ev, "int_range");
+    const int row = lm_int(prm.vec_order);
+    const int R = lm_int(prm.int_range);
     if (!lm_assume(ev, !integer || (R >= 1 && R <= 1000),
                    "int_range = %d outside [1,1000]: exactness argument does not apply", R))
         return 0;
@@ -198,7 +198,7 @@ static int eval(lm_eval *ev)
      * would be tighter only by a factor <= 2.4, and the identities fail by O(1). */
     lm_num tol;
     lm_num_init(&tol, c);
-    lm_num_set_d(&tol, lm_par(ev, "tol_scale") * (integer ? 0.5 : umax * lm_ctx_eps(c)));
+    lm_num_set_d(&tol, prm.tol_scale * (integer ? 0.5 : umax * lm_ctx_eps(c)));
     for (int q = 0; q < NID; q++) {
         if (!lm_num_isfinite(&acc[q].worst)) {
             lm_fail(ev, "non-finite residual in %s", idname[q]);

@@ -55,11 +55,11 @@ static const lm_reading readings[] = {
     {LM_READ_PROBE, "the printed formulas applied to the main text's kernel (11) (c_G = 1), which Lemma 6 does not refer to: (3) is off by c_G/2", NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 2^(-p/3)", NULL, "[0, inf)"},
-    {"fac_scale", 1.0, "multiplies the printed Jacobian factor -1/sqrt(d) (1 = paper)", NULL, "[-1e6, 1e6]"},
-    {"far_logit", 800.0, "every 4th instance: min C = -far_logit (S underflows in double)", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                              \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the residual tolerance 2^(-p/3)")                        \
+    NUM(fac_scale, 1.0, "[-1e6, 1e6]", "multiplies the printed Jacobian factor -1/sqrt(d) (1 = paper)")  \
+    NUM(far_logit, 800.0, "[0, 1e6]", "every 4th instance: min C = -far_logit (S underflows in double)")
+LM_PARAMS(PARAMS)
 
 static const int sizes[][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1},
                                {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}, {2, 2, 3, 2, 3},
@@ -80,6 +80,7 @@ static double min_logit(const lm_mha *m)
 /* the instance, in double, from the instance's stream */
 static lm_mha *build(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
     lm_sizes(ev, z, sizes[ev->index % NSIZES], 5, lm_nm5, lm_nm5_max);
@@ -103,7 +104,7 @@ static lm_mha *build(lm_eval *ev)
     } else if (ev->index % 4 == 3) {
         /* large distances: C is quadratic in (W^Q, W^K) jointly */
         lm_mha_forward(m);
-        double mn = min_logit(m), target = lm_par(ev, "far_logit");
+        double mn = min_logit(m), target = P.far_logit;
         if (mn < 0) {
             double s = sqrt(target / -mn);
             for (int h = 0; h < H; h++) {
@@ -207,6 +208,7 @@ static void grad_q_literal(lm_mat *g, const lm_mha *m, const lm_mat *dC, const l
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     int rc = 0;
     lm_mha *m0 = build(ev);
     const int N = m0->N, n = m0->n, D = m0->D, d = m0->d, H = m0->H, Nn = N * n;
@@ -215,10 +217,10 @@ static int eval(lm_eval *ev)
     const int promote = ev->ctx->backend == LM_DOUBLE && cmin < -700.0;
     lm_measure(ev, "min C", cmin);
     lm_measure(ev, "evaluated in mpfr256", promote);
-    lm_measure(ev, "formula/model factor", m0->cG / 2.0 * lm_par(ev, "fac_scale"));
+    lm_measure(ev, "formula/model factor", m0->cG / 2.0 * P.fac_scale);
     /* the working precision: double, or MPFR when S underflows in double */
     lm_gc_check gc;
-    if (lm_gc_begin(&gc, ev, m0, promote, lm_par(ev, "tol_scale"), "S underflows in double"))
+    if (lm_gc_begin(&gc, ev, m0, promote, P.tol_scale, "S underflows in double"))
         return lm_fail(ev, "loss is not finite");
     lm_mha *m = gc.m;
     const lm_ctx w = gc.w;
@@ -227,7 +229,7 @@ static int eval(lm_eval *ev)
     lm_num_inits(&w, &fac, &one, (lm_num *)NULL);
     lm_num_set_d(&fac, (double)d);
     lm_num_sqrt(&fac, &fac);
-    lm_num_set_d(&one, -lm_par(ev, "fac_scale"));
+    lm_num_set_d(&one, -P.fac_scale);
     lm_num_div(&fac, &one, &fac);
     lm_num_set_d(&one, 1.0);
     /* literal formulas: (4), (5), (3), (1), (2) */

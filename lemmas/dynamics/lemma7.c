@@ -63,18 +63,18 @@ static const char *const configs[] = {"item1,differential", "item1,finite", "ite
                                       "item2,equality-witness", "item3,lower-bound",
                                       "item4,grad-WQh", NULL};
 
-static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies sqrt(2n/d)||X_i||^2 sqrt(sQ^2+sK^2) of item (1)", NULL, "[0, 1e6]"},
-    {"c2_scale", 1.0, "multiplies sqrt(n)||X_i||^2 of item (2)", NULL, "[0, 1e6]"},
-    {"rhs3_scale", 1.0, "multiplies the right side min|V'W^O| min S ||r|| of item (3)", NULL, "[0, 1e6]"},
-    {"Qp_scale", 1.0, "multiplies Q'_i of item (4)", NULL, "[0, 1e6]"},
-    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix, where the lemma is stated; 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {"logscale_lo", -1.0, "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
-    {"logscale_hi", 1.5, "log10 of the largest scale of X, W^Q, W^K, W^V, W^O", NULL, "[-4, 4]"},
-    {"dmax", 10.0, "largest ||Delta||_F in the finite form of (1)", NULL, "(0, 1e3]"},
-    {"jac_tol", 1e-6, "allowed |FD - J dW| / (bound ||dW||) in the Jacobian self-check", NULL, "(0, 1]"},
-    {"tol_ulps", 128, "relative tolerance of the comparisons, in units of the working precision", NULL, "[0, 1e15]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                     \
+    NUM(c1_scale, 1.0, "[0, 1e6]", "multiplies sqrt(2n/d)||X_i||^2 sqrt(sQ^2+sK^2) of item (1)")                \
+    NUM(c2_scale, 1.0, "[0, 1e6]", "multiplies sqrt(n)||X_i||^2 of item (2)")                                   \
+    NUM(rhs3_scale, 1.0, "[0, 1e6]", "multiplies the right side min|V'W^O| min S ||r|| of item (3)")            \
+    NUM(Qp_scale, 1.0, "[0, 1e6]", "multiplies Q'_i of item (4)")                                               \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian kernel scale c_G (2 = appendix, where the lemma is stated; 1 = eq. 11)") \
+    NUM(logscale_lo, -1.0, "[-4, 4]", "log10 of the smallest scale of X, W^Q, W^K, W^V, W^O")                   \
+    NUM(logscale_hi, 1.5, "[-4, 4]", "log10 of the largest scale of X, W^Q, W^K, W^V, W^O")                     \
+    NUM(dmax, 10.0, "(0, 1e3]", "largest ||Delta||_F in the finite form of (1)")                                \
+    NUM(jac_tol, 1e-6, "(0, 1]", "allowed |FD - J dW| / (bound ||dW||) in the Jacobian self-check")             \
+    NUM(tol_ulps, 128, "[0, 1e15]", "relative tolerance of the comparisons, in units of the working precision")
+LM_PARAMS(PARAMS)
 
 static const int sizes[8][4] = {{1, 2, 2, 1}, {2, 2, 2, 1}, {3, 3, 3, 1}, {2, 4, 2, 2},
                                 {3, 2, 1, 1}, {4, 3, 2, 1}, {2, 3, 2, 3}, {3, 4, 2, 2}};
@@ -93,7 +93,8 @@ static int witness1(const lm_eval *ev, const inst *I)
 
 static double rel_tol(const lm_eval *ev)
 {
-    return lm_par(ev, "tol_ulps") * exp2(lm_ctx_log2eps(ev->ctx));
+    const lm_params P = lm_params_of(ev);
+    return P.tol_ulps * exp2(lm_ctx_log2eps(ev->ctx));
 }
 
 /* a <= b (1 + tol) with 1 + tol formed in the working context: lm_obs_le forms 1 + reltol in
@@ -143,13 +144,14 @@ static void hypot_num(lm_num *r, const lm_num *a, const lm_num *b, const lm_ctx 
 
 static int build(inst *I, lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int rc = 0;
     int wit[4] = {1 + ev->index % 4, 1 + (ev->index / 4) % 4, 1, 1}; /* (2) witness: d = H = 1 */
     double sc[5];
     lm_mha *m = lm_pert_one_new(I, ev, ev->config == C2_WIT ? wit : sizes[ev->index % 8], LM_GAUSS, sc);
     const int n = I->n, D = I->D, d = I->d;
-    m->cG = lm_par(ev, "cG");
+    m->cG = P.cG;
     if (ev->config == C2_WIT) { /* a single nonzero row x */
         int k0 = lm_rng_int(g, 0, n - 1);
         for (int a = 0; a < D; a++) lm_mat_set_d(m->X[0], k0, a, sc[0] * lm_rng_normal(g));
@@ -181,27 +183,30 @@ static int build(inst *I, lm_eval *ev)
  * c1_scale sqrt(2n/d) ||X_i||^2 sqrt(sq^2 + sigma_max(W^K_h)^2) */
 static void const1(lm_num *r, const inst *I, const lm_num *sq, int h, const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_num t;
     lm_num_init(&t, ev->ctx);
     hypot_num(r, sq, &I->sK[h], ev->ctx);
     sqrt_ratio(&t, 2L * I->n, I->d, ev->ctx);
     lm_num_mul(r, r, &t);
     lm_num_mul(r, r, &I->nX2);
-    lm_num_mul_d(r, r, lm_par(ev, "c1_scale"));
+    lm_num_mul_d(r, r, P.c1_scale);
     lm_num_clear(&t);
 }
 
 /* constant of (2): c2_scale sqrt(n) ||X_i||^2 */
 static void const2(lm_num *r, const inst *I, const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     sqrt_ratio(r, I->n, 1, ev->ctx);
     lm_num_mul(r, r, &I->nX2);
-    lm_num_mul_d(r, r, lm_par(ev, "c2_scale"));
+    lm_num_mul_d(r, r, P.c2_scale);
 }
 
 /* Q'_i for head h: Qp_scale sqrt(2n/d) ||X_i||^3 ||W^O|| sigma_max(W^V) sqrt(sQ_h^2+sK_h^2) */
 static void const4(lm_num *r, const inst *I, int h, const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_num t;
     lm_num_init(&t, ev->ctx);
     hypot_num(r, &I->sQ[h], &I->sK[h], ev->ctx);
@@ -211,7 +216,7 @@ static void const4(lm_num *r, const inst *I, int h, const lm_eval *ev)
     lm_num_mul(r, r, &I->nX);
     lm_num_mul(r, r, &I->nWo);
     lm_num_mul(r, r, &I->sV);
-    lm_num_mul_d(r, r, lm_par(ev, "Qp_scale"));
+    lm_num_mul_d(r, r, P.Qp_scale);
     lm_num_clear(&t);
 }
 
@@ -249,6 +254,7 @@ static void add_vec(lm_mat *W2, const lm_mat *W, const lm_mat *v, const lm_num *
  * J_ih (C is quadratic in W^Q_h, so central differences are exact up to rounding) */
 static int check1_diff(lm_eval *ev, const inst *I)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const int n = I->n, D = I->D, d = I->d;
     int rc = 0;
@@ -294,7 +300,7 @@ static int check1_diff(lm_eval *ev, const inst *I)
     lm_mha_free(mp);
     lm_mha_free(mm);
     lm_measure(ev, "J_vs_central_diff_rel_dev", dev);
-    if (!(dev <= lm_par(ev, "jac_tol")))
+    if (!(dev <= P.jac_tol))
         rc = lm_fail(ev, "J_ih disagrees with central differences of C_ih (%.3g of the bound)", dev);
 out:
     lm_mat_free(J); lm_mat_free(E); lm_mat_free(dW); lm_mat_free(dv); lm_mat_free(Jd); lm_mat_free(dC);
@@ -506,8 +512,9 @@ static double softmax_example1_ratio(lm_eval *ev)
 
 static int check3(lm_eval *ev, const inst *I)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
-    const double sc = lm_par(ev, "rhs3_scale");
+    const double sc = P.rhs3_scale;
     lm_num lr, rr, lw, rw, ms;
     lm_num_inits(c, &lr, &rr, &lw, &rw, &ms, (lm_num *)NULL);
     parts3(&lr, &rr, &lw, &rw, &ms, I->m, sc);

@@ -70,17 +70,17 @@ static const lm_reading readings[] = {
     G3("sigma's at the induction bounds"),
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"Zp_scale", 1.0, "multiplies Z' (proof of Lemma 8(1))", NULL, "constant [0, 1e6]"},
-    {"Gp_scale", 1.0, "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)", NULL, "constant [0, 1e6]"},
-    {"cG", 2.0, "Gaussian kernel scale c_G (2 = appendix; 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {"wv", 0, "W^V parameterization", "dense|block", NULL},
-    {"lamV", 1, "lambda^V in the induction bound 3/2 lambda^V", "main|appendix", NULL},
-    {"logdist_lo", -6.0, "log10 of the smallest ||M'-M||_F", NULL, "[-15, 3]"},
-    {"logdist_hi", 0.0, "log10 of the largest ||M'-M||_F", NULL, "[-15, 3]"},
-    {"wo_logscale", 2.0, "log10 of the W^O scale in the Remark-3/6 regime", NULL, "[-3, 4]"},
-    {"T_gd", 4, "GD steps per step size in the trajectory instances (at most 1000: run length bound)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                               \
+    NUM(Zp_scale, 1.0, "constant [0, 1e6]", "multiplies Z' (proof of Lemma 8(1))")                                        \
+    NUM(Gp_scale, 1.0, "constant [0, 1e6]", "multiplies G' = N max L^Q' (M={W^Q}) or its three-block sum 3G' (full set)") \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian kernel scale c_G (2 = appendix; 1 = eq. 11)")                                      \
+    SWITCH(wv, 0, "dense|block", "W^V parameterization")                                                                  \
+    SWITCH(lamV, 1, "main|appendix", "lambda^V in the induction bound 3/2 lambda^V")                                      \
+    NUM(logdist_lo, -6.0, "[-15, 3]", "log10 of the smallest ||M'-M||_F")                                                 \
+    NUM(logdist_hi, 0.0, "[-15, 3]", "log10 of the largest ||M'-M||_F")                                                   \
+    NUM(wo_logscale, 2.0, "[-3, 4]", "log10 of the W^O scale in the Remark-3/6 regime")                                   \
+    NUM(T_gd, 4, "int [1, 1000]", "GD steps per step size in the trajectory instances (at most 1000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const int sizes[4][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}, {2, 3, 4, 2, 2}};
 
@@ -105,13 +105,14 @@ static void nconstant(lm_num *r, const lm_dyn_nconsts *k, int kind, int mask)
  * the constant times ||M'-M||_F, both sides in the working precision. */
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const int kind = ev->config / 6;
     const int mask = (ev->config / 3) % 2 ? LM_VAR_ALL : LM_VAR_Q;
     const lm_pert_reading rd = {.kind = kind, .grad = kind == K_G, .sig = ev->config % 3,
                                 .scale = lm_par(ev, kind == K_G ? "Gp_scale" : "Zp_scale"),
                                 .value = constant, .nvalue = nconstant};
     lm_pert_lip I;
-    lm_pert_lip_build(&I, ev, sizes, KERNEL, lm_par(ev, "cG"), mask, &rd);
+    lm_pert_lip_build(&I, ev, sizes, KERNEL, prm.cG, mask, &rd);
     lm_measure(ev, "Z' at M0", I.k0.Zp);
     lm_measure(ev, "G' at M0", I.k0.Gp);
     lm_measure(ev, "3G' at M0", I.k0.Gp3);

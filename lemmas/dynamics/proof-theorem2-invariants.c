@@ -64,18 +64,18 @@ static const lm_reading readings[] = {
     {LM_READ_REPAIRED, "sqrt(nH) in place of the printed sqrt(HN): rows of a softmax sum to one, so ||S_ih||_2 <= sqrt(n)", "nrmB_reading=sqrt(nH)"},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"inv_scale", 1.0, "multiplies the factor 3/2 of the sigma_max invariants", NULL, "constant (0, 1e6]"},
-    {"B_factor", 0.5, "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)", NULL, "constant [0, 1e6]"},
-    {"mu_factor", 0.25, "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)", NULL, "constant [0, 1e6]"},
-    {"lamV", 0, "lambda^V in the W^V invariant", "appendix|main", NULL},
-    {"nrmB_scale", 1.0, "multiplies the bound of the ||B||_F step", NULL, "constant [0, 1e6]"},
-    {"nrmB_reading", 0, "bound of the ||B||_F step", "sqrt(HN)|sqrt(nH)", NULL},
-    {"hyp", 3, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 (hyp = 8main/8app)", NULL, "constant (0, 1e6]"},
-    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "setting (0, 1e6]"},
-    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                               \
+    NUM(inv_scale, 1.0, "constant (0, 1e6]", "multiplies the factor 3/2 of the sigma_max invariants")     \
+    NUM(B_factor, 0.5, "constant [0, 1e6]", "sigma_min(B_r) >= B_factor * lambda^B (paper: 1/2)")         \
+    NUM(mu_factor, 0.25, "constant [0, 1e6]", "mu = mu_factor * ||W^O||^2 lambda_B^2 (paper: 1/4)")       \
+    SWITCH(lamV, 0, "appendix|main", "lambda^V in the W^V invariant")                                     \
+    NUM(nrmB_scale, 1.0, "constant [0, 1e6]", "multiplies the bound of the ||B||_F step")                 \
+    SWITCH(nrmB_reading, 0, "sqrt(HN)|sqrt(nH)", "bound of the ||B||_F step")                             \
+    SWITCH(hyp, 3, LM_T2_HYP_CHOICES, "initialization condition enforced")                                \
+    NUM(nu_scale, 1.0, "constant (0, 1e6]", "multiplies nu = 1/54 (hyp = 8main/8app)")                    \
+    NUM(eta_scale, 1.0, "setting (0, 1e6]", "multiplies the step size 0.99/(2G)")                         \
+    NUM(T, 200, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static int smax_of(lm_num *r, const lm_mat *A, lm_eval *ev)
 {
@@ -86,9 +86,10 @@ static int smax_of(lm_num *r, const lm_mat *A, lm_eval *ev)
 /* ---- configurations 1-5: invariants along a run ---- */
 static int run_invariant(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int cfg = ev->config;
     lm_t2_opts o = {.mode = LM_WV_DENSE, .kernel = LM_SOFTMAX, .cG = 2.0,
-                    .hyp = lm_par_i(ev, "hyp"), .nu = lm_par(ev, "nu_scale") / 54.0,
+                    .hyp = lm_int(P.hyp), .nu = P.nu_scale / 54.0,
                     .method = -1, .sX = 1.0};
     lm_t2_inst I;
     int b = lm_t2_build(&I, ev, &o);
@@ -97,9 +98,9 @@ static int run_invariant(lm_eval *ev)
         return b < 0 ? -1 : 0;
     }
     lm_t2_measure(ev, &I);
-    const double eta_d = lm_par(ev, "eta_scale") * 0.99 / (2.0 * I.G_ind);
-    const double fac = 1.5 * lm_par(ev, "inv_scale"), Bf = lm_par(ev, "B_factor");
-    const double muf = lm_par(ev, "mu_factor");
+    const double eta_d = P.eta_scale * 0.99 / (2.0 * I.G_ind);
+    const double fac = 1.5 * P.inv_scale, Bf = P.B_factor;
+    const double muf = P.mu_factor;
     const double beta_d = I.k0.nrmWo * I.k0.nrmWo * I.k0.sminB * I.k0.sminB;
     lm_ctx wctx = *ev->ctx;
     if (cfg == 4 && lm_t2_work_ctx(&wctx, &I, eta_d * muf * beta_d, ev->ctx)) {
@@ -122,7 +123,7 @@ static int run_invariant(lm_eval *ev)
     const lm_ctx *c = &wctx;
     lm_mha *m = I.m;
     const int H = m->H;
-    int rc = 0, T = ev->quick ? lm_par_i(ev, "T") / 4 : lm_par_i(ev, "T");
+    int rc = 0, T = ev->quick ? lm_int(P.T) / 4 : lm_int(P.T);
     if (ev->searching) T = T / 4 > 4 ? T / 4 : 4;
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
     lm_num eta, x, bound, lam[2 * LM_DYN_MAXH + 1], logf0, lograte, logf;
@@ -136,7 +137,7 @@ static int run_invariant(lm_eval *ev)
     switch (cfg) {
     case 0:
         if ((rc = smax_of(&lam[0], m->Wv, ev))) goto done;
-        if (lm_par_i(ev, "lamV") == 0) { /* appendix: 2/3 (1 + sigma_max(W^V_0)) */
+        if (lm_int(P.lamV) == 0) { /* appendix: 2/3 (1 + sigma_max(W^V_0)) */
             lm_num_add_d(&lam[0], &lam[0], 1.0);
             lm_num_mul_d(&lam[0], &lam[0], 2.0);
             lm_num_div_d(&lam[0], &lam[0], 3.0); /* 2/3 exactly in balls, not its double */
@@ -249,6 +250,7 @@ static const int psizes[4][5] = {{1, 3, 4, 2, 1}, {1, 4, 3, 2, 2}, {2, 3, 4, 2, 
 
 static int run_pointwise(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     int z[5]; /* the shrinker may ask for smaller sizes */
@@ -299,11 +301,11 @@ static int run_pointwise(lm_eval *ev)
         goto done;
     }
     if (!lm_assume(ev, lm_num_sgn(&nX) > 0, "X = 0")) goto done;
-    const int reading = lm_par_i(ev, "nrmB_reading");
+    const int reading = lm_int(P.nrmB_reading);
     lm_num_set_d(&t0, (double)(reading ? n * H : H * N));
     lm_num_sqrt(&t0, &t0);
     lm_num_mul(&bound, &t0, &nX);
-    lm_num_mul_d(&bound, &bound, lm_par(ev, "nrmB_scale"));
+    lm_num_mul_d(&bound, &bound, P.nrmB_scale);
     double rX = lm_num_get_d(&nB) / lm_num_get_d(&nX);
     lm_measure(ev, "N", N);
     lm_measure(ev, "n", n);

@@ -65,15 +65,15 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "the pointwise step min S >= kappa inside the bound sigma_max(W^Q) <= 3/2 lambda^Q", NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"kappa_scale", 1.0, "multiplies kappa in min S >= kappa (and in gamma)", NULL, "(0, 1e12]"},
-    {"bound_scale", 1.0, "multiplies the 3/2 of sigma_max(W^Q_r) <= 3/2 lambda^Q and divides the 1/2 of sigma_min(J_r) >= delta/2", NULL, "(0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f (comparisons inside it are decided in MPFR)", NULL, "[0, inf)"},
-    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"viol_factor", 100.0, "cond12-app-violated: ||r_0|| over the largest residual meeting (12-app) (at least 2^-20 ||MH_0||)", NULL, "[1, 1e6]"},
-    {"eps_frac", 0.5, "cond12-app-satisfied: ||r_0|| over the largest residual meeting (12-app)", NULL, "(0, 1]"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                      \
+    NUM(kappa_scale, 1.0, "(0, 1e12]", "multiplies kappa in min S >= kappa (and in gamma)")                                                      \
+    NUM(bound_scale, 1.0, "(0, 1e6]", "multiplies the 3/2 of sigma_max(W^Q_r) <= 3/2 lambda^Q and divides the 1/2 of sigma_min(J_r) >= delta/2") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the forward-error band of f (comparisons inside it are decided in MPFR)")                        \
+    NUM(T, 200, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")                                        \
+    NUM(viol_factor, 100.0, "[1, 1e6]", "cond12-app-violated: ||r_0|| over the largest residual meeting (12-app) (at least 2^-20 ||MH_0||)")     \
+    NUM(eps_frac, 0.5, "(0, 1]", "cond12-app-satisfied: ||r_0|| over the largest residual meeting (12-app)")                                     \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")
+LM_PARAMS(PARAMS)
 
 /* Remark 6: slopes of log LHS(12) (main-text lambda^V) and log LHS(12-app) (appendix
  * lambda^V) in log c, locally (c in [1,2]) and asymptotically (c in [10^3,10^4]); double */
@@ -113,8 +113,9 @@ static void remark6(lm_eval *ev, const lm_mha *m0)
 
 static int pointwise(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
-    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = lm_par(ev, "cG"), .cond = LM_T3_COND_NONE,
+    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = P.cG, .cond = LM_T3_COND_NONE,
                     .eps_frac = 0.5, .eps_free = 0.5, .kinds = 4, .sQK = 0.3, .sX = 0.3};
     lm_t3_inst I;
     int rc = lm_t3_setup(&I, ev, &o);
@@ -125,7 +126,7 @@ static int pointwise(lm_eval *ev)
     lm_num lkap, lq, sw, t0, lmin;
     lm_num_inits(c, &lkap, &lq, &sw, &t0, &lmin, (lm_num *)NULL);
     if (lm_t3_log_kappa(&lkap, m, m->Wq)) { rc = lm_fail(ev, "SVD failed for kappa"); goto done; }
-    lm_num_add_d(&lkap, &lkap, log(lm_par(ev, "kappa_scale")));
+    lm_num_add_d(&lkap, &lkap, log(P.kappa_scale));
     for (int h = 0; h < m->H; h++) {
         if (lm_mat_smax(&lq, m->Wq[h])) { rc = lm_fail(ev, "SVD failed"); goto done; }
         lm_mat *W = lm_mat_new(m->D, m->d, c);
@@ -161,19 +162,20 @@ done:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     if (ev->config == CFG_POINT) return pointwise(ev);
     const lm_ctx *c = ev->ctx;
-    const double bs = lm_par(ev, "bound_scale"), tol_scale = lm_par(ev, "tol_scale");
-    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = lm_par(ev, "cG"),
+    const double bs = P.bound_scale, tol_scale = P.tol_scale;
+    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = P.cG,
                     .cond = ev->config == CFG_SAT ? LM_T3_COND_12APP : LM_T3_COND_12APP_VIOL,
-                    .eps_frac = lm_par(ev, "eps_frac"), .eps_free = lm_par(ev, "viol_factor"),
+                    .eps_frac = P.eps_frac, .eps_free = P.viol_factor,
                     .kinds = 4, .sQK = 0.3, .sX = 0.3};
     lm_t3_inst I;
     int rc = lm_t3_setup(&I, ev, &o);
     if (rc) return rc < 0 ? rc : 0;
     lm_mha *m = I.m;
     const int H = m->H, Nn2 = m->N * m->n * m->n, Dd = m->D * m->d;
-    int T = lm_par_i(ev, "T");
+    int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     if (ev->searching) T /= 4;
     if (T < 4) T = 4;
@@ -201,7 +203,7 @@ static int eval(lm_eval *ev)
     }
     for (int h = 0; h < H; h++)
         if (lm_mat_smax(&lq[h], WQ0[h])) { rc = lm_fail(ev, "SVD failed"); goto done; }
-    lm_num_add_d(&lkap, &lkap, log(lm_par(ev, "kappa_scale")));
+    lm_num_add_d(&lkap, &lkap, log(P.kappa_scale));
     lm_num_mul_d(&half_delta, &delta, 0.5 / bs);
     /* gamma = 1/2 delta^2 kappa^2 minVWO^2 from logs */
     lm_num_log(&lgam, &delta);

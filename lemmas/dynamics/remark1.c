@@ -86,18 +86,16 @@ static const lm_reading readings[] = {
     {LM_READ_PROBE, "degenerate inits (W^Q = 0, W^K = 0, equal tokens): S_ih rank deficient, outside appendix (c)'s hypothesis", NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"prob", 0.99, "stated probability that B_0 has full row rank (the paper: 'high probability')",
-     NULL, "[0, 1]"},
-    {"prob_app", 1.0, "probability of appendix (c) ('with probability 1')", NULL, "[0, 1]"},
-    {"z", 1.96, "Wilson score interval z (two-sided 95%)", NULL, "(0, 10]"},
-    {"rank_prec", 256, "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2) (at most 1024: cost bound)", NULL, "int [53, 1024]"},
-    {"tau_scale", 1.0, "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)", NULL, "setting (0, inf)"},
-    {"tol_scale", 8.0, "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max", NULL, "[0, inf)"},
-    {"draws", 256, "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4) (at most 512: the bound of the size 'draws')",
-     NULL, "int [1, 512]"},
-    {"d", 2, "head dimension d of W^Q, W^K (at most 16, as lm_nm5_max)", NULL, "int [1, 16]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                             \
+    NUM(prob, 0.99, "[0, 1]", "stated probability that B_0 has full row rank (the paper: 'high probability')")                                                          \
+    NUM(prob_app, 1.0, "[0, 1]", "probability of appendix (c) ('with probability 1')")                                                                                  \
+    NUM(z, 1.96, "(0, 10]", "Wilson score interval z (two-sided 95%)")                                                                                                  \
+    NUM(rank_prec, 256, "int [53, 1024]", "MPFR bits p of the rank decisions; threshold tau = 2^(-p/2) (at most 1024: cost bound)")                                     \
+    NUM(tau_scale, 1.0, "setting (0, inf)", "multiplies the threshold tau of the rank decision on B_0 (not on S_ih)")                                                   \
+    NUM(tol_scale, 8.0, "[0, inf)", "necessity: |lambda_min(BB^T)| <= tol_scale (HD+Nn) 2^-p lambda_max")                                                               \
+    NUM(draws, 256, "int [1, 512]", "draws per batch at the default budget (scaled by budget/64, at least 8; edges: 1/4) (at most 512: the bound of the size 'draws')") \
+    NUM(d, 2, "int [1, 16]", "head dimension d of W^Q, W^K (at most 16, as lm_nm5_max)")
+LM_PARAMS(PARAMS)
 
 static const double config_s[C_COUNT] = {1.0, 1e-3, 0.3, 1.0, 10.0, 1.0, 1.0, 1.0};
 
@@ -244,17 +242,18 @@ static double map_range(double x, double lo10, double hi10)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const int cfg = ev->config;
     lm_rng *g = lm_eval_rng(ev);
-    const int prec = lm_par_i(ev, "rank_prec");
-    const int d = lm_par_i(ev, "d");
-    const double l2S = -0.5 * prec, l2tau = l2S + log2(lm_par(ev, "tau_scale"));
+    const int prec = lm_int(prm.rank_prec);
+    const int d = lm_int(prm.d);
+    const double l2S = -0.5 * prec, l2tau = l2S + log2(prm.tau_scale);
     if (prec < 53 || prec > LM_PREC_MAX || d < 1)
         return lm_fail(ev, "rank_prec must be in [53, %d] and d >= 1", LM_PREC_MAX);
     cell grid[400];
     const int ncell = make_grid(grid, cfg);
     if (ncell == 0) return lm_fail(ev, "empty grid");
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
+    int m = (int)lrint(prm.draws * ev->budget / 64.0);
     if (cfg == C_EDGE) m /= 4; /* deterministic structure: fewer draws suffice */
     if (m < 8) m = 8;
     m = lm_size(ev, "draws", m, 1, 512); /* the shrinker may ask for fewer draws (at most 512: cost bound) */
@@ -304,7 +303,7 @@ static int eval(lm_eval *ev)
             } else {
                 lm_num_abs(&a, &w[0]);
                 lm_num_mul_d(&b, &w[Nn - 1],
-                             lm_par(ev, "tol_scale") * (double)(HD + Nn) *
+                             prm.tol_scale * (double)(HD + Nn) *
                                  ldexp(1.0, (int)lm_ctx_log2eps(ev->ctx)));
                 lm_obs_le(ev, -1, &a, &b, 0.0,
                           "draw %d: N=%d n=%d H=%d D=%d: |lambda_min(BB^T)| <= tol lambda_max", t,
@@ -381,7 +380,7 @@ static int eval(lm_eval *ev)
                    S_def, m))
         goto done;
     const double pi = lm_par(ev, cfg == C_APPC ? "prob_app" : "prob");
-    const double U = wilson_upper(full, tested, lm_par(ev, "z"));
+    const double U = wilson_upper(full, tested, prm.z);
     lm_measure(ev, "tested draws (S full rank)", (double)tested);
     lm_measure(ev, "fraction full rank (tested)", (double)full / (double)tested);
     lm_measure(ev, "Wilson upper bound", U);

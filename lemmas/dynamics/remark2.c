@@ -43,33 +43,35 @@
 
 static const char *const configs[] = {"L=1,init (8)", "L=2,init (8)", "L=3,init (8)", NULL};
 
-static const lm_param_def params[] = {
-    {"factor", 2.0, "rates must agree within this factor", NULL, "(0, 1e6]"},
-    {"eta_GV", 0.1, "step size eta = eta_GV / G_V", NULL, "(0, 1e6]"},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) when building the initialization (init (8) configurations; a setting: Remark 2 states no nu)", NULL, "setting (0, 1e6]"},
-    {"mode", 0, "W^V parameterization", "dense|block", NULL},
-    {"T", 200, "GD iterations per run (quick: T/2) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                            \
+    NUM(factor, 2.0, "(0, 1e6]", "rates must agree within this factor")                                                                                                \
+    NUM(eta_GV, 0.1, "(0, 1e6]", "step size eta = eta_GV / G_V")                                                                                                       \
+    NUM(nu_scale, 1.0, "setting (0, 1e6]", "multiplies nu = 1/54 in (8) when building the initialization (init (8) configurations; a setting: Remark 2 states no nu)") \
+    SWITCH(mode, 0, "dense|block", "W^V parameterization")                                                                                                             \
+    NUM(T, 200, "int [1, 20000]", "GD iterations per run (quick: T/2) (at most 20000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const int mids[3][2] = {{0, 0}, {3, 0}, {4, 2}};
 
 /* the run-length bound of T (its declared range) */
 static int T_cap(const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     for (const lm_param_def *p = ev->claim->params; p->name; p++) {
         lm_range rg;
         if (!strcmp(p->name, "T") && lm_param_range(&rg, p) == 0) return (int)rg.hi;
     }
-    return lm_par_i(ev, "T");
+    return lm_int(P.T);
 }
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int L = ev->config + 1;
-    lm_t2_opts o = {.mode = lm_par_i(ev, "mode") ? LM_WV_BLOCK : LM_WV_DENSE,
+    lm_t2_opts o = {.mode = lm_int(P.mode) ? LM_WV_BLOCK : LM_WV_DENSE,
                     .kernel = LM_SOFTMAX, .cG = 2.0,
                     .hyp = LM_T2_HYP_8MAIN,
-                    .nu = lm_par(ev, "nu_scale") / 54.0, .method = -1, .sX = 1.0};
+                    .nu = P.nu_scale / 54.0, .method = -1, .sX = 1.0};
     lm_t2_inst I;
     int b = lm_t2_build(&I, ev, &o);
     if (b) {
@@ -77,10 +79,10 @@ static int eval(lm_eval *ev)
         return b < 0 ? -1 : 0;
     }
     lm_t2_measure(ev, &I);
-    int T = ev->quick ? lm_par_i(ev, "T") / 2 : lm_par_i(ev, "T");
+    int T = ev->quick ? lm_int(P.T) / 2 : lm_int(P.T);
     if (T < 1) T = 1;
     const int Tcap = T_cap(ev);
-    const double eta_d = lm_par(ev, "eta_GV") / I.GV;
+    const double eta_d = P.eta_GV / I.GV;
     const double beta_d = I.k0.nrmWo * I.k0.nrmWo * I.k0.sminB * I.k0.sminB;
     lm_ctx wctx;
     lm_t2_work_ctx(&wctx, &I, eta_d * beta_d, ev->ctx);
@@ -138,7 +140,7 @@ static int eval(lm_eval *ev)
         goto done;
     }
     if (!lm_assume(ev, f2.slope < 0, "the reference T2 run did not decrease (rate %.3g)", -f2.slope)) goto done;
-    const double k = lm_par(ev, "factor");
+    const double k = P.factor;
     if (dv1) {
         /* a diverging C1 run has rate 0: the second inequality fails, the first holds */
         lm_obs_le_d(ev, -1, -f2.slope, 0.0, 0.0, "rate T2 <= factor * rate C1 (the C1 run diverged: rate 0)");

@@ -54,17 +54,17 @@ static const char *const configs[] = {"(8) main lambda^V vs c: slope -2",
                                       "(8) vs ||r_0||: slope +1",
                                       NULL};
 
-static const lm_param_def params[] = {
-    {"slope_main", -2.0, "expected slope of log LHS(8) in log c, main-text lambda^V", NULL, "exponent [-100, 100]"},
-    {"slope_app", -1.0, "expected limit slope of log LHS(8) in log c, appendix lambda^V", NULL, "exponent [-100, 100]"},
-    {"slope12_main", 0.0, "expected slope of log LHS(12) in log c, main-text lambda^V", NULL, "exponent [-100, 100]"},
-    {"slope12_app", 1.0, "expected limit slope of log LHS(12) in log c, appendix lambda^V", NULL, "exponent [-100, 100]"},
-    {"slope_eps", 1.0, "expected slope of log LHS(8) in log ||r_0||", NULL, "exponent [-100, 100]"},
-    {"tol", 1e-3, "tolerance on |fitted slope - expected|", NULL, "setting [0, 100]"},
-    {"kmax", 20, "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax (from 2 to 200)", NULL, "int [2, 200]"},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 of (8) (c*, and whether the balancing meets (8))", NULL, "constant (0, 1e6]"},
-    {"nu12_scale", 1.0, "multiplies nu' = 1/8 of (12) (c*, and whether the balancing meets (12))", NULL, "constant (0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                              \
+    NUM(slope_main, -2.0, "exponent [-100, 100]", "expected slope of log LHS(8) in log c, main-text lambda^V")           \
+    NUM(slope_app, -1.0, "exponent [-100, 100]", "expected limit slope of log LHS(8) in log c, appendix lambda^V")       \
+    NUM(slope12_main, 0.0, "exponent [-100, 100]", "expected slope of log LHS(12) in log c, main-text lambda^V")         \
+    NUM(slope12_app, 1.0, "exponent [-100, 100]", "expected limit slope of log LHS(12) in log c, appendix lambda^V")     \
+    NUM(slope_eps, 1.0, "exponent [-100, 100]", "expected slope of log LHS(8) in log ||r_0||")                           \
+    NUM(tol, 1e-3, "setting [0, 100]", "tolerance on |fitted slope - expected|")                                         \
+    NUM(kmax, 20, "int [2, 200]", "grid c = 2^k (or eps = 2^-k ||MH_0||), k = 0..kmax (from 2 to 200)")                  \
+    NUM(nu_scale, 1.0, "constant (0, 1e6]", "multiplies nu = 1/54 of (8) (c*, and whether the balancing meets (8))")     \
+    NUM(nu12_scale, 1.0, "constant (0, 1e6]", "multiplies nu' = 1/8 of (12) (c*, and whether the balancing meets (12))")
+LM_PARAMS(PARAMS)
 
 static const int s8[4][5] = {{2, 2, 4, 2, 1}, {2, 2, 5, 2, 1}, {2, 3, 4, 2, 2}, {1, 3, 2, 1, 2}};
 static const int s12[3][5] = {{1, 2, 2, 2, 1}, {2, 2, 4, 2, 1}, {1, 3, 3, 3, 1}};
@@ -89,20 +89,21 @@ static void slope_fit(lm_rate_fit *f, const double *ly, int K, int cfg, double e
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int cfg = ev->config, is12 = cfg == 2 || cfg == 3, app = cfg == 1 || cfg == 3;
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     const int *z = is12 ? s12[ev->index % 3] : s8[ev->index % 4];
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
-    int K = lm_par_i(ev, "kmax") < 2 ? 2 : (lm_par_i(ev, "kmax") > 200 ? 200 : lm_par_i(ev, "kmax"));
-    const double tol = lm_par(ev, "tol");
+    int K = lm_int(P.kmax) < 2 ? 2 : (lm_int(P.kmax) > 200 ? 200 : lm_int(P.kmax));
+    const double tol = P.tol;
     double expect;
     switch (cfg) {
-    case 0: expect = lm_par(ev, "slope_main"); break;
-    case 1: expect = lm_par(ev, "slope_app"); break;
-    case 2: expect = lm_par(ev, "slope12_main"); break;
-    case 3: expect = lm_par(ev, "slope12_app"); break;
-    default: expect = lm_par(ev, "slope_eps"); break;
+    case 0: expect = P.slope_main; break;
+    case 1: expect = P.slope_app; break;
+    case 2: expect = P.slope12_main; break;
+    case 3: expect = P.slope12_app; break;
+    default: expect = P.slope_eps; break;
     }
     int doublings = 0;
     lm_rate_fit fit;
@@ -131,7 +132,7 @@ static int eval(lm_eval *ev)
     lm_dyn_consts k;
     lm_dyn_t3 t3;
     const double l10 = 1.0 / M_LN10;
-    const double lognu = is12 ? log(lm_par(ev, "nu12_scale") / 8.0) : log(lm_par(ev, "nu_scale") / 54.0);
+    const double lognu = is12 ? log(P.nu12_scale / 8.0) : log(P.nu_scale / 54.0);
     double cstar = NAN;
     if (is12) lm_series_axes(ev, "log10 c", "log10 LHS(12)", 0);
     else lm_series_axes(ev, cfg == 4 ? "log10 ||r_0||" : "log10 c", "log10 LHS(8)", 0);
@@ -197,7 +198,7 @@ static int eval(lm_eval *ev)
         double lmin = ly[0];
         for (int j = 1; j <= K; j++) lmin = fmin(lmin, ly[j]);
         const double sl_end = (ly[K] - ly[K - 3]) / (lx[K] - lx[K - 3]);
-        const double a = sl_end < -lm_par(ev, "tol") ? 0.0 : exp(lmin - lognu);
+        const double a = sl_end < -P.tol ? 0.0 : exp(lmin - lognu);
         lm_measure(ev, "min over the grid of LHS/nu", exp(lmin - lognu));
         lm_obs_le_d(ev, -1, a, 1.0, 0.0, "the balancing (W^V/c, cW^O) meets %s for some c (min LHS/nu %.4g, end slope %.3g)",
                     is12 ? "(12)" : "(8)", exp(lmin - lognu), sl_end);

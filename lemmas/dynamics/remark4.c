@@ -39,12 +39,11 @@
 
 static const char *const configs[] = {"necessity,gauss", "necessity,softmax", NULL};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the zero threshold 2^(-p/3) sigma_max(J)", NULL, "[-1e6, 1e6]"},
-    {"probe_size", 0, "sizes the necessity observation is applied to (1 = the Dd >= Nn^2 probes: a false claim)",
-     "Dd<Nn^2|Dd>=Nn^2", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                               \
+    NUM(tol_scale, 1.0, "[-1e6, 1e6]", "multiplies the zero threshold 2^(-p/3) sigma_max(J)")                                             \
+    SWITCH(probe_size, 0, "Dd<Nn^2|Dd>=Nn^2", "sizes the necessity observation is applied to (1 = the Dd >= Nn^2 probes: a false claim)") \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")
+LM_PARAMS(PARAMS)
 
 #define NDEF 10
 #define NPROBE 7
@@ -73,10 +72,11 @@ static lm_mha *draw(const int *z, lm_kernel k, double cG, lm_rng *g, const lm_ct
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const lm_kernel kern = ev->config == 0 ? LM_GAUSS : LM_SOFTMAX;
-    const double cG = lm_par(ev, "cG");
-    const int wrong = lm_par_i(ev, "probe_size") != 0;
+    const double cG = P.cG;
+    const int wrong = lm_int(P.probe_size) != 0;
     lm_rng *g = lm_eval_rng(ev);
     const int *z = wrong ? probes[ev->index % NPROBE] : deficient[ev->index % NDEF];
     const int rows = z[0] * z[1] * z[1], cols = z[2] * z[3];
@@ -99,7 +99,7 @@ static int eval(lm_eval *ev)
     lm_num_max(&smin, &w[0], &smin);
     lm_num_sqrt(&smin, &smin);
     lm_num_set(&smax, &sv[0]);
-    lm_num_mul_d(&tol, &smax, lm_par(ev, "tol_scale") * exp2(lm_ctx_log2eps(c) / 3.0));
+    lm_num_mul_d(&tol, &smax, P.tol_scale * exp2(lm_ctx_log2eps(c) / 3.0));
     lm_obs_le(ev, -1, &smin, &tol, 0.0, "sigma_{Nn^2}(J) <= 2^(-p/3) sigma_max, (N,n,D,d)=(%d,%d,%d,%d)",
               z[0], z[1], z[2], z[3]);
     lm_measure(ev, "N", z[0]);

@@ -57,17 +57,17 @@ static const char *const configs[] = {"T1 analogue, dense, eta=1/G_V",
                                       "global optimum, M={W^Q,W^K,W^V}",
                                       NULL};
 
-static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "multiplies alpha in the Theorem-1 rate", NULL, "(0, 1e6]"},
-    {"beta_scale", 1.0, "multiplies beta in the Theorem-2 rate", NULL, "(0, 1e6]"},
-    {"T", 300, "GD iterations of the Theorem-1/2 runs (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"target", 1e-20, "global-optimum proxy: f_T/f_0 <= target", NULL, "(0, 1]"},
-    {"T_run", 2500, "GD iterations of the global-optimum runs (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"T_max", 1e5, "horizon within which f_T/f_0 <= target must be reached", NULL, "[1, 1e15]"},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in (8) when building the appropriate initialization of (b) (a setting: the section states no nu)", NULL, "setting (0, 1e6]"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {"init", 0, "global-optimum runs: W^K_0 = W^Q_0 + 0.1 noise, or independent", "near-diagonal|random", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                         \
+    NUM(alpha_scale, 1.0, "(0, 1e6]", "multiplies alpha in the Theorem-1 rate")                                                                                     \
+    NUM(beta_scale, 1.0, "(0, 1e6]", "multiplies beta in the Theorem-2 rate")                                                                                       \
+    NUM(T, 300, "int [1, 20000]", "GD iterations of the Theorem-1/2 runs (quick: T/4) (at most 20000: run length bound)")                                           \
+    NUM(target, 1e-20, "(0, 1]", "global-optimum proxy: f_T/f_0 <= target")                                                                                         \
+    NUM(T_run, 2500, "int [1, 100000]", "GD iterations of the global-optimum runs (at most 100000: run length bound)")                                              \
+    NUM(T_max, 1e5, "[1, 1e15]", "horizon within which f_T/f_0 <= target must be reached")                                                                          \
+    NUM(nu_scale, 1.0, "setting (0, 1e6]", "multiplies nu = 1/54 in (8) when building the appropriate initialization of (b) (a setting: the section states no nu)") \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")                                                                                       \
+    SWITCH(init, 0, "near-diagonal|random", "global-optimum runs: W^K_0 = W^Q_0 + 0.1 noise, or independent")
+LM_PARAMS(PARAMS)
 
 static const int gsizes[4][5] = {{2, 2, 8, 2, 1}, {1, 3, 6, 2, 1}, {2, 2, 4, 2, 2}, {2, 3, 12, 2, 1}};
 
@@ -159,25 +159,27 @@ out:
 /* the run-length bound of T_run (its declared range) */
 static int T_cap(const lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     for (const lm_param_def *p = ev->claim->params; p->name; p++) {
         lm_range rg;
         if (!strcmp(p->name, "T_run") && lm_param_range(&rg, p) == 0) return (int)rg.hi;
     }
-    return lm_par_i(ev, "T_run");
+    return lm_int(P.T_run);
 }
 
 static const double eglob[4] = {1.0, 0.5, 0.2, 0.1};
 
 static int run_global(lm_eval *ev, int mask)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     const int *z = gsizes[ev->index % 4];
     const int N = z[0], n = z[1], D = z[2], d = z[3], H = z[4], Nn = N * n;
     lm_mha *md = lm_mha_new(N, n, D, d, H, LM_GAUSS, (ev->index / 4) % 2 ? LM_WV_BLOCK : LM_WV_DENSE, &cd);
-    md->cG = lm_par(ev, "cG");
+    md->cG = P.cG;
     lm_mha_randomize(md, g, 1.0, (ev->index / 8) % 2 ? 0.3 : 0.5, 1.0, 1.0);
-    if (lm_par_i(ev, "init") == 0) {
+    if (lm_int(P.init) == 0) {
         /* W^K_0 = W^Q_0 + 0.1 noise: S_kk ~ 1, S_kj = exp(-||(x_k - x_j) W||^2/(c_G sqrt d)) */
         for (int h = 0; h < H; h++)
             for (int a = 0; a < D; a++)
@@ -214,9 +216,9 @@ static int run_global(lm_eval *ev, int mask)
         if (!lm_assume(ev, smin > 0 && GV > 0, "B_0 is rank deficient (Gaussian kernel)")) goto done;
     }
     lm_measure(ev, "G_V", GV);
-    int T = lm_par_i(ev, "T_run");
+    int T = lm_int(P.T_run);
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
-    const double Tmax = lm_par(ev, "T_max"), lt = log(lm_par(ev, "target"));
+    const double Tmax = P.T_max, lt = log(P.target);
     /* existential in eta: scan the grid in double, keep the most convincing run */
     int best = 0, nreach = 0;
     double bestv = INFINITY;
@@ -238,20 +240,21 @@ done:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int cfg = ev->config;
-    const int T = ev->quick ? lm_par_i(ev, "T") / 4 : lm_par_i(ev, "T");
+    const int T = ev->quick ? lm_int(P.T) / 4 : lm_int(P.T);
     if (cfg < 2) {
         lm_t1_setup s = {.mode = cfg == 0 ? LM_WV_DENSE : LM_WV_BLOCK, .eta_rule = 1,
-                         .kernel = LM_GAUSS, .cG = lm_par(ev, "cG"),
-                         .alpha_scale = lm_par(ev, "alpha_scale"), .T = T, .mu_over_alpha = 1.0};
+                         .kernel = LM_GAUSS, .cG = P.cG,
+                         .alpha_scale = P.alpha_scale, .T = T, .mu_over_alpha = 1.0};
         return lm_t1_run(ev, &s);
     }
     if (cfg < 4) {
         lm_t2_rate_setup s = {
             .opt = {.mode = cfg == 2 ? LM_WV_DENSE : LM_WV_BLOCK, .kernel = LM_GAUSS,
-                    .cG = lm_par(ev, "cG"), .hyp = LM_T2_HYP_8MAIN,
-                    .nu = lm_par(ev, "nu_scale") / 54.0, .method = -1, .sX = 1.0},
-            .rate_scale = lm_par(ev, "beta_scale"),
+                    .cG = P.cG, .hyp = LM_T2_HYP_8MAIN,
+                    .nu = P.nu_scale / 54.0, .method = -1, .sX = 1.0},
+            .rate_scale = P.beta_scale,
             .eta_scale = 1.0,
             .T = T,
             .grid = 0};

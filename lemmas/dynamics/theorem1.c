@@ -48,21 +48,22 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "block W^V (true multi-head), eta = 1/(2G) of Appendix 1.3", NULL}, PROBE_GV, PROBE_LO, PROBE_HI, PROBE_MAIN,
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "multiplies alpha = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL, "constant (0, 1e6]"},
-    {"T", 300, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"kernel", 0, "attention kernel", "softmax|gauss", NULL},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                 \
+    NUM(alpha_scale, 1.0, "constant (0, 1e6]", "multiplies alpha = ||W^O||^2 sigma_min(B_0)^2 in the rate") \
+    NUM(T, 300, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")   \
+    SWITCH(kernel, 0, "softmax|gauss", "attention kernel")                                                  \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_t1_setup s = {.mode = ev->config / 5 == 0 ? LM_WV_DENSE : LM_WV_BLOCK,
                      .eta_rule = ev->config % 5,
-                     .kernel = lm_par_i(ev, "kernel") ? LM_GAUSS : LM_SOFTMAX,
-                     .cG = lm_par(ev, "cG"),
-                     .alpha_scale = lm_par(ev, "alpha_scale"),
-                     .T = ev->quick ? lm_par_i(ev, "T") / 4 : lm_par_i(ev, "T"),
+                     .kernel = lm_int(P.kernel) ? LM_GAUSS : LM_SOFTMAX,
+                     .cG = P.cG,
+                     .alpha_scale = P.alpha_scale,
+                     .T = ev->quick ? lm_int(P.T) / 4 : lm_int(P.T),
                      .mu_over_alpha = 1.0};
     return lm_t1_run(ev, &s);
 }

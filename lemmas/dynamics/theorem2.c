@@ -79,30 +79,31 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "rate beta, the appendix's hypothesis (46) as printed; block W^V", "hyp=46"},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"beta_scale", 1.0, "multiplies beta = ||W^O||^2 sigma_min(B_0)^2 in the rate", NULL, "constant (0, 1e6]"},
-    {"mu_factor", 0.25, "mu = mu_factor * beta in the proof's reading (paper: 1/4)", NULL, "constant (0, 1e6]"},
-    {"nu_scale", 1.0, "multiplies nu = 1/54 in condition (8)", NULL, "constant (0, 1e6]"},
-    {"eta_scale", 1.0, "multiplies the step size 0.99/(2G)", NULL, "setting (0, 1e6]"},
-    {"hyp", 0, "initialization condition enforced", LM_T2_HYP_CHOICES, NULL},
-    {"T", 200, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"sX", 1.0, "scale of the data X", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                \
+    NUM(beta_scale, 1.0, "constant (0, 1e6]", "multiplies beta = ||W^O||^2 sigma_min(B_0)^2 in the rate")  \
+    NUM(mu_factor, 0.25, "constant (0, 1e6]", "mu = mu_factor * beta in the proof's reading (paper: 1/4)") \
+    NUM(nu_scale, 1.0, "constant (0, 1e6]", "multiplies nu = 1/54 in condition (8)")                       \
+    NUM(eta_scale, 1.0, "setting (0, 1e6]", "multiplies the step size 0.99/(2G)")                          \
+    SWITCH(hyp, 0, LM_T2_HYP_CHOICES, "initialization condition enforced")                                 \
+    NUM(T, 200, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")  \
+    NUM(sX, 1.0, "(0, 1e3]", "scale of the data X")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const int mu = ev->config == 2 || ev->config == 3; /* 4, 5: beta under (46) */
     lm_t2_rate_setup s = {
         .opt = {.mode = ev->config % 2 == 0 ? LM_WV_DENSE : LM_WV_BLOCK,
                 .kernel = LM_SOFTMAX,
                 .cG = 2.0,
-                .hyp = lm_par_i(ev, "hyp"),
-                .nu = lm_par(ev, "nu_scale") / 54.0,
+                .hyp = lm_int(P.hyp),
+                .nu = P.nu_scale / 54.0,
                 .method = -1,
-                .sX = lm_par(ev, "sX")},
-        .rate_scale = lm_par(ev, "beta_scale") * (mu ? lm_par(ev, "mu_factor") : 1.0),
-        .eta_scale = lm_par(ev, "eta_scale"),
-        .T = ev->quick ? lm_par_i(ev, "T") / 4 : lm_par_i(ev, "T"),
+                .sX = P.sX},
+        .rate_scale = P.beta_scale * (mu ? P.mu_factor : 1.0),
+        .eta_scale = P.eta_scale,
+        .T = ev->quick ? lm_int(P.T) / 4 : lm_int(P.T),
         .grid = 1};
     return lm_t2_run_rate(ev, &s);
 }

@@ -89,16 +89,16 @@ static const int cfg_cond[] = {LM_T3_COND_12APP, LM_T3_COND_12, LM_T3_COND_12, L
                                LM_T3_COND_12, LM_T3_COND_12, LM_T3_COND_NONE, LM_T3_COND_NONE};
 static const double cfg_eta[] = {0, 0, 1e-3, 1e-2, 1e-1, 0.5, 0, 1e-2};
 
-static const lm_param_def params[] = {
-    {"gamma_scale", 1.0, "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate", NULL, "constant (0, 1e15]"},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "setting [0, inf)"},
-    {"T", 300, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"cG", 2.0, "Gaussian scale c_G (2 = appendix, 1 = eq. 11)", NULL, "(0, 1e6]"},
-    {"eps_frac", 0.5, "enforced configurations: ||r_0|| as a fraction of the largest residual meeting the condition", NULL, "(0, 1]"},
-    {"eps_free", 0.5, "hypothesis-not-enforced: ||r_0|| / ||MH_0|| (random instances)", NULL, "(0, 1e3]"},
-    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
-    {"sX", 0.3, "scale of the random X entries", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                  \
+    NUM(gamma_scale, 1.0, "constant (0, 1e15]", "multiplies gamma = 1/2 delta^2 kappa^2 (min|V'W^O|)^2 in the rate")                                                         \
+    NUM(tol_scale, 1.0, "setting [0, inf)", "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)") \
+    NUM(T, 300, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")                                                                    \
+    NUM(cG, 2.0, "(0, 1e6]", "Gaussian scale c_G (2 = appendix, 1 = eq. 11)")                                                                                                \
+    NUM(eps_frac, 0.5, "(0, 1]", "enforced configurations: ||r_0|| as a fraction of the largest residual meeting the condition")                                             \
+    NUM(eps_free, 0.5, "(0, 1e3]", "hypothesis-not-enforced: ||r_0|| / ||MH_0|| (random instances)")                                                                         \
+    NUM(sQK, 0.3, "(0, 1e3]", "scale of the random W^Q, W^K entries")                                                                                                        \
+    NUM(sX, 0.3, "(0, 1e3]", "scale of the random X entries")
+LM_PARAMS(PARAMS)
 
 /* least-squares slope of y over x */
 static double ls_slope(const double *x, const double *y, int k)
@@ -109,16 +109,17 @@ static double ls_slope(const double *x, const double *y, int k)
 
 static int eval(lm_eval *ev)
 {
-    const double tol_scale = lm_par(ev, "tol_scale");
+    const lm_params P = lm_params_of(ev);
+    const double tol_scale = P.tol_scale;
     const lm_ctx *c = ev->ctx;
-    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = lm_par(ev, "cG"), .cond = cfg_cond[ev->config],
-                    .eps_frac = lm_par(ev, "eps_frac"), .eps_free = lm_par(ev, "eps_free"),
-                    .kinds = 4, .sQK = lm_par(ev, "sQK"), .sX = lm_par(ev, "sX")};
+    lm_t3_opts o = {.kernel = LM_GAUSS, .cG = P.cG, .cond = cfg_cond[ev->config],
+                    .eps_frac = P.eps_frac, .eps_free = P.eps_free,
+                    .kinds = 4, .sQK = P.sQK, .sX = P.sX};
     lm_t3_inst I;
     int rc = lm_t3_setup(&I, ev, &o);
     if (rc) return rc < 0 ? rc : 0;
     lm_mha *m = I.m;
-    int T = lm_par_i(ev, "T");
+    int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     if (ev->searching) T /= 4;
     if (T < 4) T = 4;
@@ -140,7 +141,7 @@ static int eval(lm_eval *ev)
         lm_num_log(&lgam, &delta);
         lm_num_add(&lgam, &lgam, &lkap);
         lm_num_mul_d(&lgam, &lgam, 2.0);
-        lm_num_add_d(&lgam, &lgam, log(0.5) + 2.0 * log(I.t3.minVWo) + log(lm_par(ev, "gamma_scale")));
+        lm_num_add_d(&lgam, &lgam, log(0.5) + 2.0 * log(I.t3.minVWo) + log(P.gamma_scale));
         lm_num_exp(&eg, &lgam);
         lm_num_mul(&eg, &eg, &eta);
     } else {
@@ -150,7 +151,7 @@ static int eval(lm_eval *ev)
     /* a grid step is tested only where it can be a step of the theorem */
     const int grid_step = cfg_cond[ev->config] != LM_T3_COND_NONE && cfg_eta[ev->config] > 0;
     if (grid_step && !gamma_zero) {
-        double eg_paper = exp(lm_num_get_d(&lgam) - log(lm_par(ev, "gamma_scale"))) * eta_d;
+        double eg_paper = exp(lm_num_get_d(&lgam) - log(P.gamma_scale)) * eta_d;
         if (!lm_assume(ev, eg_paper < 1.0, "eta*gamma = %.3g >= 1", eg_paper)) goto done;
     }
     if (!direct) {

@@ -60,14 +60,14 @@ static const lm_reading readings[] = {
     LIT("eta = 1/(2G')"),  LIT("eta = 0.3"),  LIT("eta = 0.03"),  LIT("eta = 0.003"),
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the coefficient c (eta/2 or eta) of the gradient sum", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)", NULL, "setting [0, inf)"},
-    {"T", 400, "GD iterations per run (quick: T/4) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"eps_frac", 0.5, "||r_0|| as a fraction of the largest residual meeting (12)", NULL, "(0, 1]"},
-    {"sQK", 0.3, "scale of the random W^Q, W^K entries", NULL, "(0, 1e3]"},
-    {"sX", 0.3, "scale of the random X entries", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                  \
+    NUM(c_scale, 1.0, "constant [0, 1e6]", "multiplies the coefficient c (eta/2 or eta) of the gradient sum")                                                                \
+    NUM(tol_scale, 1.0, "setting [0, inf)", "multiplies the forward-error band of f, 2^(3-p)(n+D+Hd)(||y|| + || |MH| ||)/||r|| (comparisons inside it are decided in MPFR)") \
+    NUM(T, 400, "int [1, 20000]", "GD iterations per run (quick: T/4) (at most 20000: run length bound)")                                                                    \
+    NUM(eps_frac, 0.5, "(0, 1]", "||r_0|| as a fraction of the largest residual meeting (12)")                                                                               \
+    NUM(sQK, 0.3, "(0, 1e3]", "scale of the random W^Q, W^K entries")                                                                                                        \
+    NUM(sX, 0.3, "(0, 1e3]", "scale of the random X entries")
+LM_PARAMS(PARAMS)
 
 /* Kahan: s += x with compensation comp */
 static void kahan_add(lm_num *s, lm_num *comp, const lm_num *x, lm_num *y, lm_num *t)
@@ -81,24 +81,25 @@ static void kahan_add(lm_num *s, lm_num *comp, const lm_num *x, lm_num *y, lm_nu
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const int halfc = ev->config < 4;
     const int grid = cfg_eta[ev->config % 4] > 0;
     lm_t3_opts o = {.kernel = LM_SOFTMAX, .cG = 2.0, .cond = LM_T3_COND_12,
-                    .eps_frac = lm_par(ev, "eps_frac"), .eps_free = 0.5, .kinds = 4,
-                    .sQK = lm_par(ev, "sQK"), .sX = lm_par(ev, "sX")};
+                    .eps_frac = P.eps_frac, .eps_free = 0.5, .kinds = 4,
+                    .sQK = P.sQK, .sX = P.sX};
     lm_t3_inst I;
     int rc = lm_t3_setup(&I, ev, &o);
     if (rc) return rc < 0 ? rc : 0;
     lm_mha *m = I.m;
-    int T = lm_par_i(ev, "T");
+    int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     if (ev->searching) T /= 4;
     if (T < 4) T = 4;
     if (ev->tmax >= 0 && ev->tmax < T) T = ev->tmax;
     const double eta_d = grid ? cfg_eta[ev->config % 4] : 0.5 / I.Gp;
-    const double cco = (halfc ? 0.5 : 1.0) * eta_d * lm_par(ev, "c_scale");
-    const double tol_scale = lm_par(ev, "tol_scale");
+    const double cco = (halfc ? 0.5 : 1.0) * eta_d * P.c_scale;
+    const double tol_scale = P.tol_scale;
     const int np = lm_mha_nparams(m, LM_VAR_Q);
     lm_mat *g = lm_mat_new(np, 1, c), *gp = lm_mat_new(np, 1, c), *dg = lm_mat_new(np, 1, c);
     lm_num eta, f0, S, comp, gn2, y, tt, rhs, t0;

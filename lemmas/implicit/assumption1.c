@@ -39,22 +39,23 @@ static const char *const configs[] = {"EX1 homogeneous, d=800", "EX1 hetero, d=8
                                       "EX1-antipodal (footnote 5), d=800",
                                       "EX1 homogeneous, A1 regime (n=4, T=3, mu=0.1)", NULL};
 
-static const lm_param_def params[] = {
-    {"lambda_scale", 1.0, "multiplies Lambda = e (n-1) kappa_l kappa_Gamma T^2 of A1-derived", NULL, "[0, 1e6]"},
-    {"d_regime", 8000, "dimension d of the A1-regime configuration (at most 200000: memory bound)", NULL, "int [1, 200000]"},
-    {"mu_regime", 0.1, "signal mu of the A1-regime configuration", NULL, "[-1e3, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                             \
+    NUM(lambda_scale, 1.0, "[0, 1e6]", "multiplies Lambda = e (n-1) kappa_l kappa_Gamma T^2 of A1-derived")             \
+    NUM(d_regime, 8000, "int [1, 200000]", "dimension d of the A1-regime configuration (at most 200000: memory bound)") \
+    NUM(mu_regime, 0.1, "[-1e3, 1e3]", "signal mu of the A1-regime configuration")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, ev->config == C_HET);
     if (ev->config == C_ANTI) o.antipodal = 1;
     if (ev->config == C_REG) {
         o.n = 4;
         o.T = 3;
-        o.mu = lm_par(ev, "mu_regime");
-        o.d = lm_par_i(ev, "d_regime");
+        o.mu = P.mu_regime;
+        o.d = lm_int(P.d_regime);
     }
     lm_attn_data *D = lm_ibgen_ex1(&o, lm_eval_rng(ev), ev->ctx);
     lm_ibgen_stats s;
@@ -72,7 +73,7 @@ static int eval(lm_eval *ev)
     lm_num_exp(&lam, &s.gam_max);
     lm_num_div(&k, &s.gam_max, &s.gam_min);
     lm_num_mul(&lam, &lam, &k);
-    lm_num_mul_d(&lam, &lam, lm_par(ev, "lambda_scale") * M_E * (D->n - 1) * (double)(D->T * D->T));
+    lm_num_mul_d(&lam, &lam, P.lambda_scale * M_E * (D->n - 1) * (double)(D->T * D->T));
     lm_num_sqr(&lhs, &s.rho);
     lm_num_mul(&lhs, &lhs, &lam);
     lm_num_mul_d(&t, &s.rho, 3.0);

@@ -27,19 +27,20 @@
 static const char *const configs[] = {"EX1 homogeneous, d=800", "EX1 hetero, d=800",
                                       "EX1-antipodal, d=800", NULL};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 4.0, "residual tolerance: tol_scale 2^-p max|gamma|", NULL, "[0, 1e6]"},
-    {"perturb", 0.0, "std of a perturbation of the first coordinate of non-optimal tokens", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                              \
+    NUM(tol_scale, 4.0, "[0, 1e6]", "residual tolerance: tol_scale 2^-p max|gamma|")                     \
+    NUM(perturb, 0.0, "[0, 1e6]", "std of a perturbation of the first coordinate of non-optimal tokens")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, ev->config == 1);
     o.antipodal = ev->config == 2;
     lm_rng *g = lm_eval_rng(ev);
     lm_attn_data *D = lm_ibgen_ex1(&o, g, ev->ctx);
-    const double pert = lm_par(ev, "perturb");
+    const double pert = P.perturb;
     if (pert != 0.0)
         for (int i = 0; i < D->n; i++)
             for (int t = 0; t < D->T; t++)
@@ -64,7 +65,7 @@ static int eval(lm_eval *ev)
     lm_num tol;
     lm_num_init(&tol, ev->ctx);
     lm_num_mul_d(&tol, &s.gam_abs,
-                 lm_par(ev, "tol_scale") * exp2(lm_ctx_log2eps(ev->ctx)));
+                 P.tol_scale * exp2(lm_ctx_log2eps(ev->ctx)));
     lm_obs_le(ev, -1, &s.spread, &tol, 0.0,
               "max_i spread of non-optimal scores <= tol (n=%d, T=%d)", D->n, D->T);
     lm_num_clear(&tol);

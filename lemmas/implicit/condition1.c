@@ -35,16 +35,16 @@ static const char *const configs[] = {"DM d=600, n=8 (catalogue default)",
                                       "DM d=100, n=4 (below the derived threshold)",
                                       "DM d=600, n=8, zeta at the derived threshold zeta0", NULL};
 
-static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
-    {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
-    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0", NULL, "[0, 1e6]"},
-    {"C_d", 1.0, "overparameterisation: d >= C_d n^2 log(n/delta)", NULL, "[0, 1e6]"},
-    {"eta", 0.5, "step size of (13) used by the joint-training claims", NULL, "(0, 1e6]"},
-    {"eta0", 1.0, "step-size threshold eta0 (lost; reading)", NULL, "(0, 1e6]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16; at most 8192: run time bound)", NULL, "int [1, 8192]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                     \
+    NUM(delta, 0.05, "(0, 1)", "failure probability delta")                                                                     \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM optimal-token std ratio")                                                                    \
+    NUM(zeta0_scale, 1.0, "[0, 1e6]", "multiplies the derived threshold zeta0")                                                 \
+    NUM(C_d, 1.0, "[0, 1e6]", "overparameterisation: d >= C_d n^2 log(n/delta)")                                                \
+    NUM(eta, 0.5, "(0, 1e6]", "step size of (13) used by the joint-training claims")                                            \
+    NUM(eta0, 1.0, "(0, 1e6]", "step-size threshold eta0 (lost; reading)")                                                      \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                         \
+    NUM(draws, 256, "int [1, 8192]", "data sets at budget 64 (scaled by budget/64, at least 16; at most 8192: run time bound)")
+LM_PARAMS(PARAMS)
 
 /* the clause's content: every optimal token is at least as long as the other
  * token of its sequence (compared in the working precision) */
@@ -69,17 +69,18 @@ static int longer_opt(double *ratio, const lm_attn_data *D, const lm_mat *K, con
 
 static int eval(lm_eval *ev)
 {
-    const double delta = lm_par(ev, "delta");
+    const lm_params P = lm_params_of(ev);
+    const double delta = P.delta;
     if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
     o.d = ev->config == 1 ? 100 : 600;
     o.n = ev->config == 1 ? 4 : 8;
-    o.zeta = lm_par(ev, "zeta");
-    const double zeta0 = lm_par(ev, "zeta0_scale") * lm_ibcond_zeta0(o.d, log(4.0 * o.n / delta));
+    o.zeta = P.zeta;
+    const double zeta0 = P.zeta0_scale * lm_ibcond_zeta0(o.d, log(4.0 * o.n / delta));
     if (ev->config == 2) o.zeta = zeta0; /* the boundary instance of the hypothesis zeta >= zeta0 */
-    const double dmin = lm_par(ev, "C_d") * o.n * o.n * log(o.n / delta);
-    const double eta = lm_par(ev, "eta"), eta0 = lm_par(ev, "eta0");
+    const double dmin = P.C_d * o.n * o.n * log(o.n / delta);
+    const double eta = P.eta, eta0 = P.eta0;
     lm_measure(ev, "zeta", o.zeta);
     lm_measure(ev, "zeta0 (derived)", zeta0);
     lm_measure(ev, "d", o.d);
@@ -91,12 +92,12 @@ static int eval(lm_eval *ev)
         return 0;
     if (!lm_assume(ev, o.d >= dmin, "d = %d below C n^2 log(n/delta) = %.4g", o.d, dmin)) return 0;
     if (!lm_assume(ev, eta <= eta0, "eta = %g above eta0 = %g", eta, eta0)) return 0;
-    const int m = lm_ibcond_draws(ev, lm_par(ev, "draws"));
+    const int m = lm_ibcond_draws(ev, P.draws);
     double worst;
     const long ok = lm_ibcond_mc(&worst, ev, &o, m, longer_opt, NULL);
     lm_measure(ev, "fraction with every optimal token longer", (double)ok / m);
     lm_measure(ev, "worst ||x_other||^2 / ||x_opt||^2", worst);
-    lm_ibcond_observe(ev, ok, m, delta, lm_par(ev, "z"), &o, "have every optimal token longer");
+    lm_ibcond_observe(ev, ok, m, delta, P.z, &o, "have every optimal token longer");
     return 0;
 }
 

@@ -55,21 +55,22 @@
 static const char *const configs[] = {"R4: DM d=600, n=8, zeta=1.5, eta=0.5",
                                       "Condition-2 regime: DM d=40000, n=2, zeta=2, eta=0.005", NULL};
 
-static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
-    {"zeta0_scale", 1.0, "multiplies the derived threshold zeta0 (a gate threshold: the compared events do not contain it)", NULL, "setting [0, 1e6]"},
-    {"C_d", 1.0, "overparameterisation constant (multiplies the derived requirement)", NULL, "[0, 1e6]"},
-    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of Lemma 13 (enters the gate d_min only)", NULL, "setting [0, 1e6]"},
-    {"C_H", 2.0, "self-bounded Hessian constant (derived for B >= 1)", NULL, "[0, 1e6]"},
-    {"C_L", M_E, "log-Lipschitz constant of the loss on a step segment (Lemma 3(ii))", NULL, "[0, 1e6]"},
-    {"eta0_scale", 1.0, "multiplies the derived step-size threshold eta0 (a gate threshold: the compared events do not contain it)", NULL, "setting [0, 1e6]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 256, "data sets at budget 64 (scaled by budget/64, at least 16; at most 1024: run time bound)", NULL, "int [1, 1024]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                               \
+    NUM(delta, 0.05, "(0, 1)", "failure probability delta")                                                                                               \
+    NUM(zeta0_scale, 1.0, "setting [0, 1e6]", "multiplies the derived threshold zeta0 (a gate threshold: the compared events do not contain it)")         \
+    NUM(C_d, 1.0, "[0, 1e6]", "overparameterisation constant (multiplies the derived requirement)")                                                       \
+    NUM(cr_scale, 1.0, "setting [0, 1e6]", "multiplies the loss-ratio constant C_r = e of Lemma 13 (enters the gate d_min only)")                         \
+    NUM(C_H, 2.0, "[0, 1e6]", "self-bounded Hessian constant (derived for B >= 1)")                                                                       \
+    NUM(C_L, M_E, "[0, 1e6]", "log-Lipschitz constant of the loss on a step segment (Lemma 3(ii))")                                                       \
+    NUM(eta0_scale, 1.0, "setting [0, 1e6]", "multiplies the derived step-size threshold eta0 (a gate threshold: the compared events do not contain it)") \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                                                   \
+    NUM(draws, 256, "int [1, 1024]", "data sets at budget 64 (scaled by budget/64, at least 16; at most 1024: run time bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
-    const double delta = lm_par(ev, "delta");
+    const lm_params prm = lm_params_of(ev);
+    const double delta = prm.delta;
     if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
@@ -87,12 +88,12 @@ static int eval(lm_eval *ev)
     g.sigma2d = o.sigma > 0 ? o.sigma * o.sigma * o.d : 1.0;
     g.eta = eta;
     g.delta = delta;
-    g.zeta0_scale = lm_par(ev, "zeta0_scale");
-    g.C_d = lm_par(ev, "C_d");
-    g.C_r = M_E * lm_par(ev, "cr_scale");
-    g.C_H = lm_par(ev, "C_H");
-    g.C_L = lm_par(ev, "C_L");
-    g.eta0_scale = lm_par(ev, "eta0_scale");
+    g.zeta0_scale = prm.zeta0_scale;
+    g.C_d = prm.C_d;
+    g.C_r = M_E * prm.cr_scale;
+    g.C_H = prm.C_H;
+    g.C_L = prm.C_L;
+    g.eta0_scale = prm.eta0_scale;
     lm_ibcond2_eval(&g);
     lm_ibcond2_measure(ev, &g);
     if (!lm_assume(ev, g.ok_zeta, "zeta = %g below the derived zeta0 = %.4g (d=%d, n=%d)", g.zeta, g.zeta0,
@@ -102,12 +103,12 @@ static int eval(lm_eval *ev)
                    g.d_min, g.n, g.zeta, delta))
         return 0;
     if (!lm_assume(ev, g.ok_eta, "eta = %g above the derived eta0 = %.4g", g.eta, g.eta0)) return 0;
-    const int m = lm_ibcond_draws(ev, lm_par(ev, "draws"));
+    const int m = lm_ibcond_draws(ev, prm.draws);
     double worst;
     const long ok = lm_ibcond_mc(&worst, ev, &o, m, lm_ibcond2_event, &g);
     lm_measure(ev, "fraction meeting the derived events", (double)ok / m);
     lm_measure(ev, "worst event ratio", worst);
-    lm_ibcond_observe(ev, ok, m, delta, lm_par(ev, "z"), &o, "meet the derived gap and norm events");
+    lm_ibcond_observe(ev, ok, m, delta, prm.z, &o, "meet the derived gap and norm events");
     return 0;
 }
 

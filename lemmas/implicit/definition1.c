@@ -35,19 +35,20 @@
 
 static const char *const configs[] = {"EX1", "gaussian", NULL};
 
-static const lm_param_def params[] = {
-    {"opt_rule", 0, "which token is called optimal", "argmax|argmin", NULL},
-    {"rate_scale", 1.0, "multiplies the exponent R h in the saturation bound", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the identity tolerance", NULL, "[0, 1e6]"},
-    {"n", 4, "sequences (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)", NULL, "int [1, 40]"},
-    {"T", 4, "tokens per sequence (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)", NULL, "int [1, 40]"},
-    {"d", 16, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                   \
+    SWITCH(opt_rule, 0, "argmax|argmin", "which token is called optimal")                                                     \
+    NUM(rate_scale, 1.0, "[0, 1e6]", "multiplies the exponent R h in the saturation bound")                                   \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the identity tolerance")                                                      \
+    NUM(n, 4, "int [1, 40]", "sequences (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)")           \
+    NUM(T, 4, "int [1, 40]", "tokens per sequence (at most 40: the n(T-1) x n(T-1) constraint Gram solve, replayed in MPFR)") \
+    NUM(d, 16, "int [1, 1000]", "embedding dimension (at most 1000: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     const lm_ctx *c = ev->ctx;
     int a2 = ev->config == 0;
     lm_attn_data *D = lm_attn_toy_data(g, n, T, d, a2, c);
@@ -65,7 +66,7 @@ static int eval(lm_eval *ev)
     if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     lm_measure(ev, "min score gap", F->mingap);
     if (!lm_assume(ev, F->unique, "opt_i not unique (tie in the scores)")) goto out;
-    int argmin = lm_par_i(ev, "opt_rule") == 1;
+    int argmin = lm_int(P.opt_rule) == 1;
     double eps = lm_ctx_eps(c), tol = 64.0 * T * d * eps;
     for (int i = 0; i < n; i++) {
         int o = F->opt[i];
@@ -94,7 +95,7 @@ static int eval(lm_eval *ev)
         }
         lm_num_sub(&a, &y, &s);
         lm_num_abs(&a, &a);
-        lm_num_set_d(&b, lm_par(ev, "tol_scale") * tol * gs);
+        lm_num_set_d(&b, P.tol_scale * tol * gs);
         lm_obs_le(ev, -1, &a, &b, 0.0, "|y Phi - sum s gamma|, seq %d", i);
         if (a2 && T > 1) { /* (one token: no Gamma_i, the identity above is all there is) */
             /* gamma_opt - Gamma (1 - s_opt) */
@@ -124,7 +125,7 @@ static int eval(lm_eval *ev)
     }
     lm_attn_expand(V, CV, NULL, D);
     lm_attn_gaps(h, D, V, F->opt);
-    double Rl = Rsat[k4], rs = lm_par(ev, "rate_scale");
+    double Rl = Rsat[k4], rs = P.rate_scale;
     lm_mat_scale_d(W, V, Rl);
     if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
     for (int i = 0; i < n; i++) {

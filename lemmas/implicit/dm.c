@@ -30,26 +30,27 @@
 
 static const char *const configs[] = {"DM d=600, n=8, zeta=1.5", "DM d=100, n=8, zeta=1.5", NULL};
 
-static const lm_param_def params[] = {
-    {"zeta", 1.5, "std ratio zeta of the optimal token (generator)", NULL, "(0, 1e3]"},
-    {"zeta_scale", 1.0, "multiplies the zeta the variance check compares with", NULL, "(0, 1e6]"},
-    {"z_var", 6.0, "z of the variance check: |log zeta_hat^2 - log zeta^2| <= z 2/sqrt(nd)", NULL, "[0, 1e6]"},
-    {"tol_scale", 4.0, "label residual tolerance: tol_scale 2^-p max_i |u*^T x_opt|", NULL, "[0, 1e6]"},
-    {"label_token", 0, "token whose u_star score the label check compares with", "opt|other", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                               \
+    NUM(zeta, 1.5, "(0, 1e3]", "std ratio zeta of the optimal token (generator)")                         \
+    NUM(zeta_scale, 1.0, "(0, 1e6]", "multiplies the zeta the variance check compares with")              \
+    NUM(z_var, 6.0, "[0, 1e6]", "z of the variance check: |log zeta_hat^2 - log zeta^2| <= z 2/sqrt(nd)") \
+    NUM(tol_scale, 4.0, "[0, 1e6]", "label residual tolerance: tol_scale 2^-p max_i |u*^T x_opt|")        \
+    SWITCH(label_token, 0, "opt|other", "token whose u_star score the label check compares with")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
-    o.zeta = lm_par(ev, "zeta");
+    o.zeta = P.zeta;
     if (ev->config == 1) o.d = 100;
     if (!lm_assume(ev, o.zeta > 1.0, "zeta = %g is not > 1", o.zeta)) return 0;
     lm_attn_data *D = lm_ibgen_dm(&o, lm_eval_rng(ev), ev->ctx);
     const lm_ctx *c = ev->ctx;
     lm_num m, a, b, so, sb, zero, tol, res, smax;
     lm_num_inits(c, &m, &a, &b, &so, &sb, &zero, &tol, &res, &smax, (lm_num *)NULL);
-    const int lt = lm_par_i(ev, "label_token");
+    const int lt = lm_int(P.label_token);
     lm_num_set_d(&res, 0.0);
     lm_num_set_d(&smax, 0.0);
     lm_mat *r = lm_mat_new(1, D->d, c);
@@ -76,16 +77,16 @@ static int eval(lm_eval *ev)
         }
     }
     lm_measure(ev, "min_i y_i u*^T x_opt (u-SVM margin of u*)", lm_num_get_d(&m));
-    lm_num_mul_d(&tol, &smax, lm_par(ev, "tol_scale") * exp2(lm_ctx_log2eps(c)));
+    lm_num_mul_d(&tol, &smax, P.tol_scale * exp2(lm_ctx_log2eps(c)));
     lm_obs_le(ev, -1, &res, &tol, 0.0, "labels: max_i |u*^T x| - y_i u*^T x <= tol (x = %s token)",
               lt ? "other" : "optimal");
     /* |log(so/sb) - 2 log zeta'| <= z 2/sqrt(nd) */
     lm_num_div(&a, &so, &sb);
     lm_num_log(&a, &a);
-    const double zc = o.zeta * lm_par(ev, "zeta_scale");
+    const double zc = o.zeta * P.zeta_scale;
     lm_num_add_d(&a, &a, -2.0 * log(zc));
     lm_num_abs(&a, &a);
-    lm_num_set_d(&tol, lm_par(ev, "z_var") * 2.0 / sqrt((double)D->n * D->d));
+    lm_num_set_d(&tol, P.z_var * 2.0 / sqrt((double)D->n * D->d));
     lm_measure(ev, "zeta_hat", sqrt(lm_num_get_d(&so) / lm_num_get_d(&sb)));
     lm_obs_le(ev, -1, &a, &tol, 0.0, "variance: |log zeta_hat^2 - log zeta^2| <= z 2/sqrt(nd), zeta=%g",
               zc);

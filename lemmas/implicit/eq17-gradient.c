@@ -37,15 +37,15 @@
 static const char *const configs[] = {"general,exp", "general,logistic", "A2-form,exp",
                                       "A2-form,logistic", NULL};
 
-static const lm_param_def params[] = {
-    {"grad_scale", 1.0, "multiplies the closed-form gradients (1 = the paper)", NULL, "[0, 1e6]"},
-    {"sign", 1.0, "sign of the closed forms (+1 = the paper)", NULL, "[-1, 1]"},
-    {"tol_scale", 1.0, "multiplies the residual tolerance", NULL, "[0, 1e6]"},
-    {"fd_h", 1e-30, "finite-difference step (MPFR 256 bits)", NULL, "(0, 1]"},
-    {"n", 3, "sequences (at most 300: run time bound of the MPFR differences)", NULL, "int [1, 300]"},
-    {"T", 4, "tokens per sequence (at most 300: run time bound of the MPFR differences)", NULL, "int [1, 300]"},
-    {"d", 6, "embedding dimension (at most 200: d x d matrices in MPFR)", NULL, "int [1, 200]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                \
+    NUM(grad_scale, 1.0, "[0, 1e6]", "multiplies the closed-form gradients (1 = the paper)")               \
+    NUM(sign, 1.0, "[-1, 1]", "sign of the closed forms (+1 = the paper)")                                 \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the residual tolerance")                                   \
+    NUM(fd_h, 1e-30, "(0, 1]", "finite-difference step (MPFR 256 bits)")                                   \
+    NUM(n, 3, "int [1, 300]", "sequences (at most 300: run time bound of the MPFR differences)")           \
+    NUM(T, 4, "int [1, 300]", "tokens per sequence (at most 300: run time bound of the MPFR differences)") \
+    NUM(d, 6, "int [1, 200]", "embedding dimension (at most 200: d x d matrices in MPFR)")
+LM_PARAMS(PARAMS)
 
 /* L at W + s h V (or u + s h v), in the 256-bit context */
 static void loss_at(lm_num *L, const lm_attn_data *D, const lm_mat *W, const lm_mat *u,
@@ -65,12 +65,13 @@ static void loss_at(lm_num *L, const lm_attn_data *D, const lm_mat *W, const lm_
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     int a2 = ev->config >= 2;
     lm_attn_loss loss = (ev->config % 2) ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
-    double fac = lm_par(ev, "grad_scale") * lm_par(ev, "sign");
-    double h = lm_par(ev, "fd_h");
+    double fac = P.grad_scale * P.sign;
+    double h = P.fd_h;
     static const double norms[] = {1e-3, 1.0, 10.0, 100.0};
     double R = norms[ev->index % 4], us = 1.0;
     if (ev->x && ev->nx >= 2) {
@@ -109,7 +110,7 @@ static int eval(lm_eval *ev)
     for (int i = 0; i < n; i++)
         for (int t = 0; t < T; t++) amax = fmax(amax, fabs(lm_mat_get_d(F->a, i, t)));
     double rel_ctx = 64.0 * (d + T) * (1.0 + amax) * lm_ctx_eps(c);
-    double rel = lm_par(ev, "tol_scale") * (1e-40 + rel_ctx);
+    double rel = P.tol_scale * (1e-40 + rel_ctx);
 
     /* MPFR-256 central differences */
     {
@@ -131,7 +132,7 @@ static int eval(lm_eval *ev)
             lm_num_mul(&tol, on_u ? &ngu : &nG, on_u ? &nv : &nV);
             lm_num_mul_d(&tol, &tol, rel);
             /* rounding of the difference quotient: 64 * 2^-256 * L / h */
-            lm_num_mul_d(&Lp, &Lp, lm_par(ev, "tol_scale") * 64.0 * ldexp(1.0, -256) / h);
+            lm_num_mul_d(&Lp, &Lp, P.tol_scale * 64.0 * ldexp(1.0, -256) / h);
             lm_num_set(&tmp, &Lp);
             lm_num_add(&tol, &tol, &tmp);
             lm_obs_le(ev, -1, &res, &tol, 0.0, "|<grad_%s,V> - MPFR FD|, ||W||=%.3g, %s",
@@ -159,7 +160,7 @@ static int eval(lm_eval *ev)
         lm_num_sub(&res, &tmp, &res);
         lm_num_abs(&res, &res);
         lm_num_mul(&tol, &nG, &nV);
-        lm_num_mul_d(&tol, &tol, lm_par(ev, "tol_scale") * rel_ctx);
+        lm_num_mul_d(&tol, &tol, P.tol_scale * rel_ctx);
         lm_obs_le(ev, -1, &res, &tol, 0.0, "|<grad_A2,V> - <grad_general,V>|, ||W||=%.3g", R);
         lm_num_clear(&ls);
         lm_mat_free(C);

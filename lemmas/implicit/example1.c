@@ -33,20 +33,21 @@
 static const char *const configs[] = {"suitable SNR: n=4, T=3, mu=0.1, d sweep",
                                       "catalogue hetero: n=6, T=4, d sweep", NULL};
 
-static const lm_param_def params[] = {
-    {"delta", 0.1, "failure probability delta", NULL, "(0, 1)"},
-    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived", NULL, "[0, 1e6]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 100, "data sets per dimension at budget 64 (scaled by budget/64, at least 16; at most 1000: run time bound)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                   \
+    NUM(delta, 0.1, "(0, 1)", "failure probability delta")                                                                                    \
+    NUM(lambda_scale, 1.0, "[0, 1e6]", "multiplies Lambda of A1-derived")                                                                     \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                                       \
+    NUM(draws, 100, "int [1, 1000]", "data sets per dimension at budget 64 (scaled by budget/64, at least 16; at most 1000: run time bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     static const int d1[] = {250, 1000, 4000, 16000}, d2[] = {50, 100, 200, 400, 800, 1600};
     const int cfg = ev->config, nd = cfg == 0 ? 4 : 6;
-    const double delta = lm_par(ev, "delta"), z = lm_par(ev, "z");
+    const double delta = P.delta, z = P.z;
     if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
+    int m = (int)lrint(P.draws * ev->budget / 64.0);
     if (m < 16) m = 16;
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, cfg == 1);
@@ -67,7 +68,7 @@ static int eval(lm_eval *ev)
         for (int r = 0; r < m; r++) {
             lm_attn_data *D = lm_ibgen_ex1(&o, g, &dc);
             double ratio = 0.0;
-            int res = lm_ibgen_assumptions(&ratio, D, lm_par(ev, "lambda_scale"), ev->ctx);
+            int res = lm_ibgen_assumptions(&ratio, D, P.lambda_scale, ev->ctx);
             if (res < 0) {
                 nopt++;
             } else {

@@ -50,14 +50,14 @@
 
 static const char *const configs[] = {"EX1-hetero", "A1 data: EX1 n=2, T=2, d=256", NULL};
 
-static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2 (in (a) and (b))", NULL, "[0, 1e6]"},
-    {"init_scale", 1.0, "multiplies the initialisation term ||W0||/(2||W_mm||)", NULL, "[0, 1e6]"},
-    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"steps", 2000, "NGD iterations T_max (at most 20000: run length bound; an unstable fit (a) doubles the run up to that bound)", NULL, "int [1, 20000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
-    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configurations)", "ex1|a1", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                     \
+    NUM(c1_scale, 1.0, "[0, 1e6]", "multiplies the derived c_1 = 1/2 (in (a) and (b))")                                                                                                         \
+    NUM(init_scale, 1.0, "[0, 1e6]", "multiplies the initialisation term ||W0||/(2||W_mm||)")                                                                                                   \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                                                                                  \
+    NUM(steps, 2000, "int [1, 20000]", "NGD iterations T_max (at most 20000: run length bound; an unstable fit (a) doubles the run up to that bound)")                                          \
+    NUM(d, 40, "int [1, 200]", "embedding dimension (at most 200: d x d matrices)")                                                                                                             \
+    SWITCH(data, 0, "ex1|a1", "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configurations)")
+LM_PARAMS(PARAMS)
 
 /* the upper end of the range of `steps` (the run-length bound), 0 when unbounded */
 static int steps_max(const lm_eval *ev)
@@ -71,12 +71,13 @@ static int steps_max(const lm_eval *ev)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    const int a1 = lm_par_i(ev, "data") == 1;
+    const int a1 = lm_int(P.data) == 1;
     lm_ibgen_ex1_defaults(&o, !a1);
-    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    o.d = a1 ? 256 : lm_int(P.d);
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
@@ -86,14 +87,14 @@ static int eval(lm_eval *ev)
     lm_svm_sol sol = {0};
     lm_ibgen_stats st;
     lm_ibgen_stats_init(&st, c);
-    int rc = 0, steps = lm_par_i(ev, "steps"), n = D->n;
+    int rc = 0, steps = lm_int(P.steps), n = D->n;
     if (steps < 100) steps = 100;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
     /* (a) may run the same trajectory on to twice the horizon, up to the range's bound */
     const int smax = steps_max(ev) > steps ? steps_max(ev) : steps;
     double *lam = lm_xmalloc(sizeof(double) * (size_t)(smax + 1));
     double *tt = lm_xmalloc(sizeof(double) * (size_t)(smax + 1));
-    double eta = lm_par(ev, "eta"), c1 = 0.5 * lm_par(ev, "c1_scale");
+    double eta = P.eta, c1 = 0.5 * P.c1_scale;
     lm_num e, la, lb, x, nmm, rate, off;
     lm_num_inits(c, &e, &la, &lb, &x, &nmm, &rate, &off, (lm_num *)NULL);
     if (a1) {
@@ -117,7 +118,7 @@ static int eval(lm_eval *ev)
     lm_num_div(&rate, &x, &rate);
     lm_mat_frob(&off, W0);
     lm_num_div(&off, &off, &nmm);
-    lm_num_mul_d(&off, &off, 0.5 * lm_par(ev, "init_scale"));
+    lm_num_mul_d(&off, &off, 0.5 * P.init_scale);
     lm_num_add_d(&off, &off, log((double)(D->T - 1)));
     double thr = 1.0 / (2.0 * lm_num_get_d(&nmm) * lm_num_get_d(&st.Dc));
     lm_attn_opt_par p;
@@ -156,7 +157,7 @@ static int eval(lm_eval *ev)
     if (!lm_assume(ev, t1 >= 0, "D ||Wbar_t - Wbar_mm|| never fell below 1/(2||W_mm||)")) goto out;
     if (nontriv == 0)
         lm_vacuous(ev, "(b): the bound (T-1) exp(...) stayed >= 1, the maximum of 1 - s_opt, at every t >= t1 = %d", t1);
-    if (steps >= 100 && (ev->tmax < 0 || ev->tmax >= lm_par_i(ev, "steps"))) {
+    if (steps >= 100 && (ev->tmax < 0 || ev->tmax >= lm_int(P.steps))) {
         /* (a): the rate rule of lm_stats.h on lambda_t against t (a linear rate), window
          * [T/8, T]; a fit that moves when the horizon doubles runs the same trajectory on to
          * 2T (within the range of `steps`), else the instance is not checkable.  Skipped in a

@@ -44,14 +44,14 @@
 
 static const char *const configs[] = {"pointwise", "NGD run", "NGD run, A1 data: EX1 n=2, T=2, d=256", NULL};
 
-static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "multiplies the margin 1/||W_mm|| in the pointwise bound", NULL, "[0, 1e6]"},
-    {"c1_scale", 1.0, "multiplies the derived c_1 = 1/2 (NGD run)", NULL, "[0, 1e6]"},
-    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"steps", 2000, "NGD iterations (at most 10000: run length bound, about 6 s plain and a minute under ASan)", NULL, "int [1, 10000]"},
-    {"d", 40, "embedding dimension (at most 200: d x d matrices)", NULL, "int [1, 200]"},
-    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                    \
+    NUM(margin_scale, 1.0, "[0, 1e6]", "multiplies the margin 1/||W_mm|| in the pointwise bound")                                                                                              \
+    NUM(c1_scale, 1.0, "[0, 1e6]", "multiplies the derived c_1 = 1/2 (NGD run)")                                                                                                               \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                                                                                 \
+    NUM(steps, 2000, "int [1, 10000]", "NGD iterations (at most 10000: run length bound, about 6 s plain and a minute under ASan)")                                                            \
+    NUM(d, 40, "int [1, 200]", "embedding dimension (at most 200: d x d matrices)")                                                                                                            \
+    SWITCH(data, 0, "ex1|a1", "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)")
+LM_PARAMS(PARAMS)
 
 static void max_lomso(lm_num *r, lm_num *x, const lm_attn_fwd *F, int n)
 {
@@ -62,6 +62,7 @@ static void max_lomso(lm_num *r, lm_num *x, const lm_attn_fwd *F, int n)
 static int pointwise(lm_eval *ev, lm_rng *g, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *Wmm,
                      const lm_num *nmm, const lm_num *Dc)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int d = D->d, rc = 0;
     static const double Rs[] = {0.3, 3.0, 30.0, 300.0}, ds[] = {0.0, 0.01, 0.1, 1.0};
@@ -86,7 +87,7 @@ static int pointwise(lm_eval *ev, lm_rng *g, const lm_attn_data *D, lm_attn_fwd 
     lm_num_mul_d(&e, &e, 2.0);
     lm_num_sqrt(&e, &e);
     lm_num_mul(&e, &e, Dc);          /* D ||Wbar - Wbar_mm|| */
-    lm_num_set_d(&x, lm_par(ev, "margin_scale"));
+    lm_num_set_d(&x, P.margin_scale);
     lm_num_div(&x, &x, nmm);
     lm_num_sub(&e, &x, &e);
     lm_mat_frob(&x, W);
@@ -111,10 +112,11 @@ out:
 static int ngd_run(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W0,
                    const lm_mat *Wmm, const lm_num *nmm, const lm_num *Dc, const lm_num *nmm2)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
-    int rc = 0, steps = lm_par_i(ev, "steps");
+    int rc = 0, steps = lm_int(P.steps);
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
-    double eta = lm_par(ev, "eta"), c1 = 0.5 * lm_par(ev, "c1_scale");
+    double eta = P.eta, c1 = 0.5 * P.c1_scale;
     lm_num e, la, lb, x, rate, off;
     lm_num_inits(c, &e, &la, &lb, &x, &rate, &off, (lm_num *)NULL);
     lm_num_mul(&rate, Dc, nmm2);
@@ -165,12 +167,13 @@ static int ngd_run(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    const int a1 = lm_par_i(ev, "data") == 1;
+    const int a1 = lm_int(P.data) == 1;
     lm_ibgen_ex1_defaults(&o, !a1);
-    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    o.d = a1 ? 256 : lm_int(P.d);
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);

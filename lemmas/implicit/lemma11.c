@@ -33,15 +33,15 @@
 static const char *const configs[] = {"DM d=100", "DM d=300", "DM d=600", "DM d=1200", NULL};
 static const int config_d[] = {100, 300, 600, 1200};
 
-static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
-    {"c_scale", 1.0, "multiplies the explicit constant C = sqrt(2) + sqrt(L/d) of the cross bound", NULL, "[0, 1e6]"},
-    {"w", 0.5, "half-width of the norm interval [1-w, 1+w] (paper: 1/2)", NULL, "constant (0, 1]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 1000, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 4000: run time bound)", NULL, "int [1, 4000]"},
-    {"n", 8, "sequences per data set (at most 32: run time bound)", NULL, "int [1, 32]"},
-    {"zeta", 1.5, "zeta of DM", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                        \
+    NUM(delta, 0.05, "(0, 1)", "failure probability delta")                                                                                        \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the explicit constant C = sqrt(2) + sqrt(L/d) of the cross bound")                                   \
+    NUM(w, 0.5, "constant (0, 1]", "half-width of the norm interval [1-w, 1+w] (paper: 1/2)")                                                      \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                                            \
+    NUM(draws, 1000, "int [1, 4000]", "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 4000: run time bound)") \
+    NUM(n, 8, "int [1, 32]", "sequences per data set (at most 32: run time bound)")                                                                \
+    NUM(zeta, 1.5, "(0, 1e3]", "zeta of DM")
+LM_PARAMS(PARAMS)
 
 /* value <= bound decided in ctx from the exact double tokens a, b (length d),
  * with value = |<a,b>| (cross) or s*<a,a> compared two-sided (norm) */
@@ -96,20 +96,21 @@ static void cdf_series(lm_eval *ev, double *w, int m)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
     o.d = config_d[ev->config];
-    o.n = lm_par_i(ev, "n");
-    o.zeta = lm_par(ev, "zeta");
+    o.n = lm_int(P.n);
+    o.zeta = P.zeta;
     const int d = o.d, N = 2 * o.n;
-    const double delta = lm_par(ev, "delta"), w = lm_par(ev, "w");
+    const double delta = P.delta, w = P.w;
     if (!lm_assume(ev, delta > 0 && delta < 1 && o.zeta > 1 && o.n >= 1,
                    "needs delta in (0,1), zeta > 1, n >= 1"))
         return 0;
     const double s2 = 1.0 / d, L = log(6.0 * o.n * o.n / delta);
-    const double C = lm_par(ev, "c_scale") * (sqrt(2.0) + sqrt(L / d));
+    const double C = P.c_scale * (sqrt(2.0) + sqrt(L / d));
     const double cross = C * o.zeta * o.zeta * s2 * sqrt(d * L);
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
+    int m = (int)lrint(P.draws * ev->budget / 64.0);
     if (m < 16) m = 16;
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
@@ -147,11 +148,11 @@ static int eval(lm_eval *ev)
         lm_attn_data_free(D);
     }
     free(A);
-    const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));
+    const double U = lm_ibgen_wilson_upper(ok, m, P.z);
     lm_measure(ev, "d", d);
     lm_measure(ev, "data sets", m);
     lm_measure(ev, "fraction with all events", (double)ok / m);
-    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, lm_par(ev, "z")));
+    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, P.z));
     lm_measure(ev, "Wilson upper", U);
     lm_measure(ev, "explicit C", C);
     lm_measure(ev, "worst event ratio (value/bound)", worst);

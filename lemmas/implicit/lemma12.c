@@ -41,14 +41,14 @@
 static const char *const configs[] = {"R4: DM d=600, n=8, zeta=1.5, eta=0.5",
                                       "DM d=100, n=4, zeta=1.5, eta=0.5 (theorem2 data)", NULL};
 
-static const lm_param_def params[] = {
-    {"u_scale", 1.0, "multiplies the constants of the u bounds (eta B, 3 eta B)", NULL, "[0, 1e6]"},
-    {"w_scale", 1.0, "multiplies the constant 9/2 of the W bound", NULL, "[0, 1e6]"},
-    {"g_scale", 1.0, "multiplies the gradient bounds ||grad_u L|| <= B L, ||grad_W L|| <= B^3 ||u|| L", NULL, "[0, 1e6]"},
-    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
-    {"steps", 40000, "iterations (quick: steps/4; at most 400000: run length bound)", NULL, "int [1, 400000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                          \
+    NUM(u_scale, 1.0, "[0, 1e6]", "multiplies the constants of the u bounds (eta B, 3 eta B)")                       \
+    NUM(w_scale, 1.0, "[0, 1e6]", "multiplies the constant 9/2 of the W bound")                                      \
+    NUM(g_scale, 1.0, "[0, 1e6]", "multiplies the gradient bounds ||grad_u L|| <= B L, ||grad_W L|| <= B^3 ||u|| L") \
+    NUM(eta, 0.5, "(0, 1e3]", "step size eta of (13)")                                                               \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM: optimal-token std ratio")                                                        \
+    NUM(steps, 40000, "int [1, 400000]", "iterations (quick: steps/4; at most 400000: run length bound)")
+LM_PARAMS(PARAMS)
 
 /* r = sqrt(q) e^(ls - logL): the norm of a gradient whose coefficients have
  * the Gram quadratic form q and the log-scale ls, divided by the loss */
@@ -66,15 +66,16 @@ static void grad_over_loss(lm_num *r, const lm_num *q, const lm_num *ls, const l
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
     o.d = ev->config == 0 ? 600 : 100;
     o.n = ev->config == 0 ? 8 : 4;
-    o.zeta = lm_par(ev, "zeta");
-    const double eta = lm_par(ev, "eta"), us = lm_par(ev, "u_scale"), ws = lm_par(ev, "w_scale"),
-                 gs = lm_par(ev, "g_scale");
-    int steps = lm_par_i(ev, "steps");
+    o.zeta = P.zeta;
+    const double eta = P.eta, us = P.u_scale, ws = P.w_scale,
+                 gs = P.g_scale;
+    int steps = lm_int(P.steps);
     if (ev->quick) steps /= 4;
     if (!lm_assume(ev, steps >= 2 && eta > 0 && o.zeta > 0, "need steps >= 2, eta > 0, zeta > 0")) return 0;
     if (ev->tmax >= 0 && ev->tmax + 1 < steps) steps = ev->tmax + 1; /* a replay need only reach the break */

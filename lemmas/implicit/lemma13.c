@@ -75,24 +75,23 @@ static const char *const configs[] = {"R4 per run: every iterate of every run",
                                       "R4 with probability 1-delta over data sets",
                                       "R4 with probability 1-delta, gap bound from t=2", NULL};
 
-static const lm_param_def params[] = {
-    {"c13_scale", 1.0, "multiplies the derived c13 = 1/(4e) of the gap bound (i)", NULL, "[0, 1e6]"},
-    {"t_start", 1, "first iterate of the gap bound (i) (1 = as printed, t >= 1)", NULL, "int [1, 40000]"},
-    {"cr_scale", 1.0, "multiplies the loss-ratio constant C_r = e of (ii)", NULL, "(0, 1e6]"},
-    {"smin_scale", 1.0, "multiplies the lower bound 1/2 of s_opt in (iii)", NULL, "[0, 2)"},
-    {"mono_tol_scale", 1.0, "multiplies the rounding tolerance 2^10 u (1 + max|a|) of the monotonicity (iii)",
-     NULL, "[0, 1e6]"},
-    {"opt_ref", 0, "which token the invariants call optimal", "designated|other", NULL},
-    {"gate", 0, "derived Condition 2 as a hypothesis", "off|condition2", NULL},
-    {"delta", 0.05, "failure probability delta (configuration 2, gate)", NULL, "(0, 1)"},
-    {"z", 1.96, "Wilson score interval z (configuration 2)", NULL, "[0, 1e3]"},
-    {"draws", 40, "runs (data sets) at budget 64 (scaled by budget/64, at least 16; at most 400: run time bound)", NULL, "int [1, 400]"},
-    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
-    {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "DM: sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"steps", 10000, "iterations per run (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                         \
+    NUM(c13_scale, 1.0, "[0, 1e6]", "multiplies the derived c13 = 1/(4e) of the gap bound (i)")                                     \
+    NUM(t_start, 1, "int [1, 40000]", "first iterate of the gap bound (i) (1 = as printed, t >= 1)")                                \
+    NUM(cr_scale, 1.0, "(0, 1e6]", "multiplies the loss-ratio constant C_r = e of (ii)")                                            \
+    NUM(smin_scale, 1.0, "[0, 2)", "multiplies the lower bound 1/2 of s_opt in (iii)")                                              \
+    NUM(mono_tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance 2^10 u (1 + max|a|) of the monotonicity (iii)")         \
+    SWITCH(opt_ref, 0, "designated|other", "which token the invariants call optimal")                                               \
+    SWITCH(gate, 0, "off|condition2", "derived Condition 2 as a hypothesis")                                                        \
+    NUM(delta, 0.05, "(0, 1)", "failure probability delta (configuration 2, gate)")                                                 \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z (configuration 2)")                                                           \
+    NUM(draws, 40, "int [1, 400]", "runs (data sets) at budget 64 (scaled by budget/64, at least 16; at most 400: run time bound)") \
+    NUM(eta, 0.5, "(0, 1e3]", "step size eta of (13)")                                                                              \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM: optimal-token std ratio")                                                                       \
+    NUM(d, 600, "int [2, 6000]", "DM: dimension (at most 6000: memory and run time bound)")                                         \
+    NUM(n, 8, "int [1, 16]", "DM: sequences (at most 16: run time bound)")                                                          \
+    NUM(steps, 10000, "int [1, 40000]", "iterations per run (quick: steps/4; at most 40000: run length bound)")
+LM_PARAMS(PARAMS)
 
 enum { INV_O, INV_GAP, INV_LR, INV_MONO, INV_SMIN, NINV };
 static const char *const inv_label[NINV] = {"(o) designated token optimal", "(i) gap bound",
@@ -287,22 +286,23 @@ static double badness(const run *R)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     setup S;
-    const double delta = lm_par(ev, "delta");
-    S.c13 = lm_par(ev, "c13_scale") / (4.0 * M_E);
-    S.logcr = 1.0 + log(lm_par(ev, "cr_scale"));
-    S.logsmin = log1p(-0.5 * lm_par(ev, "smin_scale"));
-    S.tol_scale = lm_par(ev, "mono_tol_scale");
-    S.t_start = lm_par_i(ev, "t_start");
-    S.other = lm_par_i(ev, "opt_ref") == 1;
-    S.eta = lm_par(ev, "eta");
-    S.zeta = lm_par(ev, "zeta");
-    S.steps = lm_par_i(ev, "steps");
+    const double delta = P.delta;
+    S.c13 = P.c13_scale / (4.0 * M_E);
+    S.logcr = 1.0 + log(P.cr_scale);
+    S.logsmin = log1p(-0.5 * P.smin_scale);
+    S.tol_scale = P.mono_tol_scale;
+    S.t_start = lm_int(P.t_start);
+    S.other = lm_int(P.opt_ref) == 1;
+    S.eta = P.eta;
+    S.zeta = P.zeta;
+    S.steps = lm_int(P.steps);
     if (ev->quick) S.steps /= 4;
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
-    o.d = lm_par_i(ev, "d");
-    o.n = lm_par_i(ev, "n");
+    o.d = lm_int(P.d);
+    o.n = lm_int(P.n);
     o.zeta = S.zeta;
     S.n = o.n;
     S.sigma2d = o.sigma > 0 ? o.sigma * o.sigma * o.d : 1.0;
@@ -323,11 +323,11 @@ static int eval(lm_eval *ev)
     g.C_r = exp(S.logcr);
     lm_ibcond2_eval(&g);
     lm_ibcond2_measure(ev, &g);
-    if (lm_par_i(ev, "gate") == 1 &&
+    if (lm_int(P.gate) == 1 &&
         !lm_assume(ev, lm_ibcond2_met(&g), "derived Condition 2 not met (d=%d, d_min=%.4g; eta=%g, eta0=%.4g)",
                    g.d, g.d_min, g.eta, g.eta0))
         return 0;
-    const int m = lm_ibcond_draws(ev, lm_par(ev, "draws"));
+    const int m = lm_ibcond_draws(ev, P.draws);
     const int per_run = ev->config == 0, mp = ev->ctx->backend == LM_MPFR;
     const lm_ctx dbl = lm_ctx_double();
     long ok = 0;
@@ -352,7 +352,7 @@ static int eval(lm_eval *ev)
          * MPFR; configuration 2: the observation fails even if every remaining
          * run succeeded) the remaining runs stand as classified in double */
         const int decided = per_run ? confirmed_brk > 0
-                                    : lm_ibgen_wilson_upper(ok + (m - r), m, lm_par(ev, "z")) < 1.0 - delta;
+                                    : lm_ibgen_wilson_upper(ok + (m - r), m, P.z) < 1.0 - delta;
         if (mp && R->flag_t >= 0 && !decided) {
             /* a break or near miss in double: the same run wholly in MPFR up to
              * its first break (up to its last near miss when the break vanishes) */
@@ -422,7 +422,7 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "min s_opt (t >= 2)", mins);
         lm_measure(ev, "runs re-run in MPFR", confirmed_mp);
         if (!per_run)
-            lm_ibcond_observe(ev, ok, m, delta, lm_par(ev, "z"), &o, "keep every invariant at every iterate");
+            lm_ibcond_observe(ev, ok, m, delta, P.z, &o, "keep every invariant at every iterate");
     }
     free(R);
     free(R2);

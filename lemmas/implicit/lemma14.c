@@ -31,20 +31,21 @@
 
 static const char *const configs[] = {"DM d=1200 n=8", "DM d=2400 n=8", "DM d=600 n=8 (R4)", NULL};
 
-static const lm_param_def params[] = {
-    {"c14_scale", 1.0, "multiplier of the reconstructed c14 = 1/4", NULL, "[0, 1e6]"},
-    {"zeta_scale", 1.0, "multiplier of the DM variance ratio zeta = 1.5", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                            \
+    NUM(c14_scale, 1.0, "[0, 1e6]", "multiplier of the reconstructed c14 = 1/4")       \
+    NUM(zeta_scale, 1.0, "(0, 1e3]", "multiplier of the DM variance ratio zeta = 1.5")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_dm_opts o;
     lm_ibgen_dm_defaults(&o);
     o.n = 8;
     o.d = ev->config == 0 ? 1200 : ev->config == 1 ? 2400 : 600;
-    o.zeta = 1.5 * lm_par(ev, "zeta_scale");
+    o.zeta = 1.5 * P.zeta_scale;
     lm_attn_data *D = lm_ibgen_dm(&o, g, c);
     int d = D->d, n = D->n, rc = 0;
     lm_mat *ut = lm_mat_new(d, 1, c), *x = lm_mat_new(d, 1, c), *row = lm_mat_new(1, d, c);
@@ -58,7 +59,7 @@ static int eval(lm_eval *ev)
     lm_num_sqr(&tmp, &tmp);
     lm_num_mul(&rhs, &rhs, &tmp);
     lm_num_mul_d(&rhs, &rhs, (double)d);
-    lm_num_mul_d(&rhs, &rhs, 0.25 * lm_par(ev, "c14_scale"));
+    lm_num_mul_d(&rhs, &rhs, 0.25 * P.c14_scale);
     for (int j = 0; j < n; j++) {
         if (D->opt[j] < 0) { lm_assume(ev, 0, "optimal token of sequence %d not designated", j); goto out; }
         lm_mat_get_block(row, D->X[j], D->opt[j], 0);

@@ -49,38 +49,39 @@
 static const char *const configs[] = {"R4, kappa = c14 zeta sigma sqrt(d/2n) [Lemma 11 bound]",
                                       "R4, kappa = c14 zeta^2 sigma^2 d/||u~|| [norm of the draw]", NULL};
 
-static const lm_param_def params[] = {
-    {"kappa_scale", 1.0, "multiplies the reconstructed kappa of Eq. (52)", NULL, "[0, 1e6]"},
-    {"c14_scale", 1.0, "multiplies Lemma 14's reconstructed c14 = 1/4", NULL, "[0, 1e6]"},
-    {"cl_scale", 1.0, "multiplies C_L = e (log-Lipschitz on the segment)", NULL, "[0, 1e6]"},
-    {"C_H", 16.0, "Hessian constant C_H of the final form (lost; derived default)", NULL, "constant [0, 1e6]"},
-    {"hp_scale", 1.0, "multiplies the pointwise self-bound beta(B,||u||)", NULL, "[0, 1e6]"},
-    {"steps", 10000, "iterations of R4 (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
-    {"hess_stride", 1000, "Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)", NULL, "int [100, 100000]"},
-    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
-    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
-    {"d", 600, "DM embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "DM number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                            \
+    NUM(kappa_scale, 1.0, "[0, 1e6]", "multiplies the reconstructed kappa of Eq. (52)")                                                                                \
+    NUM(c14_scale, 1.0, "[0, 1e6]", "multiplies Lemma 14's reconstructed c14 = 1/4")                                                                                   \
+    NUM(cl_scale, 1.0, "[0, 1e6]", "multiplies C_L = e (log-Lipschitz on the segment)")                                                                                \
+    NUM(C_H, 16.0, "constant [0, 1e6]", "Hessian constant C_H of the final form (lost; derived default)")                                                              \
+    NUM(hp_scale, 1.0, "[0, 1e6]", "multiplies the pointwise self-bound beta(B,||u||)")                                                                                \
+    NUM(steps, 10000, "int [1, 40000]", "iterations of R4 (quick: steps/4; at most 40000: run length bound)")                                                          \
+    NUM(hess_stride, 1000, "int [100, 100000]", "Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)") \
+    NUM(eta, 0.5, "(0, 1e3]", "step size eta of (13)")                                                                                                                 \
+    NUM(alpha, 2.0 / 3.0, "[0, 1]", "time exponent alpha of (13)")                                                                                                     \
+    NUM(d, 600, "int [2, 6000]", "DM embedding dimension (at most 6000: memory and run time bound)")                                                                   \
+    NUM(n, 8, "int [1, 16]", "DM number of sequences (at most 16: run time bound)")                                                                                    \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM optimal-token std ratio")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const int reading = ev->config; /* 0: Lemma 11 bound, 1: the draw's ||u~|| */
     lm_ibland_opts o;
     lm_ibland_opts_default(&o);
-    o.d = lm_par_i(ev, "d");
-    o.n = lm_par_i(ev, "n");
-    o.zeta = lm_par(ev, "zeta");
-    o.eta = lm_par(ev, "eta");
-    o.alpha = lm_par(ev, "alpha");
-    o.steps = lm_par_i(ev, "steps") / (ev->quick ? 4 : 1);
-    o.hess_stride = lm_par_i(ev, "hess_stride");
+    o.d = lm_int(P.d);
+    o.n = lm_int(P.n);
+    o.zeta = P.zeta;
+    o.eta = P.eta;
+    o.alpha = P.alpha;
+    o.steps = lm_int(P.steps) / (ev->quick ? 4 : 1);
+    o.hess_stride = lm_int(P.hess_stride);
     if (reading == 0) {
-        o.C_L = exp(1.0) * lm_par(ev, "cl_scale");
-        o.C_H = lm_par(ev, "C_H");
-        o.hp_scale = lm_par(ev, "hp_scale");
+        o.C_L = exp(1.0) * P.cl_scale;
+        o.C_H = P.C_H;
+        o.hp_scale = P.hp_scale;
     } else {
         o.C_L = o.C_H = o.hp_scale = 0.0; /* probes only in the first configuration */
     }
@@ -89,7 +90,7 @@ static int eval(lm_eval *ev)
     const lm_attn_data *D = R->D;
     int rc = 0, n = D->n, T = D->T;
     const double sigma = 1.0 / sqrt((double)D->d); /* DM: sigma = d^{-1/2} */
-    const double c14 = 0.25 * lm_par(ev, "c14_scale");
+    const double c14 = 0.25 * P.c14_scale;
     lm_mat *Mt = lm_mat_new(n, T, c);
     lm_num ut, ut2, s2, kap, corr, gth, v;
     lm_num_inits(c, &ut, &ut2, &s2, &kap, &corr, &gth, &v, (lm_num *)NULL);
@@ -114,7 +115,7 @@ static int eval(lm_eval *ev)
     } else {
         lm_num_div(&kap, &s2, &ut);
     }
-    lm_num_mul_d(&kap, &kap, c14 * lm_par(ev, "kappa_scale"));
+    lm_num_mul_d(&kap, &kap, c14 * P.kappa_scale);
     lm_measure(ev, "kappa (checked)", lm_num_get_d(&kap));
     lm_measure(ev, "||u~||", lm_num_get_d(&ut));
     lm_series_axes(ev, "iteration t", "ratios to L", 1);

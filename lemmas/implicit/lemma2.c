@@ -45,24 +45,25 @@
 
 static const char *const configs[] = {"perturb", NULL};
 
-static const lm_param_def params[] = {
-    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL, "(0, 1e6]"},
-    {"Cp_scale", 1.0, "constant C' of R_eps", NULL, "(0, 1e6]"},
-    {"flip", 0, "0: eps*(W) <= eps(R) (the claim); 1: eps(R) <= eps*(W) (wrong, for tests)", NULL, "int [0, 1]"},
-    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1} (a hypothesis threshold)", NULL, "setting (0, 1]"},
-    {"eta", 0.5, "NGD step size in the Eq. (18) lower bound", NULL, "(0, 1e3]"},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)", NULL, "setting [0, 1e6]"},
-    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
-    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                   \
+    NUM(C_scale, 1.0, "(0, 1e6]", "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)")                                                                                \
+    NUM(Cp_scale, 1.0, "(0, 1e6]", "constant C' of R_eps")                                                                                                                    \
+    NUM(flip, 0, "int [0, 1]", "0: eps*(W) <= eps(R) (the claim); 1: eps(R) <= eps*(W) (wrong, for tests)")                                                                   \
+    NUM(s0_factor, 0.99, "setting (0, 1]", "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1} (a hypothesis threshold)")                                                \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size in the Eq. (18) lower bound")                                                                                                    \
+    NUM(lambda_scale, 1.0, "setting [0, 1e6]", "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)") \
+    NUM(n, 2, "int [1, 16]", "sequences (at most 16: run time bound)")                                                                                                        \
+    NUM(T, 2, "int [2, 16]", "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)")                                                    \
+    NUM(d, 200, "int [1, 1000]", "embedding dimension (at most 1000: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(prm.n), T = lm_int(prm.T), d = lm_int(prm.d);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
@@ -83,7 +84,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_stats_init(&st, c);
     if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
     double a1r = 0.0;
-    int m = lm_ibgen_assumptions(&a1r, D, lm_par(ev, "lambda_scale"), c);
+    int m = lm_ibgen_assumptions(&a1r, D, prm.lambda_scale, c);
     if (!lm_assume(ev, m >= 0 && (m & 3) == 3, "Assumptions 1 (A1-derived, ratio %.3g) / 2 fail", a1r))
         goto out;
     int sv = lm_svm_w(&s, D, NULL);
@@ -128,8 +129,8 @@ static int eval(lm_eval *ev)
     lm_num_div(&t2, &t2, &t1);
     lm_mat_scale(W, W, &t2);
     if (lm_attn_forward(F, D, W, D->u, LM_ATTN_EXP)) { rc = lm_fail(ev, "non-finite forward"); goto out; }
-    double Dd = lm_num_get_d(&st.Dc), eta = lm_par(ev, "eta");
-    double slow = lm_par(ev, "s0_factor") * fmin(1.0 / T, 1.0 / (1.0 + (T - 1) * exp(eta * Dd - 1.0)));
+    double Dd = lm_num_get_d(&st.Dc), eta = prm.eta;
+    double slow = prm.s0_factor * fmin(1.0 / T, 1.0 / (1.0 + (T - 1) * exp(eta * Dd - 1.0)));
     double mls = 0.0;
     for (int i = 0; i < n; i++) mls = fmin(mls, lm_mat_get_d(F->logs, i, F->opt[i]));
     if (!lm_assume(ev, mls >= log(slow), "min_i s_opt = %.3g below s_lower = %.3g", exp(mls), slow))
@@ -163,11 +164,11 @@ static int eval(lm_eval *ev)
     }
     lm_num_div(&num, &num, &den); /* eps* */
     double gmin = lm_num_get_d(&st.gam_min), gmax = lm_num_get_d(&st.gam_max);
-    double K = lm_par(ev, "Cp_scale") * n * T * exp(gmax) * (gmax / gmin);
-    double epsR = lm_ibgen_eps_of_R(R, lm_par(ev, "C_scale") * nwd, K);
+    double K = prm.Cp_scale * n * T * exp(gmax) * (gmax / gmin);
+    double epsR = lm_ibgen_eps_of_R(R, prm.C_scale * nwd, K);
     if (!lm_assume(ev, epsR < 1.0, "R = %.3g ||W_mm|| is below R_1", R / nwd)) goto out;
     lm_num_set_d(&t1, epsR);
-    if (lm_par_i(ev, "flip"))
+    if (lm_int(prm.flip))
         lm_obs_le(ev, -1, &t1, &num, 0.0, "flipped: eps(R) <= eps*(W), R = %.3g ||W_mm||", R / nwd);
     else
         lm_obs_le(ev, -1, &num, &t1, 0.0, "eps*(W) <= eps(R), R = %.3g ||W_mm||, delta = %.3g",

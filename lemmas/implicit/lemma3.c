@@ -57,19 +57,19 @@
 
 static const char *const configs[] = {"R4: DM d=600 n=8, joint (13) eta=0.5 alpha=2/3", NULL};
 
-static const lm_param_def params[] = {
-    {"kappa_scale", 1.0, "(i) multiplies the derived kappa(theta)", NULL, "[0, 1e6]"},
-    {"cl_scale", 1.0, "(ii) multiplies C_L = e", NULL, "[0, 1e6]"},
-    {"C_H", 16.0, "(iii) Hessian constant C_H (lost; derived default)", NULL, "constant [0, 1e6]"},
-    {"steps", 10000, "iterations of R4 (quick: steps/4; at most 40000: run length bound)", NULL, "int [1, 40000]"},
-    {"seg_stride", 8, "(ii) segment probe stride after t = 1024", NULL, "int [1, 100000]"},
-    {"hess_stride", 1000, "(iii) Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)", NULL, "int [100, 100000]"},
-    {"eta", 0.5, "step size eta of (13)", NULL, "(0, 1e3]"},
-    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
-    {"d", 600, "DM embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "DM number of sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"zeta", 1.5, "DM optimal-token std ratio", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                  \
+    NUM(kappa_scale, 1.0, "[0, 1e6]", "(i) multiplies the derived kappa(theta)")                                                                                             \
+    NUM(cl_scale, 1.0, "[0, 1e6]", "(ii) multiplies C_L = e")                                                                                                                \
+    NUM(C_H, 16.0, "constant [0, 1e6]", "(iii) Hessian constant C_H (lost; derived default)")                                                                                \
+    NUM(steps, 10000, "int [1, 40000]", "iterations of R4 (quick: steps/4; at most 40000: run length bound)")                                                                \
+    NUM(seg_stride, 8, "int [1, 100000]", "(ii) segment probe stride after t = 1024")                                                                                        \
+    NUM(hess_stride, 1000, "int [100, 100000]", "(iii) Hessian probe stride (plus t = 0 and powers of two below it; at least 100: each probe is a Hessian, run time bound)") \
+    NUM(eta, 0.5, "(0, 1e3]", "step size eta of (13)")                                                                                                                       \
+    NUM(alpha, 2.0 / 3.0, "[0, 1]", "time exponent alpha of (13)")                                                                                                           \
+    NUM(d, 600, "int [2, 6000]", "DM embedding dimension (at most 6000: memory and run time bound)")                                                                         \
+    NUM(n, 8, "int [1, 16]", "DM number of sequences (at most 16: run time bound)")                                                                                          \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM optimal-token std ratio")
+LM_PARAMS(PARAMS)
 
 /* kappa(theta) of the derived form at the forward pass F; Ku = u_mm^T x_it (n x T) */
 static void kappa_derived(lm_num *k, const lm_attn_fwd *F, const int *opt, const lm_mat *Ku,
@@ -116,20 +116,21 @@ static void kappa_derived(lm_num *k, const lm_attn_fwd *F, const int *opt, const
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_ibland_opts o;
     lm_ibland_opts_default(&o);
-    o.d = lm_par_i(ev, "d");
-    o.n = lm_par_i(ev, "n");
-    o.zeta = lm_par(ev, "zeta");
-    o.eta = lm_par(ev, "eta");
-    o.alpha = lm_par(ev, "alpha");
-    o.steps = lm_par_i(ev, "steps") / (ev->quick ? 4 : 1);
-    o.C_L = exp(1.0) * lm_par(ev, "cl_scale");
-    o.seg_stride = lm_par_i(ev, "seg_stride");
-    o.C_H = lm_par(ev, "C_H");
-    o.hess_stride = lm_par_i(ev, "hess_stride");
-    const double ks = lm_par(ev, "kappa_scale");
+    o.d = lm_int(P.d);
+    o.n = lm_int(P.n);
+    o.zeta = P.zeta;
+    o.eta = P.eta;
+    o.alpha = P.alpha;
+    o.steps = lm_int(P.steps) / (ev->quick ? 4 : 1);
+    o.C_L = exp(1.0) * P.cl_scale;
+    o.seg_stride = lm_int(P.seg_stride);
+    o.C_H = P.C_H;
+    o.hess_stride = lm_int(P.hess_stride);
+    const double ks = P.kappa_scale;
     lm_ibland_run *R = lm_ibland_run_new(ev, &o);
     if (!R) return -1;
     int rc = 0, n = R->D->n, T = R->D->T;

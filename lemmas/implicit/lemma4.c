@@ -34,18 +34,19 @@
 
 static const char *const configs[] = {"W0 draws, d=100 (DM n=8)", "W0 draws, d=200 (DM n=8)", NULL};
 
-static const lm_param_def params[] = {
-    {"bound_scale", 1.0, "multiplies both tail bounds (spectral and Frobenius)", NULL, "[0, 1e6]"},
-    {"c_sigma", 1.0, "sigma0 = c_sigma / (B^2 (sqrt d + sqrt log(1/delta))) at delta = 0.01", NULL, "[0, 1e6]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 192, "W0 draws at d=100 at budget 64 (scaled by budget/64; d=200 uses a third; at most 400: run time bound)", NULL, "int [1, 400]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                  \
+    NUM(bound_scale, 1.0, "[0, 1e6]", "multiplies both tail bounds (spectral and Frobenius)")                                                \
+    NUM(c_sigma, 1.0, "[0, 1e6]", "sigma0 = c_sigma / (B^2 (sqrt d + sqrt log(1/delta))) at delta = 0.01")                                   \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                                      \
+    NUM(draws, 192, "int [1, 400]", "W0 draws at d=100 at budget 64 (scaled by budget/64; d=200 uses a third; at most 400: run time bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     static const double deltas[3] = {0.01, 0.05, 0.1};
     const int d = ev->config == 1 ? 200 : 100;
-    const double bs = lm_par(ev, "bound_scale");
+    const double bs = P.bound_scale;
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_dm_opts o;
@@ -63,8 +64,8 @@ static int eval(lm_eval *ev)
             }
             B = fmax(B, sqrt(s));
         }
-    const double sigma0 = lm_par(ev, "c_sigma") / (B * B * (sqrt((double)d) + sqrt(log(1.0 / 0.01))));
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0 / (ev->config == 1 ? 3.0 : 1.0));
+    const double sigma0 = P.c_sigma / (B * B * (sqrt((double)d) + sqrt(log(1.0 / 0.01))));
+    int m = (int)lrint(P.draws * ev->budget / 64.0 / (ev->config == 1 ? 3.0 : 1.0));
     if (m < 8) m = 8;
     long ok[3] = {0, 0, 0};
     double wspec = 0.0, wfro = 0.0, wsoft = 0.0;
@@ -126,7 +127,7 @@ static int eval(lm_eval *ev)
     lm_mat_free(xr);
     lm_attn_data_free(D);
     if (rc) return rc;
-    const double z = lm_par(ev, "z");
+    const double z = P.z;
     lm_measure(ev, "d", d);
     lm_measure(ev, "draws", m);
     lm_measure(ev, "B (max token norm)", B);

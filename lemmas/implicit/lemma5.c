@@ -36,21 +36,22 @@
 
 static const char *const configs[] = {"eta=0.5", "eta=1/D", NULL};
 
-static const lm_param_def params[] = {
-    {"lb_scale", 1.0, "multiplies the lower bound of Eq. (18) (1 = the claim)", NULL, "(0, 1e6]"},
-    {"h_thresh", 1.0, "monotonicity is claimed while min_tau h_itau < h_thresh (1 = W-SVM margin)", NULL, "[0, 1e6]"},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)", NULL, "setting [0, 1e6]"},
-    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
-    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                   \
+    NUM(lb_scale, 1.0, "(0, 1e6]", "multiplies the lower bound of Eq. (18) (1 = the claim)")                                                                                  \
+    NUM(h_thresh, 1.0, "[0, 1e6]", "monotonicity is claimed while min_tau h_itau < h_thresh (1 = W-SVM margin)")                                                              \
+    NUM(lambda_scale, 1.0, "setting [0, 1e6]", "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)") \
+    NUM(steps, 300, "int [1, 20000]", "NGD iterations (quick: steps/4; at most 20000: run length bound)")                                                                     \
+    NUM(n, 2, "int [1, 16]", "sequences (at most 16: run time bound)")                                                                                                        \
+    NUM(T, 2, "int [2, 16]", "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)")                                                    \
+    NUM(d, 200, "int [1, 1000]", "embedding dimension (at most 1000: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
@@ -67,7 +68,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_stats_init(&st, c);
     if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
     double ratio = 0.0;
-    int m = lm_ibgen_assumptions(&ratio, D, lm_par(ev, "lambda_scale"), c);
+    int m = lm_ibgen_assumptions(&ratio, D, P.lambda_scale, c);
     if (!lm_assume(ev, m >= 0 && (m & 3) == 3, "Assumptions 1 (A1-derived, ratio %.3g) / 2 fail",
                    ratio))
         goto out;
@@ -90,13 +91,13 @@ static int eval(lm_eval *ev)
     for (int i = 0; i < n; i++) {
         lm_mat_get(&a, F->logs, i, F->opt[i]);
         lm_num_min(&a, &a, &x);
-        lm_num_add_d(&a, &a, log(lm_par(ev, "lb_scale")));
+        lm_num_add_d(&a, &a, log(P.lb_scale));
         lm_mat_set(lb, i, 0, &a);
     }
-    int steps = lm_par_i(ev, "steps");
+    int steps = lm_int(P.steps);
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
-    double hth = lm_par(ev, "h_thresh"), eps = lm_ctx_eps(c);
+    double hth = P.h_thresh, eps = lm_ctx_eps(c);
     long nmono = 0, ndecr = 0;
     double minlog = 0.0;
     lm_series_axes(ev, "iteration t", "log s_opt (min over i) and the bound", 0);

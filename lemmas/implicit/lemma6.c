@@ -46,19 +46,20 @@
 static const char *const configs[] = {"random", "random,logistic", "saturate", "anti-saturate",
                                       NULL};
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the middle term S in <-grad,W_mm> >= S (1 = the claim)", NULL, "[0, 1e6]"},
-    {"D_scale", 1.0, "multiplies D in ||grad||/D <= S (1 = the claim)", NULL, "[0, 1e6]"},
-    {"n", 4, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
-    {"d", 24, "embedding dimension (at most 240: d x d matrices)", NULL, "int [1, 240]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the middle term S in <-grad,W_mm> >= S (1 = the claim)")                     \
+    NUM(D_scale, 1.0, "[0, 1e6]", "multiplies D in ||grad||/D <= S (1 = the claim)")                                       \
+    NUM(n, 4, "int [1, 32]", "sequences (at most 32: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 32]", "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)") \
+    NUM(d, 24, "int [1, 240]", "embedding dimension (at most 240: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 1);
@@ -156,10 +157,10 @@ static int eval(lm_eval *ev)
      * into a relative error of S and of the left side */
     double rnd = 1e3 * lm_ctx_eps(c) * (1.0 + amax);
     double rtol = infeas + rnd;
-    lm_num_mul_d(&t1, &S, lm_par(ev, "c_scale"));
+    lm_num_mul_d(&t1, &S, P.c_scale);
     lm_obs_le(ev, -1, &t1, &lhs, rtol, "c_scale*S <= <-grad, W_mm> (R=%g)", R);
     lm_num_set(&Dc, &st.Dc);
-    lm_num_mul_d(&t2, &Dc, lm_par(ev, "D_scale"));
+    lm_num_mul_d(&t2, &Dc, P.D_scale);
     lm_num_div(&t1, &nG, &t2);
     lm_obs_le(ev, -1, &t1, &S, rnd, "||grad||/(D_scale*D) <= S (R=%g)", R);
     if (!ev->searching && lm_num_sgn(&nG) > 0) {

@@ -37,23 +37,24 @@
 static const char *const configs[] = {"R1 eta=0.5", "R1 eta=0.05", "R1 eta=5", "R5 antipodal",
                                       NULL};
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the lower slope eta/(D ||W_mm||) (1 = the claim)", NULL, "[0, 1e6]"},
-    {"up_scale", 1.0, "multiplies the upper slope eta (1 = the claim)", NULL, "[0, 1e6]"},
-    {"eta_scale", 1.0, "multiplies the configuration's step size", NULL, "(0, 1e3]"},
-    {"steps", 300, "NGD iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"n", 6, "sequences (at most 32: run time bound)", NULL, "int [1, 32]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)", NULL, "int [2, 32]"},
-    {"d", 32, "embedding dimension (at most 240: d x d matrices)", NULL, "int [1, 240]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the lower slope eta/(D ||W_mm||) (1 = the claim)")                           \
+    NUM(up_scale, 1.0, "[0, 1e6]", "multiplies the upper slope eta (1 = the claim)")                                       \
+    NUM(eta_scale, 1.0, "(0, 1e3]", "multiplies the configuration's step size")                                            \
+    NUM(steps, 300, "int [1, 20000]", "NGD iterations (quick: steps/4; at most 20000: run length bound)")                  \
+    NUM(n, 6, "int [1, 32]", "sequences (at most 32: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 32]", "tokens per sequence (at least 2: an optimal token and another; at most 32: run time bound)") \
+    NUM(d, 32, "int [1, 240]", "embedding dimension (at most 240: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     static const double etas[] = {0.5, 0.05, 5.0, 0.5};
-    double eta = etas[ev->config] * lm_par(ev, "eta_scale");
+    double eta = etas[ev->config] * P.eta_scale;
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 1);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
@@ -92,7 +93,7 @@ static int eval(lm_eval *ev)
     {
         lm_num e;
         lm_num_init(&e, c);
-        lm_num_set_d(&e, eta * lm_par(ev, "c_scale"));
+        lm_num_set_d(&e, eta * P.c_scale);
         lm_num_div(&slope, &e, &slope);
         lm_num_clear(&e);
     }
@@ -101,10 +102,10 @@ static int eval(lm_eval *ev)
     p.eta = eta;
     const lm_attn_opt *opt = lm_attn_opt_find("ngd");
     S = lm_attn_state_new(W0, D->u);
-    int steps = lm_par_i(ev, "steps");
+    int steps = lm_int(P.steps);
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
-    double up = lm_par(ev, "up_scale") * eta, eps = lm_ctx_eps(c);
+    double up = P.up_scale * eta, eps = lm_ctx_eps(c);
     lm_series_axes(ev, "iteration t", "||W_t||", 0);
     for (int t = 0; t <= steps; t++) {
         double rnd = 1e3 * (1.0 + t) * eps;

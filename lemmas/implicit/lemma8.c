@@ -37,14 +37,14 @@ static const char *const configs[] = {"Bernstein events, EX1 d=800 (n=6, T=4)",
                                       "Bernstein events, EX1 d=100 (n=6, T=4)",
                                       "A1-derived and A2 at d=d0 (n=4, T=3, mu=0.1)", NULL};
 
-static const lm_param_def params[] = {
-    {"delta", 0.05, "failure probability delta", NULL, "(0, 1)"},
-    {"lm_scale", 1.0, "multiplies both Laurent-Massart bounds", NULL, "[0, 1e6]"},
-    {"lambda_scale", 1.0, "multiplies Lambda of A1-derived (configuration 3)", NULL, "[0, 1e6]"},
-    {"c_d0", 4.0, "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3; a d0 above 50000, the run time bound, is an unmet hypothesis)", NULL, "[0, 1e6]"},
-    {"z", 1.96, "Wilson score interval z", NULL, "[0, 1e3]"},
-    {"draws", 256, "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 2560: run time bound)", NULL, "int [1, 2560]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                              \
+    NUM(delta, 0.05, "(0, 1)", "failure probability delta")                                                                                              \
+    NUM(lm_scale, 1.0, "[0, 1e6]", "multiplies both Laurent-Massart bounds")                                                                             \
+    NUM(lambda_scale, 1.0, "[0, 1e6]", "multiplies Lambda of A1-derived (configuration 3)")                                                              \
+    NUM(c_d0, 4.0, "[0, 1e6]", "d0 = c_d0 n^2 T^2 log(4 n^2 T^2/delta) (configuration 3; a d0 above 50000, the run time bound, is an unmet hypothesis)") \
+    NUM(z, 1.96, "[0, 1e3]", "Wilson score interval z")                                                                                                  \
+    NUM(draws, 256, "int [1, 2560]", "data sets per configuration at budget 64 (scaled by budget/64, at least 16; at most 2560: run time bound)")
+LM_PARAMS(PARAMS)
 
 /* lo <= <a,b> <= hi (|<a,b>| when absval), decided in ctx near the edge */
 static int in_range(double v, double lo, double hi, int absval, const double *a, const double *b,
@@ -121,7 +121,8 @@ enum { D0_MAX = 50000 };
 
 static int eval(lm_eval *ev)
 {
-    const double delta = lm_par(ev, "delta");
+    const lm_params P = lm_params_of(ev);
+    const double delta = P.delta;
     if (!lm_assume(ev, delta > 0 && delta < 1, "delta must be in (0,1)")) return 0;
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
@@ -132,13 +133,13 @@ static int eval(lm_eval *ev)
         o.mu = 0.1;
         const double nT2 = (double)(o.n * o.n * o.T * o.T);
         /* d0 in double first: a small delta makes it large (it is a size: at most D0_MAX) */
-        const double d0 = ceil(lm_par(ev, "c_d0") * nT2 * log(4.0 * nT2 / delta));
+        const double d0 = ceil(P.c_d0 * nT2 * log(4.0 * nT2 / delta));
         if (!lm_assume(ev, d0 <= D0_MAX, "d0 = %.4g above the dimension bound %d of this check", d0, D0_MAX))
             return 0;
         o.d = d0 < 2 ? 2 : (int)d0;
     }
     const double x = log(4.0 * o.n * o.n * o.T * o.T / delta);
-    int m = (int)lrint(lm_par(ev, "draws") * ev->budget / 64.0);
+    int m = (int)lrint(P.draws * ev->budget / 64.0);
     if (m < 16) m = 16;
     const lm_ctx dc = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
@@ -148,9 +149,9 @@ static int eval(lm_eval *ev)
         lm_attn_data *D = lm_ibgen_ex1(&o, g, &dc);
         double wr = 0.0;
         if (ev->config < 2) {
-            ok += lm_events(&wr, D, x, lm_par(ev, "lm_scale"), ev->ctx);
+            ok += lm_events(&wr, D, x, P.lm_scale, ev->ctx);
         } else {
-            int res = lm_ibgen_assumptions(&wr, D, lm_par(ev, "lambda_scale"), ev->ctx);
+            int res = lm_ibgen_assumptions(&wr, D, P.lambda_scale, ev->ctx);
             if (res < 0) nfail++;
             else ok += res == 3;
         }
@@ -158,11 +159,11 @@ static int eval(lm_eval *ev)
         worst = fmax(worst, wr);
         lm_attn_data_free(D);
     }
-    const double U = lm_ibgen_wilson_upper(ok, m, lm_par(ev, "z"));
+    const double U = lm_ibgen_wilson_upper(ok, m, P.z);
     lm_measure(ev, "d", o.d);
     lm_measure(ev, "data sets", m);
     lm_measure(ev, "fraction meeting the events", (double)ok / m);
-    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, lm_par(ev, "z")));
+    lm_measure(ev, "Wilson lower", lm_ibgen_wilson_lower(ok, m, P.z));
     lm_measure(ev, "Wilson upper", U);
     lm_measure(ev, ev->config < 2 ? "worst event ratio (value/bound)" : "worst A1-derived ratio",
                worst);

@@ -41,25 +41,26 @@
 
 static const char *const configs[] = {"R1 eta=0.5", NULL};
 
-static const lm_param_def params[] = {
-    {"C_scale", 1.0, "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)", NULL, "(0, 1e6]"},
-    {"Cp_scale", 1.0, "constant C' of R_eps", NULL, "(0, 1e6]"},
-    {"flip", 0, "0: eps* <= eps(R) (the claim); 1: eps(R) <= eps* (wrong, for tests)", NULL, "int [0, 1]"},
-    {"s0_factor", 0.99, "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1} (a hypothesis threshold)", NULL, "setting (0, 1]"},
-    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"lambda_scale", 1.0, "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)", NULL, "setting [0, 1e6]"},
-    {"steps", 300, "NGD iterations (quick: steps/4; at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"n", 2, "sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"T", 2, "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)", NULL, "int [2, 16]"},
-    {"d", 200, "embedding dimension (at most 1000: d x d matrices)", NULL, "int [1, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                   \
+    NUM(C_scale, 1.0, "(0, 1e6]", "constant C of R_eps = C ||W_mm||/eps log(C' nT kappa/eps)")                                                                                \
+    NUM(Cp_scale, 1.0, "(0, 1e6]", "constant C' of R_eps")                                                                                                                    \
+    NUM(flip, 0, "int [0, 1]", "0: eps* <= eps(R) (the claim); 1: eps(R) <= eps* (wrong, for tests)")                                                                         \
+    NUM(s0_factor, 0.99, "setting (0, 1]", "s_lower = s0_factor * min{1/T, (1+(T-1)e^{eta D-1})^-1} (a hypothesis threshold)")                                                \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                                                                \
+    NUM(lambda_scale, 1.0, "setting [0, 1e6]", "constant of the A1-derived gate (a hypothesis threshold: it selects instances, the compared inequality does not contain it)") \
+    NUM(steps, 300, "int [1, 10000]", "NGD iterations (quick: steps/4; at most 10000: run length bound)")                                                                     \
+    NUM(n, 2, "int [1, 16]", "sequences (at most 16: run time bound)")                                                                                                        \
+    NUM(T, 2, "int [2, 16]", "tokens per sequence (at least 2: an optimal token and another; at most 16: run time bound)")                                                    \
+    NUM(d, 200, "int [1, 1000]", "embedding dimension (at most 1000: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 0);
     o.n = n; o.T = T; o.d = d; o.sigma = -1.0;
@@ -77,7 +78,7 @@ static int eval(lm_eval *ev)
     lm_ibgen_stats_init(&st, c);
     if (lm_ibgen_stats_compute(&st, D, 0)) { rc = lm_fail(ev, "data statistics not finite"); goto out; }
     double a1r = 0.0;
-    int m = lm_ibgen_assumptions(&a1r, D, lm_par(ev, "lambda_scale"), c);
+    int m = lm_ibgen_assumptions(&a1r, D, P.lambda_scale, c);
     if (!lm_assume(ev, m >= 0 && (m & 3) == 3, "Assumptions 1 (A1-derived, ratio %.3g) / 2 fail", a1r))
         goto out;
     int sv = lm_svm_w(&s, D, NULL);
@@ -85,19 +86,19 @@ static int eval(lm_eval *ev)
     if (sv) { rc = lm_fail(ev, "W-SVM solver returned %d", sv); goto out; }
     lm_svm_w_matrix(Wmm, &s, D);
     lm_mat_frob(&nw, Wmm);
-    double nwd = lm_num_get_d(&nw), Dd = lm_num_get_d(&st.Dc), eta = lm_par(ev, "eta");
+    double nwd = lm_num_get_d(&nw), Dd = lm_num_get_d(&st.Dc), eta = P.eta;
     double gmin = lm_num_get_d(&st.gam_min), gmax = lm_num_get_d(&st.gam_max);
-    double K = lm_par(ev, "Cp_scale") * n * T * exp(gmax) * (gmax / gmin);
-    double Cw = lm_par(ev, "C_scale") * nwd;
-    double lslow = log(lm_par(ev, "s0_factor") *
+    double K = P.Cp_scale * n * T * exp(gmax) * (gmax / gmin);
+    double Cw = P.C_scale * nwd;
+    double lslow = log(P.s0_factor *
                        fmin(1.0 / T, 1.0 / (1.0 + (T - 1) * exp(eta * Dd - 1.0))));
-    int flip = lm_par_i(ev, "flip");
+    int flip = lm_int(P.flip);
     lm_attn_opt_par p;
     lm_attn_opt_par_default(&p);
     p.eta = eta;
     const lm_attn_opt *opt = lm_attn_opt_find("ngd");
     S = lm_attn_state_new(W0, D->u);
-    int steps = lm_par_i(ev, "steps");
+    int steps = lm_int(P.steps);
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
     long nobs = 0;

@@ -24,18 +24,19 @@
 
 static const char *const configs[] = {"random W", "random W,logistic", "infimum", NULL};
 
-static const lm_param_def params[] = {
-    {"Lstar_scale", 1.0, "multiplier of L* in L* <= L(W)", NULL, "[0, 1e6]"},
-    {"inf_tol", 1e-3, "relative excess (L-L*)/L* required along W = R V, R >= 10", NULL, "(0, 1e6]"},
-    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
-    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(Lstar_scale, 1.0, "[0, 1e6]", "multiplier of L* in L* <= L(W)")                                                    \
+    NUM(inf_tol, 1e-3, "(0, 1e6]", "relative excess (L-L*)/L* required along W = R V, R >= 10")                            \
+    NUM(n, 4, "int [1, 40]", "sequences (at most 40: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 40]", "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)") \
+    NUM(d, 16, "int [1, 160]", "embedding dimension (at most 160: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     const lm_ctx *c = ev->ctx;
     lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
     lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
@@ -92,12 +93,12 @@ static int eval(lm_eval *ev)
         lm_attn_log_excess(&lex, F);
         if (!lm_num_isfinite(&lex)) { rc = lm_fail(ev, "stable L - L* not finite"); goto out; }
         lm_num_log(&rhs, &Ls);
-        lm_num_add_d(&rhs, &rhs, log(lm_par(ev, "inf_tol")));
+        lm_num_add_d(&rhs, &rhs, log(P.inf_tol));
         lm_obs_le_log(ev, -1, &lex, &rhs, 0.0, "(L(RV)-L*)/L* <= inf_tol, R = %g", Ri[ev->index % 3]);
         lm_measure(ev, "log((L-L*)/L*) on the ray", lm_num_get_d(&lex) - log(lm_num_get_d(&Ls)));
         goto out;
     }
-    lm_num_mul_d(&lhs, &Ls, lm_par(ev, "Lstar_scale"));
+    lm_num_mul_d(&lhs, &Ls, P.Lstar_scale);
     lm_obs_le(ev, -1, &lhs, &L, 0.0, "L* <= L(W)");
     if (loss == LM_ATTN_EXP) {
         lm_attn_log_excess(&lex, F);

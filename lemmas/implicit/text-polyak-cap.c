@@ -29,14 +29,14 @@
 
 static const char *const configs[] = {"R3b", NULL};
 
-static const lm_param_def params[] = {
-    {"eta_max", 50.0, "Polyak cap eta_max", NULL, "(0, 1e300]"},
-    {"t_sw", 20, "iterate from which the cap must bind", NULL, "int [0, 20000]"},
-    {"steps", 300, "capped Polyak iterations (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
-    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(eta_max, 50.0, "(0, 1e300]", "Polyak cap eta_max")                                                                 \
+    NUM(t_sw, 20, "int [0, 20000]", "iterate from which the cap must bind")                                                \
+    NUM(steps, 300, "int [1, 20000]", "capped Polyak iterations (quick: steps/4; at most 20000: run length bound)")        \
+    NUM(n, 4, "int [1, 40]", "sequences (at most 40: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 40]", "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)") \
+    NUM(d, 16, "int [1, 160]", "embedding dimension (at most 160: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 /* log of the uncapped Polyak step (L-L*)/||grad||^2 at the forward state F; 0 or lm_fail */
 static int log_uncapped(lm_num *r, lm_eval *ev, const lm_attn_data *D, const lm_attn_fwd *F, int t)
@@ -67,8 +67,9 @@ out:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     const lm_ctx *c = ev->ctx;
     lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0, have_svm = 0;
@@ -89,12 +90,12 @@ static int eval(lm_eval *ev)
     lm_attn_opt_par p;
     lm_attn_opt_par_default(&p);
     p.loss = LM_ATTN_EXP;
-    p.eta_max = lm_par(ev, "eta_max");
+    p.eta_max = P.eta_max;
     if (!(p.eta_max > 0.0)) { rc = lm_fail(ev, "eta_max must be positive"); goto out; }
     lm_num_set_d(&lcap, log(p.eta_max));
     const lm_attn_opt *op = lm_attn_opt_find("polyak-cap");
     S = lm_attn_state_new(W, D->u);
-    int steps = lm_par_i(ev, "steps"), tsw = lm_par_i(ev, "t_sw");
+    int steps = lm_int(P.steps), tsw = lm_int(P.t_sw);
     if (ev->quick) steps /= 4;
     if (tsw > steps) tsw = steps;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;

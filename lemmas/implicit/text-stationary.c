@@ -36,21 +36,22 @@
 static const char *const configs[] = {"random", "random,logistic", "sopt->0", "sopt->1",
                                       "NGD run", "GD run", NULL};
 
-static const lm_param_def params[] = {
-    {"cos_floor", 0.0, "required lower bound on the cosine q (0 = the claim)", NULL, "[-1, 1]"},
-    {"flip", 0, "0: <-grad,V> > 0 (the claim); 1: <+grad,V> > 0 (wrong)", NULL, "int [0, 1]"},
-    {"steps", 300, "iterations of the NGD/GD runs (quick: steps/4; at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"eta_ngd", 0.5, "NGD step size (run R1)", NULL, "(0, 1e3]"},
-    {"eta_gd", 5.0, "GD step size (run R2)", NULL, "(0, 1e3]"},
-    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
-    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(cos_floor, 0.0, "[-1, 1]", "required lower bound on the cosine q (0 = the claim)")                                 \
+    NUM(flip, 0, "int [0, 1]", "0: <-grad,V> > 0 (the claim); 1: <+grad,V> > 0 (wrong)")                                   \
+    NUM(steps, 300, "int [1, 20000]", "iterations of the NGD/GD runs (quick: steps/4; at most 20000: run length bound)")   \
+    NUM(eta_ngd, 0.5, "(0, 1e3]", "NGD step size (run R1)")                                                                \
+    NUM(eta_gd, 5.0, "(0, 1e3]", "GD step size (run R2)")                                                                  \
+    NUM(n, 4, "int [1, 40]", "sequences (at most 40: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 40]", "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)") \
+    NUM(d, 16, "int [1, 160]", "embedding dimension (at most 160: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 /* one W: record "gradient not exactly zero" and 1 - q + cos_floor <= 1 */
 static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W,
                     const lm_mat *V, lm_attn_loss loss, int t, double R, int last)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int n = D->n, d = D->d, rc = 0;
     lm_mat *Cg = lm_mat_new(n, D->T, c), *Gs = lm_mat_new(d, d, c);
@@ -70,10 +71,10 @@ static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm
         goto out;
     }
     lm_mat_dot(&ip, Gs, V);
-    if (!lm_par_i(ev, "flip")) lm_num_neg(&ip, &ip);
+    if (!lm_int(P.flip)) lm_num_neg(&ip, &ip);
     lm_num_div(&ip, &ip, &nG);
     lm_num_div(&ip, &ip, &nV); /* q */
-    lm_num_d_sub(&a, 1.0 + lm_par(ev, "cos_floor"), &ip);
+    lm_num_d_sub(&a, 1.0 + P.cos_floor, &ip);
     lm_num_set_d(&b, 1.0);
     double lso_min = 0.0;
     for (int i = 0; i < n; i++) lso_min = fmin(lso_min, lm_mat_get_d(F->logs, i, F->opt[i]));
@@ -82,7 +83,7 @@ static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm
     lm_num_add(&nG, &nG, &ls); /* log ||grad|| */
     if (t >= 0) {
         lm_series(ev, "cos(-grad, V)", t, lm_num_get_d(&ip));
-        lm_series(ev, "cos_floor", t, lm_par(ev, "cos_floor"));
+        lm_series(ev, "cos_floor", t, P.cos_floor);
     }
     if (last) {
         lm_measure(ev, "log ||grad||", lm_num_get_d(&nG));
@@ -98,8 +99,9 @@ out:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     const lm_ctx *c = ev->ctx;
     lm_attn_loss loss = ev->config == 1 ? LM_ATTN_LOGISTIC : LM_ATTN_EXP;
     lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
@@ -126,10 +128,10 @@ static int eval(lm_eval *ev)
             lm_mat_set_d(W, k / d, k % d, 0.01 / d * lm_rng_normal(g));
         lm_attn_opt_par p;
         lm_attn_opt_par_default(&p);
-        p.eta = ev->config == 4 ? lm_par(ev, "eta_ngd") : lm_par(ev, "eta_gd");
+        p.eta = ev->config == 4 ? P.eta_ngd : P.eta_gd;
         const lm_attn_opt *o = lm_attn_opt_find(ev->config == 4 ? "ngd" : "gd");
         lm_attn_state *S = lm_attn_state_new(W, D->u);
-        int steps = lm_par_i(ev, "steps");
+        int steps = lm_int(P.steps);
         if (ev->quick) steps /= 4;
         if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
         lm_series_axes(ev, "iteration t", "cos(-grad L(W_t), V)", 0);

@@ -55,17 +55,17 @@
 static const char *const configs[] = {"EX1-hetero", "EX1-antipodal", "A1 data: EX1 n=2, T=2, d=256",
                                       "A1 data, log^2 t / t", NULL};
 
-static const lm_param_def params[] = {
-    {"rate", 1.0, "claimed exponent p of e_t <= C log^k t / t^p (1 = the claim)", NULL, "exponent [-1e3, 1e3]"},
-    {"slope_tol", 0.1, "P1: tolerance on the fitted slope of log e_t vs log t on [T/8, T], and the drift allowed when the horizon doubles", NULL, "[0, 1e3]"},
-    {"log_power", 1.0, "power k of log t in the envelope proxy P2 (1 = as printed; 2 = the catalogue's derivation)", NULL, "exponent [-1e3, 1e3]"},
-    {"env_tol", 0.05, "allowed growth of the normalised envelope over the last decade", NULL, "[0, 1e6]"},
-    {"e_final", 1e-3, "required alignment error at T_max (P4)", NULL, "[0, 2]"},
-    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"steps", 2000, "NGD iterations T_max (at most 2000, the default: run length bound; the paper configuration's d = 256 run costs about 5 ms a step, several times that under ASan); an unstable P1 fit doubles the run up to that bound", NULL, "int [1, 2000]"},
-    {"d", 40, "embedding dimension of the EX1-hetero data (at most 80: run time bound)", NULL, "int [1, 80]"},
-    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (configurations 3-4)", "ex1|a1", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                                                                    \
+    NUM(rate, 1.0, "exponent [-1e3, 1e3]", "claimed exponent p of e_t <= C log^k t / t^p (1 = the claim)")                                                                                                                                                     \
+    NUM(slope_tol, 0.1, "[0, 1e3]", "P1: tolerance on the fitted slope of log e_t vs log t on [T/8, T], and the drift allowed when the horizon doubles")                                                                                                       \
+    NUM(log_power, 1.0, "exponent [-1e3, 1e3]", "power k of log t in the envelope proxy P2 (1 = as printed; 2 = the catalogue's derivation)")                                                                                                                  \
+    NUM(env_tol, 0.05, "[0, 1e6]", "allowed growth of the normalised envelope over the last decade")                                                                                                                                                           \
+    NUM(e_final, 1e-3, "[0, 2]", "required alignment error at T_max (P4)")                                                                                                                                                                                     \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                                                                                                                                                 \
+    NUM(steps, 2000, "int [1, 2000]", "NGD iterations T_max (at most 2000, the default: run length bound; the paper configuration's d = 256 run costs about 5 ms a step, several times that under ASan); an unstable P1 fit doubles the run up to that bound") \
+    NUM(d, 40, "int [1, 80]", "embedding dimension of the EX1-hetero data (at most 80: run time bound)")                                                                                                                                                       \
+    SWITCH(data, 0, "ex1|a1", "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (configurations 3-4)")
+LM_PARAMS(PARAMS)
 
 /* the upper end of the range of `steps` (the run-length bound), 0 when unbounded */
 static int steps_max(const lm_eval *ev)
@@ -79,12 +79,13 @@ static int steps_max(const lm_eval *ev)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    const int a1 = lm_par_i(ev, "data") == 1;
+    const int a1 = lm_int(P.data) == 1;
     lm_ibgen_ex1_defaults(&o, !a1);
-    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    o.d = a1 ? 256 : lm_int(P.d);
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     o.antipodal = ev->config == 1;
     lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
@@ -93,7 +94,7 @@ static int eval(lm_eval *ev)
     lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_attn_state *S = NULL;
     lm_svm_sol sol = {0};
-    int rc = 0, steps = lm_par_i(ev, "steps");
+    int rc = 0, steps = lm_int(P.steps);
     if (steps < 100) steps = 100;
     /* P1 may run the same trajectory on to twice the horizon, up to the range's bound */
     const int smax = steps_max(ev) > steps ? steps_max(ev) : steps;
@@ -116,7 +117,7 @@ static int eval(lm_eval *ev)
     lm_svm_w_matrix(Wmm, &sol, D);
     lm_attn_opt_par p;
     lm_attn_opt_par_default(&p);
-    p.eta = lm_par(ev, "eta");
+    p.eta = P.eta;
     const lm_attn_opt *opt = lm_attn_opt_find("ngd");
     S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "1 - cos(W_t, W_mm)", 1);
@@ -133,24 +134,24 @@ static int eval(lm_eval *ev)
     }
     int t0 = steps / 100 > 1 ? steps / 100 : 1;
     /* P2: envelope t e_t / log^k t */
-    double k = lm_par(ev, "log_power"), sup1 = -INFINITY, sup2 = -INFINITY;
+    double k = P.log_power, sup1 = -INFINITY, sup2 = -INFINITY;
     for (int t = t0 > 2 ? t0 : 2; t <= steps; t++) {
         double v = log((double)t) + le[t] - k * log(log((double)t));
         if (t < steps / 10) sup1 = fmax(sup1, v); else sup2 = fmax(sup2, v);
     }
     lm_measure(ev, "sup t e_t/log^k t, last decade", exp(sup2));
-    lm_obs_le_d(ev, -1, exp(sup2), exp(sup1) * (1.0 + lm_par(ev, "env_tol")), 0.0,
+    lm_obs_le_d(ev, -1, exp(sup2), exp(sup1) * (1.0 + P.env_tol), 0.0,
                 "P2: normalised envelope of the last decade vs the previous one");
     /* P4: e_T <= e_final, in the working precision */
     lm_attn_one_minus_cos(&e, S->W, Wmm);
-    lm_num_set_d(&b, lm_par(ev, "e_final"));
+    lm_num_set_d(&b, P.e_final);
     lm_measure(ev, "e_Tmax", lm_num_get_d(&e));
     lm_measure(ev, "||W_mm||", sqrt(lm_num_get_d(&sol.norm2)));
     lm_obs_le(ev, -1, &e, &b, 0.0, "P4: e_T <= e_final at T = %d", steps);
     /* P1: the rate rule of lm_stats.h on log e_t against log t, window [T/8, T]; a fit that
      * moves when the horizon doubles runs the same trajectory on to 2T (within the range of
      * `steps`), else the instance is not checkable */
-    const double rate = lm_par(ev, "rate"), tol = lm_par(ev, "slope_tol");
+    const double rate = P.rate, tol = P.slope_tol;
     lm_rate_fit fit;
     int T = steps;
     for (;;) {

@@ -61,18 +61,18 @@
 
 static const char *const configs[] = {"R4 joint (13), eta=0.5, alpha=2/3", NULL};
 
-static const lm_param_def params[] = {
-    {"eta_scale", 1.0, "multiplier of the step size eta = 0.5 of (13)", NULL, "(0, 1e3]"},
-    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
-    {"slope_min", 0.0, "(i) required least-squares slope of ||W_t|| against log t", NULL, "[-1e6, 1e6]"},
-    {"e_decay", 1.0, "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max", NULL, "[0, 1e6]"},
-    {"e_frac", 1.0, "(iii) allowed e_Tmax relative to e_t0", NULL, "[0, 1e6]"},
-    {"inc_growth", 1.5, "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling", NULL, "[0, 1e6]"},
-    {"t_fit0", 400, "first iterate of the window of the proxies (ii)-(iv) (the fit (i) uses [T/8, T])", NULL, "int [2, 50000]"},
-    {"steps", 40000, "joint iterations T_max (also when quick; at most 200000: run length bound)", NULL, "int [1, 200000]"},
-    {"d", 600, "embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "number of sequences (at most 12: run time bound, also of the MPFR replay)", NULL, "int [1, 12]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(eta_scale, 1.0, "(0, 1e3]", "multiplier of the step size eta = 0.5 of (13)")                                       \
+    NUM(alpha, 2.0 / 3.0, "[0, 1]", "time exponent alpha of (13)")                                                         \
+    NUM(slope_min, 0.0, "[-1e6, 1e6]", "(i) required least-squares slope of ||W_t|| against log t")                        \
+    NUM(e_decay, 1.0, "[0, 1e6]", "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max")    \
+    NUM(e_frac, 1.0, "[0, 1e6]", "(iii) allowed e_Tmax relative to e_t0")                                                  \
+    NUM(inc_growth, 1.5, "[0, 1e6]", "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling")   \
+    NUM(t_fit0, 400, "int [2, 50000]", "first iterate of the window of the proxies (ii)-(iv) (the fit (i) uses [T/8, T])") \
+    NUM(steps, 40000, "int [1, 200000]", "joint iterations T_max (also when quick; at most 200000: run length bound)")     \
+    NUM(d, 600, "int [2, 6000]", "embedding dimension (at most 6000: memory and run time bound)")                          \
+    NUM(n, 8, "int [1, 12]", "number of sequences (at most 12: run time bound, also of the MPFR replay)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev) { return lm_ibjoint_ib_check(ev, LM_IBJOINT_PROXIES); }
 

@@ -40,15 +40,15 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const lm_param_def params[] = {
-    {"bound_scale", 1.0, "multiplies the whole right-hand side", NULL, "[0, 1e6]"},
-    {"c_scale", 1.0, "multiplies the eta D ||W_mm|| log t term", NULL, "[0, 1e6]"},
-    {"r0", 2.0, "t0 = first iterate with ||W_t|| >= r0", NULL, "(0, 1e6]"},
-    {"eta", 0.5, "NGD step size", NULL, "(0, 1e3]"},
-    {"steps", 2000, "NGD iterations (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"mpfr_steps", 300, "iterations of the 256-bit cross-check run (quick: /3; at most 600: run length bound in MPFR)", NULL, "int [1, 600]"},
-    {"d", 40, "embedding dimension (at most 50: d x d matrices, also in MPFR)", NULL, "int [1, 50]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                              \
+    NUM(bound_scale, 1.0, "[0, 1e6]", "multiplies the whole right-hand side")                                                            \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the eta D ||W_mm|| log t term")                                                            \
+    NUM(r0, 2.0, "(0, 1e6]", "t0 = first iterate with ||W_t|| >= r0")                                                                    \
+    NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                           \
+    NUM(steps, 2000, "int [1, 10000]", "NGD iterations (at most 10000: run length bound)")                                               \
+    NUM(mpfr_steps, 300, "int [1, 600]", "iterations of the 256-bit cross-check run (quick: /3; at most 600: run length bound in MPFR)") \
+    NUM(d, 40, "int [1, 50]", "embedding dimension (at most 50: d x d matrices, also in MPFR)")
+LM_PARAMS(PARAMS)
 
 /* e_t, ||W_t||, eps*_t and max_i log(1 - s_opt) along an NGD run in D's context */
 static int ngd_run(lm_eval *ev, double *e, double *nw, double *eps, double *lso, int steps,
@@ -133,11 +133,12 @@ out:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
     lm_ibgen_ex1_defaults(&o, 1);
-    o.d = lm_par_i(ev, "d");
+    o.d = lm_int(P.d);
     lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     lm_mat *W0 = lm_ibgen_w0(D->d, 0.0, g, c);
     lm_mat *Wmm = lm_mat_new(D->d, D->d, c);
@@ -146,10 +147,10 @@ static int eval(lm_eval *ev)
     lm_ibgen_stats_init(&st, c);
     lm_num x;
     lm_num_init(&x, c);
-    int rc = 0, steps = lm_par_i(ev, "steps");
+    int rc = 0, steps = lm_int(P.steps);
     if (steps < 10) steps = 10;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
-    double eta = lm_par(ev, "eta");
+    double eta = P.eta;
     double *buf = lm_xmalloc(sizeof(double) * 4 * (size_t)(steps + 1));
     double *e = buf, *nw = buf + steps + 1, *eps = buf + 2 * (steps + 1), *lso = buf + 3 * (steps + 1);
     int src = lm_svm_w_claim(ev, &sol, D);
@@ -161,7 +162,7 @@ static int eval(lm_eval *ev)
     lm_svm_w_matrix(Wmm, &sol, D);
     rc = ngd_run(ev, e, nw, eps, lso, steps, D, W0, Wmm, eta);
     if (rc) goto out;
-    double nmm = sqrt(lm_num_get_d(&sol.norm2)), Dc = lm_num_get_d(&st.Dc), r0 = lm_par(ev, "r0");
+    double nmm = sqrt(lm_num_get_d(&sol.norm2)), Dc = lm_num_get_d(&st.Dc), r0 = P.r0;
     int t0 = -1;
     for (int t = 0; t <= steps && t0 < 0; t++)
         if (nw[t] >= r0) t0 = t;
@@ -169,7 +170,7 @@ static int eval(lm_eval *ev)
     double K = 0;
     for (int s = t0; s <= steps; s++) K = fmax(K, fmax(eps[s], 0.0) * nw[s] / log(nw[s]));
     lm_mat_frob(&x, W0);
-    double w0 = lm_num_get_d(&x), bs = lm_par(ev, "bound_scale"), cs = lm_par(ev, "c_scale");
+    double w0 = lm_num_get_d(&x), bs = P.bound_scale, cs = P.c_scale;
     double sum = 0, worst = 0;
     lm_series_axes(ev, "iteration t", "1 - cos(W_t, W_mm), bound, 1 - s_opt", 1);
     int next = 1;
@@ -193,7 +194,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "D", Dc);
     if (c->backend == LM_DOUBLE && ev->index == 0 && !ev->x && !ev->searching &&
         ev->tmax < 0) {
-        int ms = lm_par_i(ev, "mpfr_steps");
+        int ms = lm_int(P.mpfr_steps);
         if (ev->quick) ms /= 3;
         if (ms > steps) ms = steps;
         if (ms > 0) rc = cross_check(ev, e, ms, D, W0, eta);

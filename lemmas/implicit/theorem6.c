@@ -52,26 +52,27 @@ static const char *const configs[] = {"eta=5 Lemma-4 init", "eta=1 Lemma-4 init"
                                       "eta=5 random direction", "eta=5 Lemma-4 init, A1 data: EX1 n=2, T=2, d=256",
                                       NULL};
 
-static const lm_param_def params[] = {
-    {"eta_scale", 1.0, "multiplier of the GD step size (5 or 1 by configuration)", NULL, "(0, 1e3]"},
-    {"e_decay", 1.0, "(i) required ratio of successive dyadic block maxima of e_t", NULL, "[0, 1e6]"},
-    {"a_frac", 0.1, "(ii) allowed intercept a of the fit e_t = a + b/log t, relative to e_t0", NULL, "[-1e6, 1e6]"},
-    {"norm_growth", 0.0, "(iii) required growth of ||W|| per dyadic block", NULL, "[-1e6, 1e6]"},
-    {"t_fit0", 64, "first iterate of the proxies (the run is at least 4 t_fit0 long; at most 1024: run length bound)", NULL, "int [2, 1024]"},
-    {"init_norm", 1.0, "||W_0|| of the random-direction configuration", NULL, "[0, 1e6]"},
-    {"steps", 4096, "GD iterations T_max (quick: steps/4; at most 16384: run length bound, the paper configuration runs at d = 256)", NULL, "int [1, 16384]"},
-    {"d", 24, "embedding dimension (at most 64: run time bound)", NULL, "int [1, 64]"},
-    {"data", 0, "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)", "ex1|a1", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                    \
+    NUM(eta_scale, 1.0, "(0, 1e3]", "multiplier of the GD step size (5 or 1 by configuration)")                                                                                                \
+    NUM(e_decay, 1.0, "[0, 1e6]", "(i) required ratio of successive dyadic block maxima of e_t")                                                                                               \
+    NUM(a_frac, 0.1, "[-1e6, 1e6]", "(ii) allowed intercept a of the fit e_t = a + b/log t, relative to e_t0")                                                                                 \
+    NUM(norm_growth, 0.0, "[-1e6, 1e6]", "(iii) required growth of ||W|| per dyadic block")                                                                                                    \
+    NUM(t_fit0, 64, "int [2, 1024]", "first iterate of the proxies (the run is at least 4 t_fit0 long; at most 1024: run length bound)")                                                       \
+    NUM(init_norm, 1.0, "[0, 1e6]", "||W_0|| of the random-direction configuration")                                                                                                           \
+    NUM(steps, 4096, "int [1, 16384]", "GD iterations T_max (quick: steps/4; at most 16384: run length bound, the paper configuration runs at d = 256)")                                       \
+    NUM(d, 24, "int [1, 64]", "embedding dimension (at most 64: run time bound)")                                                                                                              \
+    SWITCH(data, 0, "ex1|a1", "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configuration)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     lm_ibgen_ex1_opts o;
-    const int a1 = lm_par_i(ev, "data") == 1;
+    const int a1 = lm_int(P.data) == 1;
     lm_ibgen_ex1_defaults(&o, !a1);
-    o.d = a1 ? 256 : lm_par_i(ev, "d");
+    o.d = a1 ? 256 : lm_int(P.d);
     if (a1) o.n = 2, o.T = 2, o.mu = 0.1, o.sigma = -1.0;
     lm_attn_data *D = lm_ibgen_ex1(&o, g, c);
     int d = D->d;
@@ -83,7 +84,7 @@ static int eval(lm_eval *ev)
     lm_attn_fwd *F = lm_attn_fwd_new(D);
     lm_attn_state *S = NULL;
     lm_svm_sol sol = {0};
-    int rc = 0, steps = lm_par_i(ev, "steps"), t0 = lm_par_i(ev, "t_fit0");
+    int rc = 0, steps = lm_int(P.steps), t0 = lm_int(P.t_fit0);
     if (ev->quick) steps /= 4;
     if (t0 < 2) t0 = 2;
     if (steps < 4 * t0) steps = 4 * t0;
@@ -105,13 +106,13 @@ static int eval(lm_eval *ev)
     }
     lm_svm_w_matrix(Wmm, &sol, D);
     if (ev->config == 2) {
-        double s = lm_par(ev, "init_norm") / sqrt(gn);
+        double s = P.init_norm / sqrt(gn);
         for (int k = 0; k < d * d; k++) lm_mat_set_d(W0, k / d, k % d, s * gz[k]);
     }
     lm_attn_opt_par p;
     lm_attn_opt_par_default(&p);
     p.loss = LM_ATTN_EXP;
-    p.eta = (ev->config == 1 ? 1.0 : 5.0) * lm_par(ev, "eta_scale");
+    p.eta = (ev->config == 1 ? 1.0 : 5.0) * P.eta_scale;
     const lm_attn_opt *opt = lm_attn_opt_find("gd");
     S = lm_attn_state_new(W0, D->u);
     lm_series_axes(ev, "iteration t", "1 - cos(W_t, W_mm) and ||W_t||", 1);
@@ -130,7 +131,7 @@ static int eval(lm_eval *ev)
         if (t < steps && opt->step(S, F, D, &p)) { rc = lm_fail(ev, "GD step failed at t=%d", t); goto out; }
     }
     /* (i) dyadic block maxima and (iii) norm growth */
-    double dec = lm_par(ev, "e_decay"), grow = lm_par(ev, "norm_growth"), prev = -1.0;
+    double dec = P.e_decay, grow = P.norm_growth, prev = -1.0;
     int kb = 0;
     for (int s0 = t0; 2 * s0 - 1 <= steps; s0 *= 2, kb++) {
         double m = 0.0;
@@ -163,7 +164,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "e_t0", e[t0]);
     lm_measure(ev, "e_Tmax", e[steps]);
     lm_measure(ev, "||W_Tmax||", nw[steps]);
-    lm_obs_le_d(ev, -1, a, lm_par(ev, "a_frac") * e[t0], 0.0,
+    lm_obs_le_d(ev, -1, a, P.a_frac * e[t0], 0.0,
                 "(ii) a of e_t = a + b/log t on [%d,%d] <= a_frac e_t0", t0, steps);
 out:
     lm_num_clear(&v);

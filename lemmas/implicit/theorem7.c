@@ -38,15 +38,15 @@
 
 static const char *const configs[] = {"random W", "polyak run", NULL};
 
-static const lm_param_def params[] = {
-    {"a_scale", 1.0, "multiplier of the lower bound (a) min s_opt (L-L*)/||W_mm||", NULL, "(0, 1e6]"},
-    {"b_scale", 1.0, "multiplier of the upper bound (b) D kappa (L-L*)", NULL, "(0, 1e6]"},
-    {"steps", 200, "Polyak iterations of run R3a (quick: steps/4; at most 2000: run length bound)", NULL, "int [1, 2000]"},
-    {"eta_gd", 5.0, "GD step size of the comparison run (figure only)", NULL, "(0, 1e3]"},
-    {"n", 4, "sequences (at most 40: run time bound)", NULL, "int [1, 40]"},
-    {"T", 4, "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)", NULL, "int [2, 40]"},
-    {"d", 16, "embedding dimension (at most 160: d x d matrices)", NULL, "int [1, 160]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(a_scale, 1.0, "(0, 1e6]", "multiplier of the lower bound (a) min s_opt (L-L*)/||W_mm||")                           \
+    NUM(b_scale, 1.0, "(0, 1e6]", "multiplier of the upper bound (b) D kappa (L-L*)")                                      \
+    NUM(steps, 200, "int [1, 2000]", "Polyak iterations of run R3a (quick: steps/4; at most 2000: run length bound)")      \
+    NUM(eta_gd, 5.0, "(0, 1e3]", "GD step size of the comparison run (figure only)")                                       \
+    NUM(n, 4, "int [1, 40]", "sequences (at most 40: run time bound)")                                                     \
+    NUM(T, 4, "int [2, 40]", "tokens per sequence (at least 2: an optimal token and another; at most 40: run time bound)") \
+    NUM(d, 16, "int [1, 160]", "embedding dimension (at most 160: d x d matrices)")
+LM_PARAMS(PARAMS)
 
 /* log D = log max_i max_{tau != opt} ||x_opt - x_tau|| ||x_i1|| */
 static void log_dconst(lm_num *r, const lm_attn_data *D)
@@ -85,6 +85,7 @@ static void log_dconst(lm_num *r, const lm_attn_data *D)
 static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm_mat *W,
                     const lm_num *lognmm, const lm_num *logD, int t, double *lstep)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int n = D->n, rc = 0;
     lm_mat *Cg = lm_mat_new(n, D->T, c), *G = lm_mat_new(D->d, D->d, c);
@@ -112,13 +113,13 @@ static int check_at(lm_eval *ev, const lm_attn_data *D, lm_attn_fwd *F, const lm
     /* (a): log a_scale + log min s_opt - log||W_mm|| + log(L-L*) <= log||grad|| */
     lm_num_sub(&a, &lsmin, lognmm);
     lm_num_add(&a, &a, &lex);
-    lm_num_add_d(&a, &a, log(lm_par(ev, "a_scale")));
+    lm_num_add_d(&a, &a, log(P.a_scale));
     lm_obs_le_log(ev, t, &a, &lg, 0.0, "(a) min s_opt (L-L*)/||W_mm|| <= ||grad|| (t=%d)", t);
     double ra = lm_num_get_d(&a) - lm_num_get_d(&lg);
     /* (b): log||grad|| <= log b_scale + log D + log kappa + log(L-L*) */
     lm_num_add(&b, logD, &lk);
     lm_num_add(&b, &b, &lex);
-    lm_num_add_d(&b, &b, log(lm_par(ev, "b_scale")));
+    lm_num_add_d(&b, &b, log(P.b_scale));
     lm_obs_le_log(ev, t, &lg, &b, 0.0, "(b) ||grad|| <= D kappa (L-L*) (t=%d)", t);
     double rb = lm_num_get_d(&lg) - lm_num_get_d(&b);
     *lstep = lm_num_get_d(&lex) - lm_num_get_d(&lg);
@@ -157,8 +158,9 @@ static void figure_point(lm_eval *ev, const char *tag, int t, const lm_attn_fwd 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
     const lm_ctx *c = ev->ctx;
     lm_attn_data *D = lm_attn_toy_data(g, n, T, d, 1, c);
     int rc = 0, have_svm = 0;
@@ -194,11 +196,11 @@ static int eval(lm_eval *ev)
     p.loss = LM_ATTN_EXP;
     const lm_attn_opt *op = lm_attn_opt_find("polyak"), *og = lm_attn_opt_find("gd");
     lm_attn_state *S = lm_attn_state_new(W, D->u), *S2 = lm_attn_state_new(W, D->u);
-    int steps = lm_par_i(ev, "steps");
+    int steps = lm_int(P.steps);
     if (ev->quick) steps /= 4;
     if (ev->tmax >= 0 && ev->tmax < steps) steps = ev->tmax;
     lm_series_axes(ev, "iteration t+1", "ratios, loss, ||W||, 1-cos", 1);
-    p.eta = lm_par(ev, "eta_gd");
+    p.eta = P.eta_gd;
     for (int t = 0; t <= steps && !rc; t++) {
         rc = check_at(ev, D, F, S->W, &lognmm, &logD, t, &lstep);
         if (rc) break;

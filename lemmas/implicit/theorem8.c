@@ -37,18 +37,18 @@
 
 static const char *const configs[] = {"DM, W0=0, u0=0", NULL};
 
-static const lm_param_def params[] = {
-    {"rate", 1.0 / 3.0, "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)", NULL, "exponent [-1e3, 1e3]"},
-    {"slope_tol", 0.05, "tolerance on the fitted slope", NULL, "[0, 1e3]"},
-    {"c2_scale", 1.0, "multiplies c2 = 1/2 of the explicit bound", NULL, "[0, 1e6]"},
-    {"c_scale", 1.0, "multiplies c = 1/2 of the one-step contraction (iv)", NULL, "[0, 1e6]"},
-    {"descent_scale", 1.0, "multiplies the 1/2 of the per-step descent inequality", NULL, "[0, 1e6]"},
-    {"eta", 0.5, "step size of (13)", NULL, "(0, 1e3]"},
-    {"zeta", 1.5, "DM: optimal-token std ratio", NULL, "(0, 1e3]"},
-    {"n", 8, "DM: sequences (at most 16: run time bound)", NULL, "int [1, 16]"},
-    {"d", 600, "DM: dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"steps", 40000, "iterations (also when quick; at most 200000: run length bound)", NULL, "int [1, 200000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(rate, 1.0 / 3.0, "exponent [-1e3, 1e3]", "claimed exponent of t in -log L (fitted slope of log(-log L) vs log t)") \
+    NUM(slope_tol, 0.05, "[0, 1e3]", "tolerance on the fitted slope")                                                      \
+    NUM(c2_scale, 1.0, "[0, 1e6]", "multiplies c2 = 1/2 of the explicit bound")                                            \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies c = 1/2 of the one-step contraction (iv)")                                   \
+    NUM(descent_scale, 1.0, "[0, 1e6]", "multiplies the 1/2 of the per-step descent inequality")                           \
+    NUM(eta, 0.5, "(0, 1e3]", "step size of (13)")                                                                         \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM: optimal-token std ratio")                                                              \
+    NUM(n, 8, "int [1, 16]", "DM: sequences (at most 16: run time bound)")                                                 \
+    NUM(d, 600, "int [2, 6000]", "DM: dimension (at most 6000: memory and run time bound)")                                \
+    NUM(steps, 40000, "int [1, 200000]", "iterations (also when quick; at most 200000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 1); }
 

@@ -72,25 +72,24 @@
 
 static const char *const configs[] = {"R4 proxies of Theorem 3", "R4 Lemma 2 (60) along the run", NULL};
 
-static const lm_param_def params[] = {
-    {"eta_scale", 1.0, "multiplier of the step size eta = 0.5 of (13)", NULL, "(0, 1e3]"},
-    {"alpha", 2.0 / 3.0, "time exponent alpha of (13)", NULL, "[0, 1]"},
-    {"slope_min", 0.0, "(i) required least-squares slope of ||W_t|| against log t", NULL, "[-1e6, 1e6]"},
-    {"e_decay", 1.0, "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max", NULL, "[0, 1e6]"},
-    {"e_frac", 1.0, "(iii) allowed e_Tmax relative to e_t0", NULL, "[0, 1e6]"},
-    {"inc_growth", 1.5, "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling", NULL, "[0, 1e6]"},
-    {"t_fit0", 400, "first iterate of the window of the proxies (ii)-(iv) (the fit (i) uses [T/8, T])", NULL, "int [2, 25000]"},
-    {"C_scale", 1.0, "(60) constant C of R_eps = C ||W_mm||/eps log(C' nT kappa_l kappa_Gamma/eps)", NULL, "(0, 1e6]"},
-    {"Cp_scale", 1.0, "(60) constant C' of R_eps", NULL, "(0, 1e6]"},
-    {"kappa_l", 0, "(60) kappa_l in R_eps: loss ratio at t, constant Cr (Lemma 13), or e^Gamma_max(t)",
-     "ratio|Cr|gamma", NULL},
-    {"Cr", 2.718281828459045, "(60) loss-ratio constant C_r of Lemma 13(ii) (kappa_l=Cr)", NULL, "constant (0, 1e6]"},
-    {"s_lower", 0.5, "(60) iterates need min_i s_opt >= s_lower (Lemma 13(iii))", NULL, "(0, 1]"},
-    {"flip", 0, "(60) 0: eps*_t <= eps(||W_t||) (the claim); 1: flipped (wrong, for tests)", NULL, "int [0, 1]"},
-    {"steps", 40000, "joint iterations T_max (also when quick; at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"d", 600, "embedding dimension (at most 6000: memory and run time bound)", NULL, "int [2, 6000]"},
-    {"n", 8, "number of sequences (at most 12: run time bound, also of the MPFR replay)", NULL, "int [1, 12]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                   \
+    NUM(eta_scale, 1.0, "(0, 1e3]", "multiplier of the step size eta = 0.5 of (13)")                                          \
+    NUM(alpha, 2.0 / 3.0, "[0, 1]", "time exponent alpha of (13)")                                                            \
+    NUM(slope_min, 0.0, "[-1e6, 1e6]", "(i) required least-squares slope of ||W_t|| against log t")                           \
+    NUM(e_decay, 1.0, "[0, 1e6]", "(ii) allowed ratio of a later dyadic block max of e_t log t to the first block max")       \
+    NUM(e_frac, 1.0, "[0, 1e6]", "(iii) allowed e_Tmax relative to e_t0")                                                     \
+    NUM(inc_growth, 1.5, "[0, 1e6]", "(iv) allowed increment of ||W_t|| over [T/2,T] relative to the mean per doubling")      \
+    NUM(t_fit0, 400, "int [2, 25000]", "first iterate of the window of the proxies (ii)-(iv) (the fit (i) uses [T/8, T])")    \
+    NUM(C_scale, 1.0, "(0, 1e6]", "(60) constant C of R_eps = C ||W_mm||/eps log(C' nT kappa_l kappa_Gamma/eps)")             \
+    NUM(Cp_scale, 1.0, "(0, 1e6]", "(60) constant C' of R_eps")                                                               \
+    SWITCH(kappa_l, 0, "ratio|Cr|gamma", "(60) kappa_l in R_eps: loss ratio at t, constant Cr (Lemma 13), or e^Gamma_max(t)") \
+    NUM(Cr, 2.718281828459045, "constant (0, 1e6]", "(60) loss-ratio constant C_r of Lemma 13(ii) (kappa_l=Cr)")              \
+    NUM(s_lower, 0.5, "(0, 1]", "(60) iterates need min_i s_opt >= s_lower (Lemma 13(iii))")                                  \
+    NUM(flip, 0, "int [0, 1]", "(60) 0: eps*_t <= eps(||W_t||) (the claim); 1: flipped (wrong, for tests)")                   \
+    NUM(steps, 40000, "int [1, 100000]", "joint iterations T_max (also when quick; at most 100000: run length bound)")        \
+    NUM(d, 600, "int [2, 6000]", "embedding dimension (at most 6000: memory and run time bound)")                             \
+    NUM(n, 8, "int [1, 12]", "number of sequences (at most 12: run time bound, also of the MPFR replay)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {

@@ -43,14 +43,14 @@
 
 static const char *const configs[] = {"dm", "gaussian", NULL};
 
-static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "claimed max margin = margin_scale / ||u_mm||", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "residual tolerance = tol_scale * 2^20 * unit roundoff", NULL, "[0, 1e6]"},
-    {"beta", 3.0, "decoder u = beta e_1 (gaussian configuration)", NULL, "[-1e6, 1e6]"},
-    {"zeta", 1.5, "DM: std ratio of optimal to other token", NULL, "(0, 1e3]"},
-    {"ascent_iters", 2000, "projected supergradient ascent iterations (quick: 200; at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"nperturb", 128, "random perturbations of u_mm per instance (quick: 16; at most 1280: run time bound)", NULL, "int [1, 1280]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                              \
+    NUM(margin_scale, 1.0, "[0, 1e6]", "claimed max margin = margin_scale / ||u_mm||")                                                   \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "residual tolerance = tol_scale * 2^20 * unit roundoff")                                             \
+    NUM(beta, 3.0, "[-1e6, 1e6]", "decoder u = beta e_1 (gaussian configuration)")                                                       \
+    NUM(zeta, 1.5, "(0, 1e3]", "DM: std ratio of optimal to other token")                                                                \
+    NUM(ascent_iters, 2000, "int [1, 20000]", "projected supergradient ascent iterations (quick: 200; at most 20000: run length bound)") \
+    NUM(nperturb, 128, "int [1, 1280]", "random perturbations of u_mm per instance (quick: 16; at most 1280: run time bound)")
+LM_PARAMS(PARAMS)
 
 #define SEARCH_DIM 6
 
@@ -131,11 +131,12 @@ static void opt_combo(lm_mat *v, const lm_attn_data *D, const double *R)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *ctx = ev->ctx;
-    double mscale = lm_par(ev, "margin_scale");
-    double tol = lm_par(ev, "tol_scale") * 1048576.0 * lm_ctx_eps(ctx);
-    lm_attn_data *D = make_instance(g, ev->config, lm_par(ev, "beta"), lm_par(ev, "zeta"), ctx);
+    double mscale = P.margin_scale;
+    double tol = P.tol_scale * 1048576.0 * lm_ctx_eps(ctx);
+    lm_attn_data *D = make_instance(g, ev->config, P.beta, P.zeta, ctx);
     if (!D) {
         lm_assume(ev, 0, "optimal token not unique");
         return 0;
@@ -193,7 +194,7 @@ static int eval(lm_eval *ev)
     /* (5) projected supergradient ascent on the direction margin (double),
      * its best iterate re-evaluated in the running precision */
     if (!ev->x) {
-        int m = s.m, iters = ev->quick ? 200 : lm_par_i(ev, "ascent_iters");
+        int m = s.m, iters = ev->quick ? 200 : lm_int(P.ascent_iters);
         double *Qd = lm_xmalloc((size_t)(m * m) * sizeof *Qd), *c = lm_xmalloc((size_t)m * sizeof *c),
                *tr = lm_xmalloc((size_t)(iters > 0 ? iters : 1) * sizeof *tr);
         lm_mat_get_array(Qd, s.Q);
@@ -248,7 +249,7 @@ static int eval(lm_eval *ev)
         dir_margin(&mg, up, D);
         lm_obs_le(ev, -1, &mg, &gam, tol, "margin of searched u <= claimed max margin");
     } else {
-        int K = ev->quick ? 16 : lm_par_i(ev, "nperturb");
+        int K = ev->quick ? 16 : lm_int(P.nperturb);
         if (K < 2) K = 2;
         double worst = -INFINITY;
         for (int k = 0; k <= K; k++) {

@@ -42,14 +42,14 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"lip_scale", 1.0, "multiplies the exact Lipschitz constant sup |ell''| of ell' on [a,b]", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the tolerances of checks (ii) and (iv)", NULL, "[0, inf)"},
-    {"grid", 100000, "grid points N on [min gamma, max gamma] (quick: N/8) (at most 2000000: cost bound)", NULL, "int [16, 2000000]"},
-    {"n", 6, "samples of the paper generator (at most 256: cost bound)", NULL, "int [1, 256]"},
-    {"T", 8, "tokens per sample (at most 64)", NULL, "int [1, 64]"},
-    {"d", 10, "dimension (at most 64)", NULL, "int [1, 64]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                      \
+    NUM(lip_scale, 1.0, "[0, 1e6]", "multiplies the exact Lipschitz constant sup |ell''| of ell' on [a,b]")                      \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the tolerances of checks (ii) and (iv)")                                         \
+    NUM(grid, 100000, "int [16, 2000000]", "grid points N on [min gamma, max gamma] (quick: N/8) (at most 2000000: cost bound)") \
+    NUM(n, 6, "int [1, 256]", "samples of the paper generator (at most 256: cost bound)")                                        \
+    NUM(T, 8, "int [1, 64]", "tokens per sample (at most 64)")                                                                   \
+    NUM(d, 10, "int [1, 64]", "dimension (at most 64)")
+LM_PARAMS(PARAMS)
 
 enum { LOGISTIC = 0, EXPONENTIAL = 1, CORRELATION = 2 };
 
@@ -178,13 +178,14 @@ static void scan_grid(scan *S, int L, const lm_num *a, const lm_num *h, int N, i
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int L = ev->config;
-    int n = lm_par_i(ev, "n"), T = lm_par_i(ev, "T"), d = lm_par_i(ev, "d");
-    int N = lm_par_i(ev, "grid");
+    int n = lm_int(P.n), T = lm_int(P.T), d = lm_int(P.d);
+    int N = lm_int(P.grid);
     if (ev->quick || ev->searching) N /= 8; /* the adversarial search probes with a coarser grid */
     if (N < 16) N = 16;
-    double tol_scale = lm_par(ev, "tol_scale");
+    double tol_scale = P.tol_scale;
     static const double scales[] = {1.0, 3.0, 7.0};
     double s = scales[ev->index % 3];
     if (ev->x && ev->nx >= 1) s = exp(fmin(2.0, fmax(-2.0, ev->x[0])));
@@ -259,10 +260,10 @@ static int eval(lm_eval *ev)
     /* (iii) Lipschitz constant of ell' */
     /* + the rounding of the difference quotients, 16 eps M0 / h (tied to the precision) */
     double M0d = lm_num_get_d(&S1.M0);
-    lm_num_set_d(&bound, Lip * lm_par(ev, "lip_scale") * (1.0 + 1e-13) + 16.0 * eps * M0d / hd);
+    lm_num_set_d(&bound, Lip * P.lip_scale * (1.0 + 1e-13) + 16.0 * eps * M0d / hd);
     lm_obs_le(ev, -1, &S1.lip, &bound, 0.0, "empirical Lip(ell') on N = %d points <= sup|ell''| on [%.3g, %.3g]",
               N, ad, bd);
-    lm_num_set_d(&bound, Lip * lm_par(ev, "lip_scale") * (1.0 + 1e-13) + 32.0 * eps * M0d / hd);
+    lm_num_set_d(&bound, Lip * P.lip_scale * (1.0 + 1e-13) + 32.0 * eps * M0d / hd);
     lm_obs_le(ev, -1, &S2.lip, &bound, 0.0, "empirical Lip(ell') on 2N points <= sup|ell''|");
 
     /* (iv) stability under refinement: |L_2N - L_N| <= h L3 (+ rounding of the quotients) */

@@ -57,11 +57,10 @@ static const lm_reading readings[] = {
 
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u of every residual", NULL, "[0, inf)"},
-    {"formula", 0, "closed sum compared with the definition (no-sgn: a wrong formula)",
-     "closed-sum|no-sgn", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                      \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerance 4(n+8)u of every residual")               \
+    SWITCH(formula, 0, "closed-sum|no-sgn", "closed sum compared with the definition (no-sgn: a wrong formula)")
+LM_PARAMS(PARAMS)
 
 enum { K_GAUSS, K_TINY, K_WIDE, K_EQUAL, K_OPPOSITE, K_NEAR, K_SPARSE, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian with zeros", "tiny entries", "entries 1e-8..1e8",
@@ -184,9 +183,10 @@ static void obs_rel(lm_eval *ev, const lm_num *x, const lm_num *S, double tol, i
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = PS[ev->config];
-    int formula = lm_par_i(ev, "formula");
-    double tol_scale = lm_par(ev, "tol_scale");
+    int formula = lm_int(P.formula);
+    double tol_scale = P.tol_scale;
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
     lm_md_ident_plan(ev, NKIND, K_NEAR, &kind, &d, &tier);

@@ -44,13 +44,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"rate_scale", 1.0, "kappa in the saturation bound sum exp(-kappa r m_t)(gamma_a - gamma_t)", NULL, "[0, 1e6]"},
-    {"score_sign", 1.0, "sign of the label in the direct score Y_i v^T x_it (+1 = Definition 2)", NULL, "[-1, 1]"},
-    {"tol_scale", 1.0, "multiplies the residual tolerance of the score identity", NULL, "[0, inf)"},
-    {"p", 2.0, "p of the l_p-AttSVM giving the selecting direction W_mm", NULL, "(1, 64]"},
-    {"tie_tol", 1e-12, "scores closer than this are a tie (degenerate instance)", NULL, "[0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                    \
+    NUM(rate_scale, 1.0, "[0, 1e6]", "kappa in the saturation bound sum exp(-kappa r m_t)(gamma_a - gamma_t)") \
+    NUM(score_sign, 1.0, "[-1, 1]", "sign of the label in the direct score Y_i v^T x_it (+1 = Definition 2)")  \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the residual tolerance of the score identity")                 \
+    NUM(p, 2.0, "(1, 64]", "p of the l_p-AttSVM giving the selecting direction W_mm")                          \
+    NUM(tie_tol, 1e-12, "[0, 1]", "scores closer than this are a tie (degenerate instance)")
+LM_PARAMS(PARAMS)
 
 static void sizes(int cfg, int *n, int *T, int *d)
 {
@@ -99,11 +99,12 @@ static void score_identity(lm_num *res, lm_num *gmax, const lm_mddata *D, const 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_ctx cd = lm_ctx_double();
     int n, T, d;
     sizes(ev->config, &n, &T, &d);
-    double p = lm_par(ev, "p"), kappa = lm_par(ev, "rate_scale");
+    double p = P.p, kappa = P.rate_scale;
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
     lm_mddata *Dd = NULL;
@@ -123,8 +124,8 @@ static int eval(lm_eval *ev)
             goto out;
         }
     if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
-    if (!(F->mingap > lm_par(ev, "tie_tol"))) {
-        lm_assume(ev, 0, "token scores tie within %.3g (gap %.3g)", lm_par(ev, "tie_tol"), F->mingap);
+    if (!(F->mingap > P.tie_tol)) {
+        lm_assume(ev, 0, "token scores tie within %.3g (gap %.3g)", P.tie_tol, F->mingap);
         goto out;
     }
     lm_measure(ev, "min score gap", F->mingap);
@@ -136,10 +137,10 @@ static int eval(lm_eval *ev)
         for (int a = 0; a < d; a++)
             for (int b = 0; b < d; b++) lm_mat_set_d(W, a, b, sg * lm_rng_normal(g));
         if (lm_md_forward(F, D, W, LM_ATTN_LOGISTIC)) { rc = lm_fail(ev, "non-finite forward pass"); goto out; }
-        score_identity(&res, &gmax, D, W, F, lm_par(ev, "score_sign"));
+        score_identity(&res, &gmax, D, W, F, P.score_sign);
         lm_mat_max_abs(&v, F->a);
         double amax = lm_num_get_d(&v);
-        lm_num_mul_d(&tol, &gmax, lm_par(ev, "tol_scale") * 64.0 * T * (1.0 + amax) * lm_ctx_eps(c));
+        lm_num_mul_d(&tol, &gmax, P.tol_scale * 64.0 * T * (1.0 + amax) * lm_ctx_eps(c));
         lm_obs_le(ev, -1, &res, &tol, 0.0, "|Y v^T X^T S(XWz) - model margin|, sigma(W) = %g", sg);
         if (lm_num_sgn(&tol) > 0) {
             lm_num_div(&v, &res, &tol);

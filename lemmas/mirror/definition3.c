@@ -46,13 +46,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"gbar_margin", 0.0, "g_0: local optimality is compared as gbar > g_0 (0 = Definition 3)", NULL, "[-1e6, 1e6]"},
-    {"min_supports", 1.0, "support tokens that must exist (1 = the paper)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec) for the support equation", NULL, "[0, inf)"},
-    {"eta", 0.1, "step of the normalised l_p-MD run of the post-hoc configuration", NULL, "(0, 1e3]"},
-    {"steps_scale", 1.0, "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2) (at most 100: run length bound)", NULL, "(0, 100]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                \
+    NUM(gbar_margin, 0.0, "[-1e6, 1e6]", "g_0: local optimality is compared as gbar > g_0 (0 = Definition 3)")                             \
+    NUM(min_supports, 1.0, "[0, 1e6]", "support tokens that must exist (1 = the paper)")                                                   \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies tau = 2^(-0.75 prec) for the support equation")                                            \
+    NUM(eta, 0.1, "(0, 1e3]", "step of the normalised l_p-MD run of the post-hoc configuration")                                           \
+    NUM(steps_scale, 1.0, "(0, 100]", "multiplies the paper's iteration counts 1500 (p=1.75), 2000 (p=2) (at most 100: run length bound)")
+LM_PARAMS(PARAMS)
 
 /* alpha_i = argmax of the final softmax of a normalised l_p-MD run (double) */
 static int posthoc_alpha(int *alpha, const lm_mddata *Dd, double p, double eta, int steps, lm_rng *g)
@@ -82,6 +82,7 @@ static int posthoc_alpha(int *alpha, const lm_mddata *Dd, double p, double eta, 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     int cfg = ev->config, k = ev->index;
@@ -106,12 +107,12 @@ static int eval(lm_eval *ev)
             goto out;
         }
     if (cfg == 2) {
-        int steps = (int)lrint((p < 1.9 ? 1500 : 2000) * lm_par(ev, "steps_scale"));
+        int steps = (int)lrint((p < 1.9 ? 1500 : 2000) * P.steps_scale);
         if (ev->quick) steps /= 8;
         lm_ctx cd = lm_ctx_double();
         lm_mddata *Dd = lm_md_data_convert(D, &cd);
         int alpha[64];
-        int trc = posthoc_alpha(alpha, Dd, p, lm_par(ev, "eta"), steps, g);
+        int trc = posthoc_alpha(alpha, Dd, p, P.eta, steps, g);
         lm_md_data_free(Dd);
         if (trc) {
             rc = lm_fail(ev, "non-finite value in the normalised l_p-MD run");
@@ -139,7 +140,7 @@ static int eval(lm_eval *ev)
     lm_md_margins(r, s.W, D);
 
     /* (i) supports satisfy the defining equation; smallest non-support margin */
-    double tau = lm_par(ev, "tol_scale") * exp2(0.75 * lm_ctx_log2eps(c));
+    double tau = P.tol_scale * exp2(0.75 * lm_ctx_log2eps(c));
     double nsmin = INFINITY;
     lm_num_set_d(&x, 0.0);
     for (int a = 0; a < s.m; a++) {
@@ -156,13 +157,13 @@ static int eval(lm_eval *ev)
     lm_obs_le(ev, -1, &x, &tol, 0.0, "supports: max |<W_mm, A_it> - 1| over %d supports, p = %g", K.nsupport, p);
 
     /* (ii) at least one support */
-    lm_obs_le_d(ev, -1, lm_par(ev, "min_supports"), (double)K.nsupport, 0.0, "support tokens exist (%d)",
+    lm_obs_le_d(ev, -1, P.min_supports, (double)K.nsupport, 0.0, "support tokens exist (%d)",
                 K.nsupport);
 
     /* (iii) local optimality */
     int locopt = K.gbar > 0;
     if (cfg < 2)
-        lm_obs_le_d(ev, -1, exp(-(K.gbar - lm_par(ev, "gbar_margin"))), 1.0, 0.0,
+        lm_obs_le_d(ev, -1, exp(-(K.gbar - P.gbar_margin)), 1.0, 0.0,
                     "alpha = opt locally optimal: exp(-gbar) <= 1, gbar = %.3g", K.gbar);
     else
         lm_measure(ev, "post-hoc alpha locally optimal", locopt);

@@ -48,12 +48,12 @@ static const lm_reading readings[] = {
 
 static const double P[] = {1.25, 1.75, 2.0, 3.0};
 
-static const lm_param_def params[] = {
-    {"mu_scale", 1.0, "kappa: the start built at level mu must lie in the cone of level kappa mu", NULL, "(0, 1e6]"},
-    {"normalize", 1, "1: D_psi(Wbar_mm, W/||W||_p) (Eq. 4a); 0: D_psi(Wbar_mm, W) (a wrong formula)", NULL, "int [0, 1]"},
-    {"tol_scale", 1.0, "multiplies tau_D = 64 d^2 eps", NULL, "[0, inf)"},
-    {"mpfr_below", 1e-10, "levels mu below this are built and decided in MPFR 256 from the start", NULL, "[0, inf)"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                          \
+    NUM(mu_scale, 1.0, "(0, 1e6]", "kappa: the start built at level mu must lie in the cone of level kappa mu")      \
+    NUM(normalize, 1, "int [0, 1]", "1: D_psi(Wbar_mm, W/||W||_p) (Eq. 4a); 0: D_psi(Wbar_mm, W) (a wrong formula)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies tau_D = 64 d^2 eps")                                                 \
+    NUM(mpfr_below, 1e-10, "[0, inf)", "levels mu below this are built and decided in MPFR 256 from the start")
+LM_PARAMS(PARAMS)
 
 /* the cone's divergence of W (normalised per Eq. 4a, or not: a wrong formula) */
 static void cone_div(lm_num *r, const lm_mat *Wb, const lm_mat *W, double p, int normalize)
@@ -67,8 +67,9 @@ static void cone_div(lm_num *r, const lm_mat *Wb, const lm_mat *W, double p, int
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     double p = P[ev->config];
-    int k = ev->index, normalize = lm_par_i(ev, "normalize");
+    int k = ev->index, normalize = lm_int(prm.normalize);
     static const double R0s[] = {2.0, 5.0, 10.0, 20.0};
     double R0f = R0s[(k / 4) % 4];
     int n = 3, T = 4, d = 4, rc = 0, have_k = 0;
@@ -106,7 +107,7 @@ out0:;
     static const double mus[] = {-0.25, -1.0, 1e-3, 1e-2}; /* < 0: multiples of mu_0 */
     double mul = mus[k % 4];
     const lm_ctx *c = ev->ctx;
-    if (c->backend == LM_DOUBLE && (mul < 0 ? -mul * mu0d : mul) < lm_par(ev, "mpfr_below")) c = &c256;
+    if (c->backend == LM_DOUBLE && (mul < 0 ? -mul * mu0d : mul) < prm.mpfr_below) c = &c256;
 
     /* the instance in the working context c */
     lm_rng *g = lm_eval_rng(ev);
@@ -128,7 +129,7 @@ out0:;
     lm_md_consts_compute(&K, &s, D);
     have_k = 1;
     double mu = mul < 0 ? -mul * K.mu0 : mul;
-    double eps = lm_ctx_eps(c), tauD = lm_par(ev, "tol_scale") * 64.0 * d * d * eps;
+    double eps = lm_ctx_eps(c), tauD = prm.tol_scale * 64.0 * d * d * eps;
     double wn = lm_num_get_d(&s.norm);
     lm_num_set_d(&x, 1.0);
     lm_num_div(&x, &x, &s.norm);
@@ -155,10 +156,10 @@ out0:;
         lm_assume(ev, 0, "cone level mu = %.3g (or 4 mu) unreachable", mu);
         goto out;
     }
-    double kmu = lm_par(ev, "mu_scale") * mu;
+    double kmu = prm.mu_scale * mu;
     /* the core's bisection compares D with mu after rounding D to double, even in MPFR: the
      * start is on level mu to double accuracy, hence the allowance 2^-52 */
-    double reltol = fmax(tauD / kmu, lm_par(ev, "tol_scale") * ldexp(1.0, -52));
+    double reltol = fmax(tauD / kmu, prm.tol_scale * ldexp(1.0, -52));
     lm_num_set_d(&tol, kmu);
     cone_div(&v, Wb, W0, p, normalize);
     lm_obs_le(ev, -1, &v, &tol, reltol, "start: D(Wbar_mm, Wbar_0) <= kappa mu, mu = %.3g", mu);

@@ -49,11 +49,10 @@ static const lm_reading readings[] = {
 
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(p+2)(n+8)u", NULL, "[0, inf)"},
-    {"formula", 0, "the right side: 1 - <grad psi(W),U>/||W||_p^(p-1) (exponent-p: a wrong one)",
-     "exponent-(p-1)|exponent-p", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                        \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerance 4(p+2)(n+8)u")                                              \
+    SWITCH(formula, 0, "exponent-(p-1)|exponent-p", "the right side: 1 - <grad psi(W),U>/||W||_p^(p-1) (exponent-p: a wrong one)")
+LM_PARAMS(PARAMS)
 
 enum { K_GAUSS, K_SAME, K_OPP, K_NEAR, K_DISJOINT, K_ONE, K_TINY, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian",        "U = Wbar", "U = -Wbar",
@@ -110,9 +109,10 @@ static void obs(lm_eval *ev, const lm_num *a, const lm_num *b, double reltol, co
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = PS[ev->config];
-    int formula = lm_par_i(ev, "formula");
-    double tol_scale = lm_par(ev, "tol_scale");
+    int formula = lm_int(P.formula);
+    double tol_scale = P.tol_scale;
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
     double s = lm_md_logu(g, -6.0, 6.0), h = lm_md_logu(g, -12.0, -2.0);

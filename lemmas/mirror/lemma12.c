@@ -50,11 +50,11 @@ static const lm_reading readings[] = {
 
 static const double PS[] = {1.01, 1.5, 1.99, 2.0, 2.01, 3.0, 10.0, 50.0};
 
-static const lm_param_def params[] = {
-    {"lo_scale", 1.0, "multiplies the lower end (1 for p >= 2, d^(1-2/p) for p < 2)", NULL, "[0, 1e6]"},
-    {"hi_scale", 1.0, "multiplies the upper end (d^(1-2/p) for p >= 2, 1 for p < 2)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+16)u", NULL, "[0, inf)"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                        \
+    NUM(lo_scale, 1.0, "[0, 1e6]", "multiplies the lower end (1 for p >= 2, d^(1-2/p) for p < 2)") \
+    NUM(hi_scale, 1.0, "[0, 1e6]", "multiplies the upper end (d^(1-2/p) for p >= 2, 1 for p < 2)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerance 4(n+16)u")
+LM_PARAMS(PARAMS)
 
 enum { K_EQUAL, K_ONE, K_GAUSS, K_HEAVY, K_SPARSE, K_RECT, K_SCALE, NKIND };
 static const char *const kind_name[NKIND] = {"equal magnitudes", "one nonzero", "gaussian",
@@ -85,6 +85,7 @@ static void gen(double *a, int n, int kind, lm_rng *g)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = PS[ev->config];
     lm_rng *g = lm_eval_rng(ev);
     const lm_ctx *c = ev->ctx;
@@ -129,13 +130,13 @@ static int eval(lm_eval *ev)
         lm_num_set(&lo, &cst);
         lm_num_set_d(&hi, 1.0);
     }
-    lm_num_mul_d(&lo, &lo, lm_par(ev, "lo_scale"));
-    lm_num_mul_d(&hi, &hi, lm_par(ev, "hi_scale"));
+    lm_num_mul_d(&lo, &lo, P.lo_scale);
+    lm_num_mul_d(&hi, &hi, P.hi_scale);
     if (!lm_num_isfinite(&n2) || !lm_num_isfinite(&np) || !lm_num_isfinite(&cst)) {
         lm_fail(ev, "non-finite norm (p=%g)", p);
         goto out;
     }
-    double tau = lm_par(ev, "tol_scale") * 4.0 * (n + 16) * lm_ctx_eps(c);
+    double tau = P.tol_scale * 4.0 * (n + 16) * lm_ctx_eps(c);
     lm_num_mul(&x, &lo, &np);
     lm_obs_le(ev, -1, &x, &n2, tau, "lower end * ||W||_p <= ||vec W||_2 (%s, %dx%d)", kind_name[kind], m,
               mm);

@@ -71,12 +71,11 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 #undef P_
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8(p+8)u", NULL, "[0, inf)"},
-    {"l1_const", 0, "the L1 constant: 1/(p 2^p) (the catalogue's reconstruction) or 1/(p 2^(p-1)) (what the paper may print)",
-     "p2^p|p2^(p-1)", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                         \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)")                                                         \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerance 8(p+8)u")                                                                    \
+    SWITCH(l1_const, 0, "p2^p|p2^(p-1)", "the L1 constant: 1/(p 2^p) (the catalogue's reconstruction) or 1/(p 2^(p-1)) (what the paper may print)")
+LM_PARAMS(PARAMS)
 
 enum { M_GAUSS, M_SPARSE, M_DOMINANT, M_OPPOSITE, M_NEAR, M_NEARONE, M_EMBED, M_FREE, NKIND };
 static const char *const kind_name[NKIND] = {
@@ -363,6 +362,7 @@ static void normalise(lm_mat *W, lm_mat *V, double p)
  * where phi ~ (p-1)/2 |v|^(p-2) (w-v)^2 falls below (p-1)/2 (w-v)^2: the hypothesis is necessary */
 static int eval_nohyp(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const double p = PS[ev->config];
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
@@ -384,9 +384,9 @@ static int eval_nohyp(lm_eval *ev)
     lm_num_sub(&a, &a, &x);
     lm_num_mul(&a, &a, &a);
     constant(&x, p, 0, 0);
-    lm_num_mul_d(&x, &x, lm_par(ev, "c_scale"));
+    lm_num_mul_d(&x, &x, prm.c_scale);
     lm_num_mul(&a, &a, &x);
-    lm_obs_le(ev, -1, &a, &D, lm_par(ev, "tol_scale") * 8.0 * (p + 8.0) * lm_ctx_eps(c),
+    lm_obs_le(ev, -1, &a, &D, prm.tol_scale * 8.0 * (p + 8.0) * lm_ctx_eps(c),
               "(p-1)/2 (w-v)^2 <= phi(w,v) without the norm hypothesis: w = %.6g, v = %.6g", sg * ww, sg * vv);
     lm_measure(ev, "|v|", vv);
     lm_measure(ev, "w/v - 1", h);
@@ -398,12 +398,13 @@ out:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     if (ev->config == CFG_NOHYP) return eval_nohyp(ev);
     double p = PS[ev->config];
     int l1 = p >= 2.0;
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
-    double cs = lm_par(ev, "c_scale");
+    double cs = prm.c_scale;
     int kind = -1, d = 1, n, normed = 0;
     double w0 = 0.0, v0 = 0.0;
     const char *what;
@@ -465,17 +466,17 @@ static int eval(lm_eval *ev)
         lm_assume(ev, 0, "W = V: both sides vanish");
         goto out;
     }
-    constant(&cst, p, l1, lm_par_i(ev, "l1_const"));
+    constant(&cst, p, l1, lm_int(prm.l1_const));
     lm_num_mul_d(&cst, &cst, cs);
     lm_num_mul(&a, &cst, &N);
-    double tau = lm_par(ev, "tol_scale") * 8.0 * (p + 8.0) * lm_ctx_eps(c);
-    lm_obs_le(ev, -1, &a, &D, tau, "%s <= D (%s, d=%d)", l1 ? (lm_par_i(ev, "l1_const") ? "||W-V||_p^p/(p 2^(p-1))" : "||W-V||_p^p/(p 2^p)") : "(p-1)/2 ||W-V||_2^2",
+    double tau = prm.tol_scale * 8.0 * (p + 8.0) * lm_ctx_eps(c);
+    lm_obs_le(ev, -1, &a, &D, tau, "%s <= D (%s, d=%d)", l1 ? (lm_int(prm.l1_const) ? "||W-V||_p^p/(p 2^(p-1))" : "||W-V||_p^p/(p 2^p)") : "(p-1)/2 ||W-V||_2^2",
               what, d);
     /* measures: the stated constant, the instance's D/N and their quotient */
     lm_num_div(&x, &D, &N);
     double cstar = lm_num_get_d(&x), cst_d = lm_num_get_d(&cst) / cs;
     snprintf(nm, sizeof nm, "stated constant %s (p=%g)",
-             l1 ? (lm_par_i(ev, "l1_const") ? "1/(p 2^(p-1))" : "1/(p 2^p)") : "(p-1)/2", p);
+             l1 ? (lm_int(prm.l1_const) ? "1/(p 2^(p-1))" : "1/(p 2^p)") : "(p-1)/2", p);
     lm_measure(ev, nm, cst_d);
     snprintf(nm, sizeof nm, "sharp constant c*(p=%g)", p);
     lm_measure(ev, nm, cstar);

@@ -54,11 +54,11 @@ static const lm_reading readings[] = {
 
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0, 3.0, 10.0, 50.0};
 
-static const lm_param_def params[] = {
-    {"lo_scale", 1.0, "multiplies the left side (x^p - y^p)/(p x)", NULL, "[0, 1e6]"},
-    {"hi_scale", 1.0, "multiplies the right side (x^p - y^p)/(p y)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerances", NULL, "[0, inf)"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                       \
+    NUM(lo_scale, 1.0, "[0, 1e6]", "multiplies the left side (x^p - y^p)/(p x)")  \
+    NUM(hi_scale, 1.0, "[0, 1e6]", "multiplies the right side (x^p - y^p)/(p y)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerances")
+LM_PARAMS(PARAMS)
 
 enum { K_RANDOM, K_DIAG, K_MODERATE, K_HUGE, NKIND };
 static const char *const kind_name[NKIND] = {"log-uniform x, y", "x = y(1+10^-k)", "x = y(1+U(0,3))",
@@ -66,10 +66,11 @@ static const char *const kind_name[NKIND] = {"log-uniform x, y", "x = y(1+10^-k)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     double p = PS[ev->config];
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
-    double lo_s = lm_par(ev, "lo_scale"), hi_s = lm_par(ev, "hi_scale"), ts = lm_par(ev, "tol_scale");
+    double lo_s = prm.lo_scale, hi_s = prm.hi_scale, ts = prm.tol_scale;
     double u = lm_ctx_eps(c);
     int kind = ev->x ? -1 : ev->index % NKIND;
     lm_num l, X, Y, z, lL, lM, lR, a, b, q, e;

@@ -41,12 +41,12 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"lower_scale", 1.0, "multiplies the lower bound (1/n) sum ell(max_t gamma_it)", NULL, "(0, 1e6]"},
-    {"upper_scale", 1.0, "multiplies the upper bound (1/n) sum ell(min_t gamma_it)", NULL, "(0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding allowance 64 (1 + max|logit|) eps", NULL, "[0, inf)"},
-    {"v_norm", 10.0, "||v||_2 of the large-v configuration", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                       \
+    NUM(lower_scale, 1.0, "(0, 1e6]", "multiplies the lower bound (1/n) sum ell(max_t gamma_it)") \
+    NUM(upper_scale, 1.0, "(0, 1e6]", "multiplies the upper bound (1/n) sum ell(min_t gamma_it)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding allowance 64 (1 + max|logit|) eps")  \
+    NUM(v_norm, 10.0, "(0, 1e6]", "||v||_2 of the large-v configuration")
+LM_PARAMS(PARAMS)
 
 /* the minimum-Frobenius W with (x_tau - x_t)^T W z_i = 1, t != tau_i (double) */
 static int select_dir(lm_mat *W, const lm_mddata *D, const int *tau)
@@ -129,13 +129,14 @@ static void log_bound(lm_num *r, const lm_attn_fwd *F, int hi, lm_attn_loss loss
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int cfg = ev->config;
     int n = cfg == 1 ? 6 : 3, T = cfg == 1 ? 8 : 4, d = cfg == 1 ? 10 : 4;
     lm_attn_loss loss = cfg == 2 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
-    if (cfg == 3) lm_mat_scale_d(D->v, D->v, lm_par(ev, "v_norm"));
+    if (cfg == 3) lm_mat_scale_d(D->v, D->v, P.v_norm);
     lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *Sopt = lm_mat_new(d, d, c), *Smin = lm_mat_new(d, d, c);
     lm_mat *B = lm_mat_new(d, d, c);
@@ -158,8 +159,8 @@ static int eval(lm_eval *ev)
     }
     log_bound(&lo, F, 1, loss, c);
     log_bound(&up, F, 0, loss, c);
-    lm_num_add_d(&lo, &lo, log(lm_par(ev, "lower_scale")));
-    lm_num_add_d(&up, &up, log(lm_par(ev, "upper_scale")));
+    lm_num_add_d(&lo, &lo, log(P.lower_scale));
+    lm_num_add_d(&up, &up, log(P.upper_scale));
     if (select_dir(Sopt, D, tau_opt) || select_dir(Smin, D, tau_min)) {
         lm_assume(ev, 0, "the selection constraints are degenerate (singular Gram matrix)");
         goto out;
@@ -186,7 +187,7 @@ static int eval(lm_eval *ev)
         }
         if (lm_md_forward(F, D, W, loss)) { rc = lm_fail(ev, "non-finite forward pass (%s)", lab); goto out; }
         lm_mat_max_abs(&x, F->a);
-        double reltol = lm_par(ev, "tol_scale") * 64.0 * (1.0 + lm_num_get_d(&x)) * lm_ctx_eps(c);
+        double reltol = P.tol_scale * 64.0 * (1.0 + lm_num_get_d(&x)) * lm_ctx_eps(c);
         lm_num_set(&lL, &F->logL);
         lm_obs_le_log(ev, -1, &lo, &lL, reltol, "lower: Lo <= L(W), %s", lab);
         lm_obs_le_log(ev, -1, &lL, &up, reltol, "upper: L(W) <= Up, %s", lab);

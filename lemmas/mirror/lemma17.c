@@ -52,13 +52,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"grad_scale", 1.0, "multiplies the closed-form gradient (1 = Lemma 17)", NULL, "[-1e6, 1e6]"},
-    {"fd_h", 1e-100, "finite-difference step (MPFR 1024 bits)", NULL, "[1e-300, 1]"},
-    {"fd_tol", 1e-80, "relative residual allowed between the closed form and the finite differences", NULL, "(0, 1]"},
-    {"fd_prec", 1024, "bits of the finite-difference check (at least 53, MPFR's working minimum here; at most 2048: cost bound; raised automatically when the differences need it)", NULL, "int [53, 2048]"},
-    {"tol_scale", 1.0, "multiplies the allowance of the inner-product comparison", NULL, "[0, inf)"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                             \
+    NUM(grad_scale, 1.0, "[-1e6, 1e6]", "multiplies the closed-form gradient (1 = Lemma 17)")                                                                                                           \
+    NUM(fd_h, 1e-100, "[1e-300, 1]", "finite-difference step (MPFR 1024 bits)")                                                                                                                         \
+    NUM(fd_tol, 1e-80, "(0, 1]", "relative residual allowed between the closed form and the finite differences")                                                                                        \
+    NUM(fd_prec, 1024, "int [53, 2048]", "bits of the finite-difference check (at least 53, MPFR's working minimum here; at most 2048: cost bound; raised automatically when the differences need it)") \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the allowance of the inner-product comparison")
+LM_PARAMS(PARAMS)
 
 /* the minimum-Frobenius W with (x_opt - x_t)^T W z_i = 1 (double) */
 static int select_dir(lm_mat *W, const lm_mddata *D)
@@ -271,17 +271,18 @@ static void ip_matrix(lm_num *r, lm_num *S, const lm_attn_fwd *F, const lm_mddat
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int cfg = ev->config;
     static const int NS[] = {4, 3, 1, 3, 3}, TS[] = {2, 8, 64, 8, 8}, DS[] = {4, 5, 3, 5, 5};
     int n = NS[cfg], T = TS[cfg], d = DS[cfg];
     lm_attn_loss loss = cfg == 3 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
-    double scale = lm_par(ev, "grad_scale");
+    double scale = P.grad_scale;
     lm_rng *g = lm_eval_rng(ev);
     lm_mddata *D = lm_md_gen_paper(g, n, T, d, c);
     lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *M = lm_mat_new(d, d, c);
-    lm_ctx cf = lm_ctx_mpfr((mpfr_prec_t)lm_par_i(ev, "fd_prec"));
+    lm_ctx cf = lm_ctx_mpfr((mpfr_prec_t)lm_int(P.fd_prec));
     lm_num res, gmax, tol;
     lm_num_inits(&cf, &res, &gmax, &tol, (lm_num *)NULL);
     lm_num r1, r2, S1, S2, x, y;
@@ -311,7 +312,7 @@ static int eval(lm_eval *ev)
     }
 
     /* (a) closed form vs MPFR central differences */
-    double logL = 0.0, h = lm_par(ev, "fd_h");
+    double logL = 0.0, h = P.fd_h;
     if (fd_check(&res, &gmax, &logL, D, W, loss, scale, h, &cf)) {
         rc = lm_fail(ev, "non-finite forward pass at %d bits", (int)cf.prec);
         goto out;
@@ -321,7 +322,7 @@ static int eval(lm_eval *ev)
          * gradient is many orders below the loss (attention saturated on a token other than
          * opt), raise the precision of (a) accordingly (the closed form sets the precision,
          * the differences decide; a wrong, too small closed form is then still caught) */
-        double need = 64.0 + (logL - lm_num_log_abs_d(&gmax) - log(h) - log(lm_par(ev, "fd_tol"))) / M_LN2;
+        double need = 64.0 + (logL - lm_num_log_abs_d(&gmax) - log(h) - log(P.fd_tol)) / M_LN2;
         if (lm_num_sgn(&gmax) > 0 && need > (double)cf.prec) {
             mpfr_prec_t np = need < LM_PREC_MAX ? (mpfr_prec_t)ceil(need) : LM_PREC_MAX;
             lm_num_clears(&res, &gmax, &tol, (lm_num *)NULL);
@@ -333,7 +334,7 @@ static int eval(lm_eval *ev)
             }
         }
     }
-    lm_num_mul_d(&tol, &gmax, lm_par(ev, "fd_tol"));
+    lm_num_mul_d(&tol, &gmax, P.fd_tol);
     lm_obs_le(ev, -1, &res, &tol, 0.0, "max|grad - FD| <= fd_tol max|grad| (%d bits), %s", (int)cf.prec, lab);
     if (lm_num_sgn(&gmax) > 0) {
         lm_num_div(&res, &res, &gmax);
@@ -357,7 +358,7 @@ static int eval(lm_eval *ev)
         lm_num_sub(&x, &r1, &r2);
         lm_num_abs(&x, &x);
         lm_num_add(&y, &S1, &S2);
-        lm_num_mul_d(&y, &y, lm_par(ev, "tol_scale") * 64.0 * (T + d) * (1.0 + amax) * lm_ctx_eps(c));
+        lm_num_mul_d(&y, &y, P.tol_scale * 64.0 * (T + d) * (1.0 + amax) * lm_ctx_eps(c));
         lm_obs_le(ev, -1, &x, &y, 0.0, "|<grad,M> form - matrix| (%s), %s", j == 0 ? "random M" : cfg == 4 ? "M = W_sel" : "random M'", lab);
         if (j == 0) lm_measure(ev, "log10 |<grad, M>|", lm_num_log_abs_d(&r1) / M_LN10);
     }

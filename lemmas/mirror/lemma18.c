@@ -36,10 +36,10 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"G_scale", 1.0, "multiplies the three bounds G_F, G_q, G_ab", NULL, "[0, 1e6]"},
-    {"v_norm", 0.1, "||v||_2 of the antipodal configuration", NULL, "(0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                     \
+    NUM(G_scale, 1.0, "[0, 1e6]", "multiplies the three bounds G_F, G_q, G_ab") \
+    NUM(v_norm, 0.1, "(0, 1e6]", "||v||_2 of the antipodal configuration")
+LM_PARAMS(PARAMS)
 
 static const double PS[] = {1.25, 1.75, 2.0, 3.0};
 
@@ -65,6 +65,7 @@ static void row_norm(lm_num *r, const lm_mat *X, int t, double e)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     int cfg = ev->config;
     lm_rng *g = lm_eval_rng(ev);
@@ -72,9 +73,9 @@ static int eval(lm_eval *ev)
     lm_attn_loss loss = cfg == 1 ? LM_ATTN_EXP : LM_ATTN_LOGISTIC;
     if (cfg == 0) D = lm_md_gen_paper(g, 6, 8, 10, c);
     else if (cfg == 1) D = lm_md_gen_paper(g, 3, 4, 4, c);
-    else D = antipodal(g, 4, lm_par(ev, "v_norm"), c);
+    else D = antipodal(g, 4, P.v_norm, c);
     int n = D->n, T = D->T, d = D->d, rc = 0;
-    double Gs = lm_par(ev, "G_scale");
+    double Gs = P.G_scale;
     lm_attn_fwd *F = lm_md_fwd_new(D);
     lm_mat *W = lm_mat_new(d, d, c), *G = lm_mat_new(d, d, c), *B = lm_mat_new(d, d, c);
     lm_mat *Gab = lm_mat_new(d, d, c);

@@ -67,13 +67,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"delta_scale", 1.0, "multiplies delta in (12a)", NULL, "[0, 1e6]"},
-    {"half_scale", 1.0, "multiplies delta/2 in (12b), (12c) and the softmax bound", NULL, "[0, 1e6]"},
-    {"eps_scale", 1.0, "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)", NULL, "[0, 1e6]"},
-    {"mu_scale", 1.0, "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1: a hypothesis, not a constant)", NULL, "setting (0, 1e6]"},
-    {"ndir", 8, "random cone directions per instance in (b), (d) (quick: half) (at most 256: cost bound)", NULL, "int [0, 256]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                  \
+    NUM(delta_scale, 1.0, "[0, 1e6]", "multiplies delta in (12a)")                                                                           \
+    NUM(half_scale, 1.0, "[0, 1e6]", "multiplies delta/2 in (12b), (12c) and the softmax bound")                                             \
+    NUM(eps_scale, 1.0, "[0, 1e6]", "multiplies eps_p(mu) in ||Wbar - Wbar_mm||_p <= eps_p(mu)")                                             \
+    NUM(mu_scale, 1.0, "setting (0, 1e6]", "the cone level sampled is mu_scale * mu_0 (the lemma needs <= 1: a hypothesis, not a constant)") \
+    NUM(ndir, 8, "int [0, 256]", "random cone directions per instance in (b), (d) (quick: half) (at most 256: cost bound)")
+LM_PARAMS(PARAMS)
 
 static const double PA[] = {1.01, 1.1, 1.25, 1.5, 1.75, 1.99, 2.0, 2.01, 2.5, 3.0, 4.0, 6.0, 8.0};
 static const double PS[] = {1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
@@ -124,13 +124,14 @@ static void pdist(lm_num *r, const lm_mat *A, const lm_mat *B, double p)
 
 static int eval_pairs(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     static const int DS[] = {2, 3, 10};
     const int k = ev->index;
     const double p = PA[k % 13];
     const int d = DS[(k / 13) % 3], kind = (k / 39) % 3;
-    const double es = lm_par(ev, "eps_scale");
+    const double es = P.eps_scale;
     lm_mat *V = lm_mat_new(d, d, c), *E = lm_mat_new(d, d, c), *W = lm_mat_new(d, d, c);
     lm_mat *B[4];
     for (int j = 0; j < 4; j++) B[j] = lm_mat_new(d, d, c);
@@ -201,10 +202,11 @@ typedef struct {
 /* every inequality of the lemma at W = r U (U of unit p-norm in the cone) */
 static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, stats *st)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     const lm_mddata *D = C->D;
     const double p = C->p, dl = C->k.delta;
-    const double ds = lm_par(ev, "delta_scale"), hs = lm_par(ev, "half_scale");
+    const double ds = P.delta_scale, hs = P.half_scale;
     lm_mat *W = lm_mat_dup(U), *mv = lm_mat_new(C->m, 1, c);
     lm_mat_scale_d(W, W, r);
     lm_num nW, rt, lhs, rhs, x, Dv;
@@ -216,7 +218,7 @@ static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, s
     /* first inequality */
     lm_md_breg_acc(&Dv, C->Wbar, U, p);
     pdist(&lhs, U, C->Wbar, p);
-    eps_num(&rhs, &Dv, p, D->d, lm_par(ev, "eps_scale"), c);
+    eps_num(&rhs, &Dv, p, D->d, P.eps_scale, c);
     lm_obs_le(ev, -1, &lhs, &rhs, 0.0, "||Wbar-Wbar_mm||_p<=eps_p(D), p=%g", p);
     st->wa = fmax(st->wa, lm_num_get_d(&lhs) / lm_num_get_d(&rhs));
     for (int a = 0; a < C->m; a++) {
@@ -267,6 +269,7 @@ static int check_W(lm_eval *ev, const lm_mdcone *C, const lm_mat *U, double r, s
 
 static int eval_cone(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     const int k = ev->index, cfg = ev->config;
@@ -288,7 +291,7 @@ static int eval_cone(lm_eval *ev)
         lm_mdcone_clear(&C);
         return rc > 0 ? 0 : rc;
     }
-    const double mu = C.k.mu0 * lm_par(ev, "mu_scale"), wn = C.k.wnorm;
+    const double mu = C.k.mu0 * P.mu_scale, wn = C.k.wnorm;
     const int dd = C.D->d;
     lm_mat *E = lm_mat_new(dd, dd, c), *U = lm_mat_new(dd, dd, c), *B = lm_mat_new(dd, dd, c);
     lm_mat *H = lm_mat_new(dd, dd, c);
@@ -310,7 +313,7 @@ static int eval_cone(lm_eval *ev)
         else err = check_W(ev, &C, U, r, &st);
     } else {
         if (cfg == 1 || cfg == 3) {
-            int nd = lm_par_i(ev, "ndir");
+            int nd = lm_int(P.ndir);
             if (ev->quick) nd = (nd + 1) / 2;
             for (int j = 0; j < nd && !err; j++) {
                 lm_mat_randn(E, g, 1.0);

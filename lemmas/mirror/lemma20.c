@@ -73,16 +73,16 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"expo_scale", 1.0, "multiplies the exponent (1+delta/2) of the envelope and of the ray-slope bound", NULL, "[0, 1e6]"},
-    {"c20_scale", 1.0, "multiplies the reconstructed c20", NULL, "[0, 1e6]"},
-    {"rdelta_scale", 1.0, "observations at ||W||_p >= rdelta_scale * R_delta", NULL, "[0, 1e6]"},
-    {"sign", 1.0, "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)", NULL, "[-1, 1]"},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decision (bits) (from 128 to 8192)", NULL, "int [128, 8192]"},
-    {"ndir", 6, "random cone directions per instance (quick: half) (at most 256: cost bound)", NULL, "int [0, 256]"},
-    {"steps", 200, "l_p-AttGD iterates of the trajectory configuration (quick: a quarter) (at most 20000: run length bound)", NULL, "int [1, 20000]"},
-    {"eta", 1.0, "step size of the trajectory configuration", NULL, "(0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                      \
+    NUM(expo_scale, 1.0, "[0, 1e6]", "multiplies the exponent (1+delta/2) of the envelope and of the ray-slope bound")                           \
+    NUM(c20_scale, 1.0, "[0, 1e6]", "multiplies the reconstructed c20")                                                                          \
+    NUM(rdelta_scale, 1.0, "[0, 1e6]", "observations at ||W||_p >= rdelta_scale * R_delta")                                                      \
+    NUM(sign, 1.0, "[-1, 1]", "+1: -<grad L, M> > 0 (the lemma); -1: the opposite (a wrong inequality)")                                         \
+    NUM(prec_cap, 4096, "int [128, 8192]", "largest MPFR precision of the sign decision (bits) (from 128 to 8192)")                              \
+    NUM(ndir, 6, "int [0, 256]", "random cone directions per instance (quick: half) (at most 256: cost bound)")                                  \
+    NUM(steps, 200, "int [1, 20000]", "l_p-AttGD iterates of the trajectory configuration (quick: a quarter) (at most 20000: run length bound)") \
+    NUM(eta, 1.0, "(0, 1e3]", "step size of the trajectory configuration")
+LM_PARAMS(PARAMS)
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
 static const double PL[] = {1.5, 1.75, 2.0, 2.5};
@@ -148,6 +148,7 @@ static int observe(lm_eval *ev, ctx20 *X, const lm_mat *W, const lm_mat *U, doub
 
 static int setup(lm_eval *ev, ctx20 *X, int mode)
 {
+    const lm_params P = lm_params_of(ev);
     memset(X, 0, sizeof *X);
     lm_rng *g = lm_eval_rng(ev);
     const int k = ev->index;
@@ -173,11 +174,11 @@ static int setup(lm_eval *ev, ctx20 *X, int mode)
     const double wn = X->C.k.wnorm;
     X->rt[0] = X->R[0] / wn;
     X->rt[1] = X->R[1] / wn;
-    X->ef = lm_par(ev, "expo_scale") * (1.0 + X->C.k.delta / 2);
-    X->sgn = lm_par(ev, "sign") >= 0 ? 1.0 : -1.0;
-    X->rds = lm_par(ev, "rdelta_scale");
-    X->c20s = lm_par(ev, "c20_scale");
-    X->cap = lm_par_i(ev, "prec_cap");
+    X->ef = P.expo_scale * (1.0 + X->C.k.delta / 2);
+    X->sgn = P.sign >= 0 ? 1.0 : -1.0;
+    X->rds = P.rdelta_scale;
+    X->c20s = P.c20_scale;
+    X->cap = lm_int(P.prec_cap);
     X->minratio[0] = X->minratio[1] = INFINITY;
     return 0;
 }
@@ -234,6 +235,7 @@ static int radii(lm_eval *ev, ctx20 *X, const lm_mat *U, int series, int only_ob
 
 static int eval_points(lm_eval *ev, int mode)
 {
+    const lm_params P = lm_params_of(ev);
     ctx20 X;
     int rc = setup(ev, &X, mode);
     if (rc) {
@@ -264,7 +266,7 @@ static int eval_points(lm_eval *ev, int mode)
         if (!err && !lm_md_cone_dir(U, &rho, C->Wbar, E, p, mu0)) err = radii(ev, &X, U, 0, 1);
         lm_mat_free(H);
     } else {
-        int nd = lm_par_i(ev, "ndir");
+        int nd = lm_int(P.ndir);
         if (ev->quick || large) nd = (nd + 1) / 2;
         for (int j = 0; j < nd && !err; j++) {
             lm_mat_randn(E, g, 1.0);
@@ -319,6 +321,7 @@ static int eval_points(lm_eval *ev, int mode)
 
 static int eval_traj(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     ctx20 X;
     int rc = setup(ev, &X, 0);
     if (rc) {
@@ -341,9 +344,9 @@ static int eval_traj(lm_eval *ev)
         const double r0 = fmax(fmax(X.R[0], X.R[1]) * fmax(X.rds, 1.0), 2 * wn);
         lm_mat_scale_d(W, W, r0);
         lm_md_grad_psi(Th, W, p);
-        lm_md_par par = {p, lm_par(ev, "eta"), 0, LM_ATTN_LOGISTIC};
+        lm_md_par par = {p, P.eta, 0, LM_ATTN_LOGISTIC};
         lm_attn_fwd *F = lm_md_fwd_new(C->D);
-        int K = lm_par_i(ev, "steps");
+        int K = lm_int(P.steps);
         if (ev->quick) K = K / 4 > 1 ? K / 4 : 1;
         lm_num Dv, nv;
         lm_num_inits(c, &Dv, &nv, (lm_num *)NULL);

@@ -68,24 +68,25 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"exponent", 1.0, "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)", NULL, "exponent [-100, 100]"},
-    {"slope_tol", 0.2, "tolerance on the fitted log-log slope", NULL, "[0, 100]"},
-    {"rstar_scale", 1.0, "first radius in units of r_star (the cone admits O(1) logit shifts from there)", NULL, "setting (0, 1e6]"},
-    {"nrad", 7, "radii r_star 2^j, j < nrad; one more radius (r_max doubles) while the rate rule finds the fit too short, up to 24 (cost bound)", NULL, "int [3, 24]"},
-    {"nfit", 4, "no longer used: the rate rule fits the radii in [r_max/8, r_max] (the last 4) and compares [r_max/16, r_max/2]; kept so that a --set of it still parses", NULL, "int [2, 24]"},
-    {"stab_tol", 0.2, "rate rule: the slopes on [r_max/8, r_max] and [r_max/16, r_max/2] must agree within max(stab_tol, 2 se) (default: the catalogue's slope tolerance)", NULL, "setting [0, 100]"},
-    {"nsup", 6, "support constraints whose Hoelder duals span the search (at most 32)", NULL, "int [1, 32]"},
-    {"ndir", 4, "random cone directions per radius (at most 256: cost bound)", NULL, "int [0, 256]"},
-    {"nm_iters", 80, "Nelder-Mead iterations per radius (quick: half) (at most 10000: cost bound)", NULL, "int [1, 10000]"},
-    {"prec_cap", 4096, "largest MPFR precision of the sign decisions (bits) (from 128 to 8192)", NULL, "int [128, 8192]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                      \
+    NUM(exponent, 1.0, "exponent [-100, 100]", "claimed decay exponent of pi_hat(r) (R_pi = O~(1/pi) <-> 1)")                                                                                    \
+    NUM(slope_tol, 0.2, "[0, 100]", "tolerance on the fitted log-log slope")                                                                                                                     \
+    NUM(rstar_scale, 1.0, "setting (0, 1e6]", "first radius in units of r_star (the cone admits O(1) logit shifts from there)")                                                                  \
+    NUM(nrad, 7, "int [3, 24]", "radii r_star 2^j, j < nrad; one more radius (r_max doubles) while the rate rule finds the fit too short, up to 24 (cost bound)")                                \
+    NUM(nfit, 4, "int [2, 24]", "no longer used: the rate rule fits the radii in [r_max/8, r_max] (the last 4) and compares [r_max/16, r_max/2]; kept so that a --set of it still parses")       \
+    NUM(stab_tol, 0.2, "setting [0, 100]", "rate rule: the slopes on [r_max/8, r_max] and [r_max/16, r_max/2] must agree within max(stab_tol, 2 se) (default: the catalogue's slope tolerance)") \
+    NUM(nsup, 6, "int [1, 32]", "support constraints whose Hoelder duals span the search (at most 32)")                                                                                          \
+    NUM(ndir, 4, "int [0, 256]", "random cone directions per radius (at most 256: cost bound)")                                                                                                  \
+    NUM(nm_iters, 80, "int [1, 10000]", "Nelder-Mead iterations per radius (quick: half) (at most 10000: cost bound)")                                                                           \
+    NUM(prec_cap, 4096, "int [128, 8192]", "largest MPFR precision of the sign decisions (bits) (from 128 to 8192)")
+LM_PARAMS(PARAMS)
 
 /* the rate rule of lm_stats.h on the radii (a doubling grid, so [r_max/8, r_max] holds the last
  * 4): log pi_hat against log r over the radii with pi_hat above the floor, claimed slope
  * -exponent, one-sided (a decay at least that fast, up to slope_tol) */
 static void pi_fit(lm_rate_fit *f, lm_eval *ev, const double *rr, const double *pih, int J, double floor_)
 {
+    const lm_params P = lm_params_of(ev);
     double t[24], y[24];
     int n = 0;
     for (int j = 0; j < J && n < 24; j++)
@@ -93,7 +94,7 @@ static void pi_fit(lm_rate_fit *f, lm_eval *ev, const double *rr, const double *
             t[n] = rr[j];
             y[n++] = log(pih[j]);
         }
-    lm_rate_fit_seq(f, t, y, n, -lm_par(ev, "exponent"), -1, lm_par(ev, "slope_tol"), 0.95, lm_par(ev, "stab_tol"));
+    lm_rate_fit_seq(f, t, y, n, -P.exponent, -1, P.slope_tol, 0.95, P.stab_tol);
 }
 
 static const double PS[] = {1.25, 1.5, 1.75, 2.0, 2.5, 3.0};
@@ -181,6 +182,7 @@ static double nm_search(srch *S, double *c, double rt, int iters)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_ctx cd = lm_ctx_double();
     lm_rng *g = lm_eval_rng(ev);
@@ -201,9 +203,9 @@ static int eval(lm_eval *ev)
         lm_mdcone_clear(&C);
         return rc > 0 ? 0 : rc;
     }
-    const int dd = C.D->d, cap = lm_par_i(ev, "prec_cap");
+    const int dd = C.D->d, cap = lm_int(P.prec_cap);
     const double wn = C.k.wnorm, mu0 = C.k.mu0, dl = C.k.delta;
-    int J = lm_par_i(ev, "nrad"), iters = lm_par_i(ev, "nm_iters");
+    int J = lm_int(P.nrad), iters = lm_int(P.nm_iters);
     const int Jcap = (int)fmin(24.0, (double)lm_mdgd_par_cap(ev, "nrad"));
     if (J < 3) J = 3;
     if (J > Jcap) J = Jcap;
@@ -211,7 +213,7 @@ static int eval(lm_eval *ev)
     const double floor_ = 1024.0 * lm_ctx_eps(c);
     if (ev->quick) iters = (iters + 1) / 2;
     /* the search space: duals of up to nsup supports (seeded choice) */
-    int K = 0, nsup = lm_par_i(ev, "nsup");
+    int K = 0, nsup = lm_int(P.nsup);
     if (nsup > 32) nsup = 32;
     int *sup = lm_xmalloc((size_t)C.m * sizeof *sup);
     for (int a = 0; a < C.m; a++)
@@ -255,7 +257,7 @@ static int eval(lm_eval *ev)
         lm_num_clear(&aq);
         lm_mat_free(T0);
     }
-    rstar *= lm_par(ev, "rstar_scale");
+    rstar *= P.rstar_scale;
     lm_md_corr_init(&S.cn, &cd);
     lm_md_corr_init(&S.cd, &cd);
     lm_num_init(&S.dv, &cd);
@@ -266,7 +268,7 @@ static int eval(lm_eval *ev)
     double *rr = lm_xmalloc((size_t)Jcap * sizeof *rr), *pih = lm_xmalloc((size_t)Jcap * sizeof *pih);
     int precmax = 0, ndisc = 0, err = 0, doublings = 0;
     lm_rate_fit fit;
-    const int ndir = lm_par_i(ev, "ndir");
+    const int ndir = lm_int(P.ndir);
     lm_series_axes(ev, "log10 r/||W_mm||_p", "log10 pi_hat(r)", 0);
     for (int j = 0; !err; j++) {
         if (j == J) {

@@ -77,11 +77,11 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies eta <-grad L, W>/||W||_p on the right side (paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_ulps", 256.0, "relative tolerance of the comparison in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                      \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies eta <-grad L, W>/||W||_p on the right side (paper: 1)")            \
+    NUM(tol_ulps, 256.0, "[0, 1e15]", "relative tolerance of the comparison in units of the context's roundoff") \
+    NUM(K, 300, "int [1, 10000]", "steps per run (quick: K/4) (at most 10000: run length bound)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     double c, tol_ulps;
@@ -145,8 +145,9 @@ static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const cfg_t *cf = &cfgs[ev->config];
-    data_t dt = {.c = lm_par(ev, "c_scale"), .tol_ulps = lm_par(ev, "tol_ulps")};
+    data_t dt = {.c = prm.c_scale, .tol_ulps = prm.tol_ulps};
     if (cf->pointwise) return eval_pointwise(ev, cf->s.p, &dt);
     lm_mdrun R;
     lm_mdcheck C = {.need = 0, .need_dL = 0, .obs = obs, .hook = hook, .data = &dt};

@@ -71,11 +71,11 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)", NULL, "[0, inf)"},
-    {"dpsi_coef", 1.0, "coefficient of D_psi(W(k+1),W(k)) in (23a,b) and D_psi(W(k),W(k+1)) in (23c) (paper: 1)", NULL, "[0, 1e6]"},
-    {"K", 200, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                    \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the residual tolerance 64 (d^2 + p) u (u: unit roundoff)")                     \
+    NUM(dpsi_coef, 1.0, "[0, 1e6]", "coefficient of D_psi(W(k+1),W(k)) in (23a,b) and D_psi(W(k),W(k+1)) in (23c) (paper: 1)") \
+    NUM(K, 200, "int [1, 10000]", "steps per run (quick: K/4) (at most 10000: run length bound)")
+LM_PARAMS(PARAMS)
 
 enum { NW = 6 };
 static const char *const wname[NW] = {"0", "W(0)", "random", "W(k)", "W_mm", "Wbar_mm"};
@@ -276,8 +276,9 @@ static void prep(lm_eval *ev, lm_mdrun *R, void *vd)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const cfg_t *cf = &cfgs[ev->config];
-    data_t dt = {.tol_scale = lm_par(ev, "tol_scale"), .coef = lm_par(ev, "dpsi_coef")};
+    data_t dt = {.tol_scale = prm.tol_scale, .coef = prm.dpsi_coef};
     int rc;
     if (cf->pointwise) {
         rc = eval_pointwise(ev, cf->s.p, &dt);

@@ -86,13 +86,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies eta (L(W(k)) - L(W(k+1))) in (24a) and (24b) (paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"reading", 0, "meaning of 'eta sufficiently small'", "shrink|parenthetical", NULL},
-    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                      \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies eta (L(W(k)) - L(W(k+1))) in (24a) and (24b) (paper: 1)")                          \
+    NUM(tol_ulps, 256.0, "[0, 1e15]", "relative tolerance of the comparisons in units of the context's roundoff")                \
+    NUM(K, 300, "int [1, 10000]", "steps per run (quick: K/4) (at most 10000: run length bound)")                                \
+    SWITCH(reading, 0, "shrink|parenthetical", "meaning of 'eta sufficiently small'")                                            \
+    NUM(shrink_cap, 2500, "int [1, 100000]", "most steps of a run of the eta-shrinking test (at most 100000: run length bound)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     double c, tol_ulps;
@@ -175,8 +175,9 @@ static int hook(lm_eval *ev, const lm_mdrun *R, const lm_mdpair *P, const lm_num
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const cfg_t *cf = &cfgs[ev->config];
-    data_t dt = {.c = lm_par(ev, "c_scale"), .tol_ulps = lm_par(ev, "tol_ulps"), .fk = -1,
+    data_t dt = {.c = prm.c_scale, .tol_ulps = prm.tol_ulps, .fk = -1,
                  .worst_ratio = -INFINITY};
     lm_rng g0 = *lm_eval_rng(ev); /* the run's randomness, for the shrinking test */
     lm_mdrun R;
@@ -198,7 +199,7 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "sign changes of Theta at the first failure", dt.fcross);
     lm_measure(ev, "min |W(k)_ab| at the first failure", dt.fminw);
     lm_measure(ev, "its |grad L_ab|", dt.fgrad);
-    if (lm_par_i(ev, "reading") == 1) { /* parenthetical: D_{psi - eta L} >= 0 is the hypothesis */
+    if (lm_int(prm.reading) == 1) { /* parenthetical: D_{psi - eta L} >= 0 is the hypothesis */
         if (dt.fhyp < 0)
             lm_assume(ev, 0, "D_{psi-eta L}(W(k+1),W(k)) = %.3g < 0 at the first failure k=%d (eta=%g)",
                       dt.fhyp, dt.fk, cf->s.eta);

@@ -75,13 +75,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"drop_frac", 0.0, "required loss decrease as a fraction of the first-order decrease (paper: 0)", NULL, "[0, 1e6]"},
-    {"tele_scale", 1.0, "multiplies the right side of the telescoping bound (25b) (paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_ulps", 256.0, "relative tolerance of (25a) in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"shrink_cap", 2500, "most steps of a run of the eta-shrinking test (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                      \
+    NUM(drop_frac, 0.0, "[0, 1e6]", "required loss decrease as a fraction of the first-order decrease (paper: 0)")               \
+    NUM(tele_scale, 1.0, "[0, 1e6]", "multiplies the right side of the telescoping bound (25b) (paper: 1)")                      \
+    NUM(tol_ulps, 256.0, "[0, 1e15]", "relative tolerance of (25a) in units of the context's roundoff")                          \
+    NUM(K, 300, "int [1, 10000]", "steps per run (quick: K/4) (at most 10000: run length bound)")                                \
+    NUM(shrink_cap, 2500, "int [1, 100000]", "most steps of a run of the eta-shrinking test (at most 100000: run length bound)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     double f, t, tol_ulps;
@@ -152,8 +152,9 @@ static int hook(lm_eval *ev, const lm_mdrun *R, const lm_mdpair *P, const lm_num
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const cfg_t *cf = &cfgs[ev->config];
-    data_t dt = {.f = lm_par(ev, "drop_frac"), .t = lm_par(ev, "tele_scale"), .tol_ulps = lm_par(ev, "tol_ulps"),
+    data_t dt = {.f = prm.drop_frac, .t = prm.tele_scale, .tol_ulps = prm.tol_ulps,
                  .tele = !cf->s.normalized, .j0 = -1, .dropped = -1, .first_up = -1, .worst_drop = -INFINITY};
     lm_rng g0 = *lm_eval_rng(ev); /* the run's randomness, for the shrinking test */
     lm_mdrun R;

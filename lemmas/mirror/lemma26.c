@@ -42,10 +42,10 @@ static const lm_reading readings[] = {
 
 static const double PS[] = {1.01, 1.05, 1.5, 2.0, 3.0, 6.0, 20.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4(n+8)u", NULL, "[0, inf)"},
-    {"formula", 0, "sign of the inner-product term (plus: a wrong formula)", "minus|plus", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                    \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies the rounding tolerance 4(n+8)u")               \
+    SWITCH(formula, 0, "minus|plus", "sign of the inner-product term (plus: a wrong formula)")
+LM_PARAMS(PARAMS)
 
 enum { K_GAUSS, K_SCALES, K_WIDE, K_U_IS_W, K_U_IS_V, K_NEAR, K_SPARSE, NKIND };
 static const char *const kind_name[NKIND] = {"gaussian with zeros", "separate scales",
@@ -121,9 +121,10 @@ static void term_scale(lm_num *S, const lm_mat *W, const lm_mat *V, const lm_mat
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = PS[ev->config];
-    int plus = lm_par_i(ev, "formula") == 1;
-    double tol_scale = lm_par(ev, "tol_scale");
+    int plus = lm_int(P.formula) == 1;
+    double tol_scale = P.tol_scale;
     lm_rng *g = lm_eval_rng(ev);
     int kind, d, tier;
     lm_md_ident_plan(ev, NKIND, K_GAUSS, &kind, &d, &tier);

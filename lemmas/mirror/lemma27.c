@@ -62,15 +62,14 @@ static const lm_reading readings[] = {
 static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 2.0, 3.0};
 static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1, 1.0, 1.0};
 
-static const lm_param_def params[] = {
-    {"gain_scale", 1.0, "multiplies the right side of (25) (paper: 1)", NULL, "[0, 1e6]"},
-    {"pi_scale", 1.0, "multiplies the empirical pi_k = max(0, pi_eff(W(k)))", NULL, "[0, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 10.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p (at 2 the runs leave the cone C_{p,mu_0} within a few steps)", NULL, "(0, 1e4]"},
-    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"hyp", 0, "steps observed: cone = those whose W(k) lies in the cone C_{p,mu_0} (the hypothesis); all = every step",
-     "cone|all", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                       \
+    NUM(gain_scale, 1.0, "[0, 1e6]", "multiplies the right side of (25) (paper: 1)")                                                              \
+    NUM(pi_scale, 1.0, "[0, 1e6]", "multiplies the empirical pi_k = max(0, pi_eff(W(k)))")                                                        \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                    \
+    NUM(R0, 10.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p (at 2 the runs leave the cone C_{p,mu_0} within a few steps)") \
+    NUM(K, 4000, "int [1, 100000]", "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)")                           \
+    SWITCH(hyp, 0, "cone|all", "steps observed: cone = those whose W(k) lies in the cone C_{p,mu_0} (the hypothesis); all = every step")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     lm_eval *ev;
@@ -129,6 +128,7 @@ static int hook(lm_mdgd *R, void *arg)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = cfg_p[ev->config], eta = cfg_eta[ev->config];
     int n, T, d, rc;
     long K;
@@ -136,8 +136,8 @@ static int eval(lm_eval *ev)
     lm_md_inst I;
     lm_mdgd R;
     if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
-    hook_t h = {.ev = ev, .gain = lm_par(ev, "gain_scale"), .pis = lm_par(ev, "pi_scale"), .mu0 = I.k.mu0,
-                .first_break = -1, .all = lm_par_i(ev, "hyp") == 1};
+    hook_t h = {.ev = ev, .gain = P.gain_scale, .pis = P.pi_scale, .mu0 = I.k.mu0,
+                .first_break = -1, .all = lm_int(P.hyp) == 1};
     lm_num_inits(ev->ctx, &h.a, &h.b, &h.D, (lm_num *)NULL);
     lm_md_dir_breg_acc(&h.D, R.Wbmm, R.W, R.p); /* the start W(0), built on the level mu_start mu_0 */
     h.Dprev = lm_num_get_d(&h.D);

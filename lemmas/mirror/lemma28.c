@@ -55,14 +55,13 @@ static const lm_reading readings[] = {
 static const double cfg_p[] = {1.25, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 2.0, 1.5};
 static const double cfg_eta[] = {1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 0.1, 1.0, 0.1};
 
-static const lm_param_def params[] = {
-    {"pi_scale", 1.0, "multiplies pi = max_{j<K} max(0, pi_eff(W(j))) in (27)", NULL, "[0, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 4000, "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"invariance", 0, "off: only (27); witness: also D_psi(Wbar_mm, Wbar(K)) <= mu_0 at every K (the cone invariance at this start)",
-     "off|witness", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                              \
+    NUM(pi_scale, 1.0, "[0, 1e6]", "multiplies pi = max_{j<K} max(0, pi_eff(W(j))) in (27)")                                                             \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                           \
+    NUM(R0, 2.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p")                                                                      \
+    NUM(K, 4000, "int [1, 100000]", "steps per run (quick: K/4; d = 10: a quarter) (at most 100000: run length bound)")                                  \
+    SWITCH(invariance, 0, "off|witness", "off: only (27); witness: also D_psi(Wbar_mm, Wbar(K)) <= mu_0 at every K (the cone invariance at this start)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     lm_eval *ev;
@@ -121,6 +120,7 @@ static int hook(lm_mdgd *R, void *arg)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = cfg_p[ev->config], eta = cfg_eta[ev->config];
     int n, T, d, rc;
     long K;
@@ -128,8 +128,8 @@ static int eval(lm_eval *ev)
     lm_md_inst I;
     lm_mdgd R;
     if (lm_mdgd_claim_setup(&rc, &I, &R, ev, n, T, d, p, eta) < 0) return rc;
-    hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .rmin_ratio = INFINITY, .first_break = -1,
-                .witness = lm_par_i(ev, "invariance") == 1};
+    hook_t h = {.ev = ev, .pis = P.pi_scale, .rmin_ratio = INFINITY, .first_break = -1,
+                .witness = lm_int(P.invariance) == 1};
     lm_num_inits(ev->ctx, &h.pimax, &h.D0, &h.r0, &h.r0pm1, &h.a, &h.b, &h.c, &h.D, &h.ld, &h.mu0, (lm_num *)NULL);
     lm_num_set_d(&h.mu0, I.k.mu0);
     lm_mdgd_dir(&h.D0, &R);

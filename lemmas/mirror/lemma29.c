@@ -71,18 +71,18 @@ static const lm_reading readings[] = {
 
 static const double cfg_p[] = {1.5, 2.0, 3.0, 1.5, 2.0, 3.0};
 
-static const lm_param_def params[] = {
-    {"c_scale", 1.0, "multiplies the right sides of (29a) and (29) (paper: 1)", NULL, "[0, 1e6]"},
-    {"pi_scale", 1.0, "multiplies the empirical pi_j = max(0, pi_eff(W(j)))", NULL, "[0, 1e6]"},
-    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in the slope proxy", NULL, "[0, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K_ineq", 4000, "steps of the inequality runs (quick: K_ineq/4) (at most 100000: run length bound)", NULL, "int [1, 100000]"},
-    {"K", 20000, "steps of the slope runs; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)", NULL, "int [1, 50000]"},
-    {"regime_growth", 2.0, "slope runs: minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
-    {"regime_drop", 1.25, "slope runs: max D / D at k = K/2, at least", NULL, "[0, 1e6]"},
-    {"stab_tol", 0.3, "slope runs, rate rule: the slopes on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default: the catalogue's 0.3 allowance for the log factors of Phi_p, which make the local slope drift like 1/log r)", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                                                                            \
+    NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the right sides of (29a) and (29) (paper: 1)")                                                                                                                                                                           \
+    NUM(pi_scale, 1.0, "[0, 1e6]", "multiplies the empirical pi_j = max(0, pi_eff(W(j)))")                                                                                                                                                                             \
+    NUM(rate_scale, 1.0, "[0, 1e6]", "multiplies the claimed exponent min(1, p-1) in the slope proxy")                                                                                                                                                                 \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                                                                                                                                         \
+    NUM(R0, 2.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p")                                                                                                                                                                                    \
+    NUM(K_ineq, 4000, "int [1, 100000]", "steps of the inequality runs (quick: K_ineq/4) (at most 100000: run length bound)")                                                                                                                                          \
+    NUM(K, 20000, "int [1, 50000]", "steps of the slope runs; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)")                                                                                                                    \
+    NUM(regime_growth, 2.0, "[0, 1e6]", "slope runs: minimal growth of ||W||_p in units of ||W_mm||_p")                                                                                                                                                                \
+    NUM(regime_drop, 1.25, "[0, 1e6]", "slope runs: max D / D at k = K/2, at least")                                                                                                                                                                                   \
+    NUM(stab_tol, 0.3, "setting [0, 1e6]", "slope runs, rate rule: the slopes on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default: the catalogue's 0.3 allowance for the log factors of Phi_p, which make the local slope drift like 1/log r)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     lm_eval *ev;
@@ -135,13 +135,14 @@ static int hook(lm_mdgd *R, void *arg)
 
 static int eval_ineq(lm_eval *ev, double p)
 {
-    long K = lm_par_i(ev, "K_ineq");
+    const lm_params P = lm_params_of(ev);
+    long K = lm_int(P.K_ineq);
     if (ev->quick) K /= 4;
     lm_md_inst I;
     lm_mdgd R;
     int rc;
     if (lm_mdgd_claim_setup(&rc, &I, &R, ev, 3, 4, 4, p, 1.0) < 0) return rc;
-    hook_t h = {.ev = ev, .pis = lm_par(ev, "pi_scale"), .cs = lm_par(ev, "c_scale")};
+    hook_t h = {.ev = ev, .pis = P.pi_scale, .cs = P.c_scale};
     lm_num_inits(ev->ctx, &h.D0r0, &h.C0, &h.S1, &h.S2, &h.a, &h.b, &h.pi, &h.rhs, (lm_num *)NULL);
     /* D_0 r_0^{p-1} and C_0 = D_0 r_0^{p-1} + eta (L(W0) - inf L) / r_0 */
     lm_mdgd_dir(&h.a, &R);
@@ -176,7 +177,8 @@ typedef struct {
 /* log D_k vs log r_k by the rate rule: slope <= -rate_scale min(1, p-1) (+ TOL_RATE) */
 static void fit(lm_rate_fit *f, const lm_mdgd_trace *tr, lm_eval *ev, double m)
 {
-    lm_mdgd_fit_D(f, tr, -lm_par(ev, "rate_scale") * m, -1, TOL_RATE, lm_par(ev, "stab_tol"));
+    const lm_params P = lm_params_of(ev);
+    lm_mdgd_fit_D(f, tr, -P.rate_scale * m, -1, TOL_RATE, P.stab_tol);
 }
 
 /* conclusive: the regime reached and the fit stable */
@@ -193,13 +195,14 @@ static int done(const lm_mdgd_trace *tr, void *arg)
 
 static int eval_slope(lm_eval *ev, double p)
 {
+    const lm_params P = lm_params_of(ev);
     lm_md_inst I;
     lm_mdgd R;
     lm_mdgd_trace tr;
     const double m = fmin(1.0, p - 1.0);
     run_t d = {ev, &I, m};
-    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), lm_mdgd_par_cap(ev, "K"), NULL, NULL, done, &d);
+    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, P.mu_start, P.R0,
+                              lm_int(P.K), lm_mdgd_par_cap(ev, "K"), NULL, NULL, done, &d);
     if (rc == 0) {
         double w = I.k.wnorm;
         lm_mdgd_rates q;

@@ -54,15 +54,15 @@ static const lm_reading readings[] = {
 
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
-static const lm_param_def params[] = {
-    {"c2_scale", 1.0, "multiplies c_2 = (1 + delta/2)/||W_mm||_p (Lemma 20's exponent)", NULL, "[0, 1e6]"},
-    {"c1_drift", 0.2, "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p (a tolerance of the proxy)", NULL, "setting [-1e6, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 20000, "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)", NULL, "int [1, 50000]"},
-    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
-    {"stab_tol", 0.1, "rate rule: the slopes of (b) and (c) on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (a tolerance of the proxy)", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                     \
+    NUM(c2_scale, 1.0, "[0, 1e6]", "multiplies c_2 = (1 + delta/2)/||W_mm||_p (Lemma 20's exponent)")                                                                           \
+    NUM(c1_drift, 0.2, "setting [-1e6, 1e6]", "allowed decrease of log c_1(k) per unit ||W||_p/||W_mm||_p (a tolerance of the proxy)")                                          \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                                                  \
+    NUM(R0, 2.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p")                                                                                             \
+    NUM(K, 20000, "int [1, 50000]", "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)")                                       \
+    NUM(regime_growth, 2.0, "[0, 1e6]", "minimal growth of ||W||_p in units of ||W_mm||_p")                                                                                     \
+    NUM(stab_tol, 0.1, "setting [0, 1e6]", "rate rule: the slopes of (b) and (c) on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (a tolerance of the proxy)")
+LM_PARAMS(PARAMS)
 
 /* tolerance of (b) and (c) beyond their claimed slopes (units of ||W_mm||_p per e-fold of k,
  * and 1/||W_mm||_p) */
@@ -83,9 +83,10 @@ static double c2_of(const lm_md_inst *I, double c2_scale)
 /* (b) r_k/||W_mm|| vs log k >= 0; (c) log c_1(k) vs r_{k-1}/||W_mm|| >= -c1_drift */
 static void fits(lm_rate_fit *b, lm_rate_fit *c, const lm_mdgd_trace *tr, lm_eval *ev, double w, double c2)
 {
-    const double st = lm_par(ev, "stab_tol");
+    const lm_params P = lm_params_of(ev);
+    const double st = P.stab_tol;
     lm_mdgd_fit_r(b, tr, w, 0.0, 1, TOL_BC, st);
-    lm_mdgd_fit_c1(c, tr, w, c2, -lm_par(ev, "c1_drift"), 1, TOL_BC, st);
+    lm_mdgd_fit_c1(c, tr, w, c2, -P.c1_drift, 1, TOL_BC, st);
 }
 
 /* conclusive: (a) broke (reported whatever the horizon), or the regime reached and both fits stable */
@@ -104,15 +105,16 @@ static int done(const lm_mdgd_trace *tr, void *arg)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = cfg_p[ev->config];
     lm_md_inst I;
     lm_mdgd R;
     lm_mdgd_trace tr;
     lm_mdgd_mono h = {.ev = ev, .tag = "(a)"};
     lm_num_init(&h.a, ev->ctx);
-    run_t d = {ev, &I, &h, lm_par(ev, "c2_scale")};
-    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), lm_mdgd_par_cap(ev, "K"), lm_mdgd_mono_hook, &h, done, &d);
+    run_t d = {ev, &I, &h, P.c2_scale};
+    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, P.mu_start, P.R0,
+                              lm_int(P.K), lm_mdgd_par_cap(ev, "K"), lm_mdgd_mono_hook, &h, done, &d);
     if (rc == 0) {
         double w = I.k.wnorm, c2 = c2_of(&I, d.c2_scale);
         lm_mdgd_rates q;

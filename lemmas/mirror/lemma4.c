@@ -84,13 +84,13 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"c1_scale", 1.0, "multiplies the right side of (4a) (paper: 1)", NULL, "[0, 1e6]"},
-    {"c2_scale", 1.0, "multiplies 2^(1/p) in (4b) (paper: 1)", NULL, "[0, 1e6]"},
-    {"c3_scale", 1.0, "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_ulps", 256.0, "relative tolerance of the comparisons in units of the context's roundoff", NULL, "[0, 1e15]"},
-    {"K", 300, "steps per run (quick: K/4) (at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                       \
+    NUM(c1_scale, 1.0, "[0, 1e6]", "multiplies the right side of (4a) (paper: 1)")                                \
+    NUM(c2_scale, 1.0, "[0, 1e6]", "multiplies 2^(1/p) in (4b) (paper: 1)")                                       \
+    NUM(c3_scale, 1.0, "[0, 1e6]", "multiplies eta ||grad L||_q in the companion (4c) (paper: 1)")                \
+    NUM(tol_ulps, 256.0, "[0, 1e15]", "relative tolerance of the comparisons in units of the context's roundoff") \
+    NUM(K, 300, "int [1, 10000]", "steps per run (quick: K/4) (at most 10000: run length bound)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     double c1, c2, c3, tol_ulps, p;
@@ -196,9 +196,10 @@ static int eval_pointwise(lm_eval *ev, double p, data_t *dt)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const cfg_t *cf = &cfgs[ev->config];
-    data_t dt = {.c1 = lm_par(ev, "c1_scale"), .c2 = lm_par(ev, "c2_scale"), .c3 = lm_par(ev, "c3_scale"),
-                 .tol_ulps = lm_par(ev, "tol_ulps"), .p = cf->s.p, .sup_growth = -INFINITY,
+    data_t dt = {.c1 = prm.c1_scale, .c2 = prm.c2_scale, .c3 = prm.c3_scale,
+                 .tol_ulps = prm.tol_ulps, .p = cf->s.p, .sup_growth = -INFINITY,
                  .sup_growth_y1 = -INFINITY};
     if (cf->pointwise) return eval_pointwise(ev, cf->s.p, &dt);
     lm_mdrun R;

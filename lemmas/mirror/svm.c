@@ -56,12 +56,12 @@ static const lm_reading readings[] = {
     LM_READINGS_END};
 
 
-static const lm_param_def params[] = {
-    {"margin_scale", 1.0, "multiplies the max-margin bound (p Phi(lambda))^(-1/p)", NULL, "[0, 1e6]"},
-    {"closed_scale", 1.0, "multiplies the exponent 1/(p-1) in the closed forms of I1/I2", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies tau = 2^(-0.75 prec)", NULL, "[0, inf)"},
-    {"p_override", 0.0, "0: the configuration's grid of p; else this p (> 1) for every instance", NULL, "[0, 64]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                   \
+    NUM(margin_scale, 1.0, "[0, 1e6]", "multiplies the max-margin bound (p Phi(lambda))^(-1/p)")              \
+    NUM(closed_scale, 1.0, "[0, 1e6]", "multiplies the exponent 1/(p-1) in the closed forms of I1/I2")        \
+    NUM(tol_scale, 1.0, "[0, inf)", "multiplies tau = 2^(-0.75 prec)")                                        \
+    NUM(p_override, 0.0, "[0, 64]", "0: the configuration's grid of p; else this p (> 1) for every instance")
+LM_PARAMS(PARAMS)
 
 static const double P_CF[] = {1.25, 1.5, 2.0, 3.0, 6.0};
 static const double P_344[] = {1.25, 1.5, 1.75, 2.0, 3.0};
@@ -146,6 +146,7 @@ static void unit_dir(lm_mat *E, lm_rng *g, double p)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
     int cfg = ev->config, k = ev->index;
@@ -170,15 +171,15 @@ static int eval(lm_eval *ev)
         p = P_6810[k % 2];
         D = lm_md_gen_paper(g, 6, 8, 10, c);
     }
-    if (lm_par(ev, "p_override") > 0) {
-        p = lm_par(ev, "p_override");
+    if (P.p_override > 0) {
+        p = P.p_override;
         if (!(p > 1.0)) { /* 0 < p <= 1: no l_p-AttSVM (psi_p is not strictly convex) */
             lm_md_data_free(D);
             return lm_fail(ev, "p_override = %g: the l_p-AttSVM needs p > 1 (0 = the configuration's grid)", p);
         }
     }
     int d = D->d, rc = 0, m = 0;
-    double tau = lm_par(ev, "tol_scale") * exp2(0.75 * lm_ctx_log2eps(c));
+    double tau = P.tol_scale * exp2(0.75 * lm_ctx_log2eps(c));
     double eps = lm_ctx_eps(c);
     lm_md_svm s;
     memset(&s, 0, sizeof s);
@@ -280,7 +281,7 @@ static int eval(lm_eval *ev)
         lm_num cc, aa;
         lm_num_inits(c, &cc, &aa, (lm_num *)NULL);
         lm_num_add_d(&w, &pe, -1.0);
-        lm_num_set_d(&v, lm_par(ev, "closed_scale"));
+        lm_num_set_d(&v, P.closed_scale);
         lm_num_div(&w, &v, &w);
         lm_num_set_d(&cc, (double)(cf_T - 1));
         lm_num_pow(&cc, &cc, &w);
@@ -311,7 +312,7 @@ static int eval(lm_eval *ev)
         lm_num_set_d(&v, -1.0);
         lm_num_div(&v, &v, &pe);
         lm_num_pow(&b, &b, &v);
-        lm_num_mul_d(&b, &b, lm_par(ev, "margin_scale"));
+        lm_num_mul_d(&b, &b, P.margin_scale);
         double reltol = 64.0 * d * d * eps;
         lm_md_pnorm(&v, s.W, p);
         lm_num_set_d(&w, 1.0);

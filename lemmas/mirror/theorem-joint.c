@@ -47,13 +47,13 @@ static const lm_reading readings[] = {
 static const double cfg_p[] = {1.75, 2.0, 3.0};
 static const long cfg_K[] = {1500, 2000, 20000};
 
-static const lm_param_def params[] = {
-    {"div_tol", 1e-2, "both directional Bregman divergences at the end must be <= div_tol", NULL, "[0, inf)"},
-    {"prob_tol", 1e-2, "1 - mean max-softmax and 1 - mean logistic probability must be <= prob_tol", NULL, "[0, 1]"},
-    {"eta", 0.1, "step size of the normalised steps (paper: 0.1)", NULL, "(0, 1e3]"},
-    {"iters_scale", 1.0, "multiplies the iteration counts 1500/2000/20000 (at most 10: run length bound)", NULL, "(0, 10]"},
-    {"noise", 0.1, "std of the noise added to the tokens of instances >= 1 (instance 0: none)", NULL, "[0, 1e3]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                            \
+    NUM(div_tol, 1e-2, "[0, inf)", "both directional Bregman divergences at the end must be <= div_tol")               \
+    NUM(prob_tol, 1e-2, "[0, 1]", "1 - mean max-softmax and 1 - mean logistic probability must be <= prob_tol")        \
+    NUM(eta, 0.1, "(0, 1e3]", "step size of the normalised steps (paper: 0.1)")                                        \
+    NUM(iters_scale, 1.0, "(0, 10]", "multiplies the iteration counts 1500/2000/20000 (at most 10: run length bound)") \
+    NUM(noise, 0.1, "[0, 1e3]", "std of the noise added to the tokens of instances >= 1 (instance 0: none)")
+LM_PARAMS(PARAMS)
 
 /* 1 - max_t s_it (as the sum of the other entries) and its argmax, from log-softmax */
 static int one_minus_max(lm_num *r, const lm_attn_fwd *F, int i, lm_num *w)
@@ -103,15 +103,16 @@ static void probs(lm_num *ms, lm_num *lg, const lm_mdjoint *J)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     double p = cfg_p[ev->config];
-    long K = lrint((double)cfg_K[ev->config] * lm_par(ev, "iters_scale"));
+    long K = lrint((double)cfg_K[ev->config] * P.iters_scale);
     if (K < 1) K = 1;
     if (ev->tmax >= 0 && ev->tmax < K) K = ev->tmax;
-    lm_mddata *D0 = lm_mdjoint_data(lm_eval_rng(ev), ev->index == 0 ? 0.0 : lm_par(ev, "noise"), c);
+    lm_mddata *D0 = lm_mdjoint_data(lm_eval_rng(ev), ev->index == 0 ? 0.0 : P.noise, c);
     lm_mdjoint J;
     int rc = 0;
-    if (lm_mdjoint_init(&J, D0, p, lm_par(ev, "eta"))) {
+    if (lm_mdjoint_init(&J, D0, p, P.eta)) {
         rc = lm_fail(ev, "forward pass at (0, 0) not finite");
         goto out0;
     }
@@ -193,12 +194,12 @@ static int eval(lm_eval *ev)
         /* the final divergences (recomputed at the final iterate) and probabilities */
         lm_num tol;
         lm_num_init(&tol, c);
-        lm_num_set_d(&tol, lm_par(ev, "div_tol"));
+        lm_num_set_d(&tol, P.div_tol);
         lm_mdgd_dirbreg(&a, s.W, J.W, p);
         lm_obs_le(ev, -1, &a, &tol, 0.0, "D_psi(Wbar_mm, Wbar(K)) <= div_tol");
         lm_mdgd_dirbreg(&b, vmm, J.v, p);
         lm_obs_le(ev, -1, &b, &tol, 0.0, "D_psi(vbar_mm, vbar(K)) <= div_tol");
-        lm_num_set_d(&tol, lm_par(ev, "prob_tol"));
+        lm_num_set_d(&tol, P.prob_tol);
         lm_obs_le(ev, -1, &ms, &tol, 0.0, "1 - mean max-softmax prob <= prob_tol");
         lm_obs_le(ev, -1, &lg, &tol, 0.0, "1 - mean logistic prob <= prob_tol");
         lm_num_clear(&tol);

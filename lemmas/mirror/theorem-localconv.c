@@ -62,15 +62,15 @@ static const lm_reading readings[] = {
 
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
-static const lm_param_def params[] = {
-    {"decay_min", 0.0, "the slope of log D_k vs log ||W(k)||_p must be <= -decay_min", NULL, "[-1e6, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 20000, "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)", NULL, "int [1, 50000]"},
-    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
-    {"regime_turn", 1.0, "1: also require the maximum of D_k in the first half of the run (0: growth only)", NULL, "int [0, 1]"},
-    {"stab_tol", 0.3, "rate rule: the slopes of (iii) on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default 0.3, as in mirror/theorem-rate: the log factors of the rate Phi_p of Lemma 29 make the local slope drift like 1/log r)", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                                                                                    \
+    NUM(decay_min, 0.0, "[-1e6, 1e6]", "the slope of log D_k vs log ||W(k)||_p must be <= -decay_min")                                                                                                                                                                         \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                                                                                                                                                 \
+    NUM(R0, 2.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p")                                                                                                                                                                                            \
+    NUM(K, 20000, "int [1, 50000]", "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)")                                                                                                                                      \
+    NUM(regime_growth, 2.0, "[0, 1e6]", "minimal growth of ||W||_p in units of ||W_mm||_p")                                                                                                                                                                                    \
+    NUM(regime_turn, 1.0, "int [0, 1]", "1: also require the maximum of D_k in the first half of the run (0: growth only)")                                                                                                                                                    \
+    NUM(stab_tol, 0.3, "setting [0, 1e6]", "rate rule: the slopes of (iii) on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default 0.3, as in mirror/theorem-rate: the log factors of the rate Phi_p of Lemma 29 make the local slope drift like 1/log r)")
+LM_PARAMS(PARAMS)
 
 /* tolerance of (iii) beyond the claimed slope -decay_min */
 #define TOL_III 1e-3
@@ -84,13 +84,15 @@ typedef struct {
 /* (iii) log D_k vs log r_k by the rate rule: slope <= -decay_min */
 static void fit(lm_rate_fit *f, const lm_mdgd_trace *tr, lm_eval *ev)
 {
-    lm_mdgd_fit_D(f, tr, -lm_par(ev, "decay_min"), -1, TOL_III, lm_par(ev, "stab_tol"));
+    const lm_params P = lm_params_of(ev);
+    lm_mdgd_fit_D(f, tr, -P.decay_min, -1, TOL_III, P.stab_tol);
 }
 
 /* the regime: growth, and (regime_turn) the maximum of D in the first half */
 static int turned(lm_eval *ev, const lm_mdgd_rates *q, const lm_mdgd_trace *tr)
 {
-    return lm_par(ev, "regime_turn") == 0 || 2 * q->kpeak <= (long)tr->k[tr->n - 1];
+    const lm_params P = lm_params_of(ev);
+    return P.regime_turn == 0 || 2 * q->kpeak <= (long)tr->k[tr->n - 1];
 }
 
 /* conclusive: (ii) broke (reported whatever the horizon), or the regime reached and the fit stable */
@@ -108,6 +110,7 @@ static int done(const lm_mdgd_trace *tr, void *arg)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = cfg_p[ev->config];
     lm_md_inst I;
     lm_mdgd R;
@@ -115,8 +118,8 @@ static int eval(lm_eval *ev)
     lm_mdgd_mono h = {.ev = ev, .tag = "(ii)"};
     lm_num_init(&h.a, ev->ctx);
     run_t d = {ev, &I, &h};
-    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), lm_mdgd_par_cap(ev, "K"), lm_mdgd_mono_hook, &h, done, &d);
+    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, P.mu_start, P.R0,
+                              lm_int(P.K), lm_mdgd_par_cap(ev, "K"), lm_mdgd_mono_hook, &h, done, &d);
     if (rc == 0) {
         double w = I.k.wnorm;
         lm_mdgd_rates q;

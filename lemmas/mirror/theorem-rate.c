@@ -54,15 +54,15 @@ static const lm_reading readings[] = {
 
 static const double cfg_p[] = {1.5, 2.0, 3.0};
 
-static const lm_param_def params[] = {
-    {"rate_scale", 1.0, "multiplies the claimed exponent min(1, p-1) in proxy (a)", NULL, "[0, 1e6]"},
-    {"mu_start", 0.25, "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0", NULL, "(0, 1]"},
-    {"R0", 2.0, "start radius ||W(0)||_p as a multiple of ||W_mm||_p", NULL, "(0, 1e4]"},
-    {"K", 20000, "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)", NULL, "int [1, 50000]"},
-    {"regime_growth", 2.0, "minimal growth of ||W||_p in units of ||W_mm||_p", NULL, "[0, 1e6]"},
-    {"regime_drop", 1.25, "max D / D at k = K/2, at least", NULL, "[0, 1e6]"},
-    {"stab_tol", 0.3, "rate rule: the slopes on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default: the catalogue's 0.3 allowance for the log factors of Phi_p, which make the local slope drift like 1/log r)", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                                                                \
+    NUM(rate_scale, 1.0, "[0, 1e6]", "multiplies the claimed exponent min(1, p-1) in proxy (a)")                                                                                                                                                           \
+    NUM(mu_start, 0.25, "(0, 1]", "start level D_psi(Wbar_mm, Wbar(0)) as a multiple of mu_0")                                                                                                                                                             \
+    NUM(R0, 2.0, "(0, 1e4]", "start radius ||W(0)||_p as a multiple of ||W_mm||_p")                                                                                                                                                                        \
+    NUM(K, 20000, "int [1, 50000]", "steps per run; doubled while the run is not conclusive (rate rule), up to 50000 (run length bound)")                                                                                                                  \
+    NUM(regime_growth, 2.0, "[0, 1e6]", "minimal growth of ||W||_p in units of ||W_mm||_p")                                                                                                                                                                \
+    NUM(regime_drop, 1.25, "[0, 1e6]", "max D / D at k = K/2, at least")                                                                                                                                                                                   \
+    NUM(stab_tol, 0.3, "setting [0, 1e6]", "rate rule: the slopes on [K/8, K] and [K/16, K/2] must agree within max(stab_tol, 2 se) (default: the catalogue's 0.3 allowance for the log factors of Phi_p, which make the local slope drift like 1/log r)")
+LM_PARAMS(PARAMS)
 
 /* the catalogue's allowance for the uncertain log factors in (a), and the tolerance of (b)
  * (in units of ||W_mm||_p per e-fold of k) */
@@ -78,8 +78,9 @@ typedef struct {
 /* (a) log D_k vs log r_k, slope <= -rate_scale min(1, p-1) (+ TOL_A); (b) r_k/||W_mm|| vs log k >= 0 */
 static void fits(lm_rate_fit *a, lm_rate_fit *b, const lm_mdgd_trace *tr, lm_eval *ev, double w, double m)
 {
-    const double st = lm_par(ev, "stab_tol");
-    lm_mdgd_fit_D(a, tr, -lm_par(ev, "rate_scale") * m, -1, TOL_A, st);
+    const lm_params P = lm_params_of(ev);
+    const double st = P.stab_tol;
+    lm_mdgd_fit_D(a, tr, -P.rate_scale * m, -1, TOL_A, st);
     lm_mdgd_fit_r(b, tr, w, 0.0, 1, TOL_B, st);
 }
 
@@ -98,14 +99,15 @@ static int done(const lm_mdgd_trace *tr, void *arg)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     double p = cfg_p[ev->config];
     lm_md_inst I;
     lm_mdgd R;
     lm_mdgd_trace tr;
     const double m = fmin(1.0, p - 1.0);
     run_t d = {ev, &I, m};
-    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, lm_par(ev, "mu_start"), lm_par(ev, "R0"),
-                              lm_par_i(ev, "K"), lm_mdgd_par_cap(ev, "K"), NULL, NULL, done, &d);
+    int rc = lm_mdgd_rate_run(&I, &R, &tr, ev, p, 1.0, P.mu_start, P.R0,
+                              lm_int(P.K), lm_mdgd_par_cap(ev, "K"), NULL, NULL, done, &d);
     if (rc == 0) {
         double w = I.k.wnorm;
         lm_mdgd_rates q;

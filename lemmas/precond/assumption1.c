@@ -24,14 +24,15 @@
 
 static const char *const configs[] = {"c=0.3", "c=0.5", "c=1", "kappa=1e2", "kappa=1e6", "paper-default",
                                       "A3-copy", NULL};
-static const lm_param_def params[] = {
-    {"min_rel", 1e-12, "floor: min_rel lambda_max <= lambda_min decides positive definiteness", NULL, "[0, 1]"},
-    {"tol_scale", 1.0, "multiplies the tolerance 64 d kappa^1/2 u of the Sigma^-1/2 residual", NULL, "[0, 1e6]"},
-    {"plant", 0, "none: the families; singular: an exactly singular Sigma (negative control)", "none|singular", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                         \
+    NUM(min_rel, 1e-12, "[0, 1]", "floor: min_rel lambda_max <= lambda_min decides positive definiteness")          \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerance 64 d kappa^1/2 u of the Sigma^-1/2 residual")         \
+    SWITCH(plant, 0, "none|singular", "none: the families; singular: an exactly singular Sigma (negative control)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.004, 0.01, 0.1, 1.0};
     lm_pcst_spec sp;
@@ -39,7 +40,7 @@ static int eval(lm_eval *ev)
     lm_ctx cw = *ev->ctx;
     if (sp.kappa >= 1e6 && lm_pcst_bits(&cw) < 256) cw = lm_ctx_mpfr(256);
     lm_pcdata *P = lm_pcst_make(&sp, g, &cw);
-    int d = P->d, plant = lm_par_i(ev, "plant");
+    int d = P->d, plant = lm_int(prm.plant);
     if (plant && d >= 2) { /* Sigma = v v^T + diag(0, 1, ..., 1) restricted: exactly singular */
         lm_mat_zero(P->Sig);
         for (int i = 0; i < d; i++)
@@ -63,7 +64,7 @@ static int eval(lm_eval *ev)
         goto out;
     }
     double lmin = lm_num_get_d(&mn), lmax = lm_num_get_d(&mx);
-    lm_obs_le_d(ev, -1, lm_par(ev, "min_rel") * lmax, lmin, 0.0,
+    lm_obs_le_d(ev, -1, prm.min_rel * lmax, lmin, 0.0,
                 "A1: min_rel lambda_max(Sigma) <= lambda_min(Sigma) (%s, d=%d%s)",
                 lm_pcst_family_name[ev->config], d, plant ? ", planted singular" : "");
     lm_obs_le_d(ev, -1, 1e-300, lmin, 0.0, "A1: lambda_min(Sigma) > 0 (%s, d=%d)", lm_pcst_family_name[ev->config], d);
@@ -75,7 +76,7 @@ static int eval(lm_eval *ev)
         lm_mat_set_identity(I);
         lm_num_set_d(&x, sqrt((double)d));
         double r = lm_pcst_rel_mat(T, I, &x);
-        double tol = lm_par(ev, "tol_scale") * 64.0 * d * sqrt(lmax / lmin) * lm_ctx_eps(&cw);
+        double tol = prm.tol_scale * 64.0 * d * sqrt(lmax / lmin) * lm_ctx_eps(&cw);
         lm_obs_le_d(ev, -1, r, tol, 0.0, "||Sigma^1/2 Sigma^-1/2 - I||_F / sqrt(d) <= 64 d kappa^1/2 u");
         lm_measure(ev, "log10 ||Sigma^1/2 Sigma^-1/2 - I||_F/sqrt(d)", r > 0 ? log10(r) : -400.0);
         lm_mat_free(T);

@@ -24,11 +24,10 @@
 
 static const char *const configs[] = {"c=0.3", "c=0.5", "c=1", "kappa=1e2", "kappa=1e6", "paper-default",
                                       "A3-copy", NULL};
-static const lm_param_def params[] = {
-    {"min_rel", 1e-12, "floor: min_rel s_1 <= s_d decides full column rank", NULL, "[0, 1]"},
-    {"plant", 0, "none; k<d: a wide W*; rank-deficient: two equal columns of W* (negative controls)",
-     "none|k<d|rank-deficient", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                          \
+    NUM(min_rel, 1e-12, "[0, 1]", "floor: min_rel s_1 <= s_d decides full column rank")                                              \
+    SWITCH(plant, 0, "none|k<d|rank-deficient", "none; k<d: a wide W*; rank-deficient: two equal columns of W* (negative controls)")
+LM_PARAMS(PARAMS)
 
 /* s_1 and s_min of W* Sigma^1/2 (k x d) in context c; returns nonzero on failure */
 static int svals_Ms(double *s1, double *smin, const lm_mat *Ws0, const lm_mat *Sig0, const lm_ctx *c)
@@ -92,11 +91,12 @@ static double onepoint(const lm_pcdata *P, double t)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.004, 0.01, 0.1, 1.0};
     lm_pcst_spec sp;
     lm_pcst_spec_draw(&sp, ev->config, 5, taus, 4, g);
-    int plant = lm_par_i(ev, "plant");
+    int plant = lm_int(prm.plant);
     if (plant && sp.d < 2) sp.d = 2;
     if (plant && sp.k < sp.d) sp.k = sp.d;
     lm_ctx cd = lm_ctx_double();
@@ -130,7 +130,7 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "s_d recomputed in mpfr256", 1);
     }
     lm_obs_le_d(ev, -1, (double)d, (double)k, 0.0, "A2: d <= k (%s, d=%d, k=%d)", fam, d, k);
-    lm_obs_le_d(ev, -1, lm_par(ev, "min_rel") * s1, sd, 0.0, "A2: min_rel s_1 <= s_d (%s, d=%d, k=%d%s)", fam, d,
+    lm_obs_le_d(ev, -1, prm.min_rel * s1, sd, 0.0, "A2: min_rel s_1 <= s_d (%s, d=%d, k=%d%s)", fam, d,
                 k, plant ? ", planted" : "");
     lm_measure(ev, "s_d / s_1", sd / s1);
     if (!plant) {

@@ -26,13 +26,14 @@
 #include <math.h>
 
 static const char *const configs[] = {"A3-regime", "A3-copy", NULL};
-static const lm_param_def params[] = {
-    {"tau_int", 0.125, "the integrability radius of Lemma 7 (reconstructed: 1/8)", NULL, "constant (0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the tolerance 64 d u of ||B_R||_op = sqrt(s_1)", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                              \
+    NUM(tau_int, 0.125, "constant (0, 1e6]", "the integrability radius of Lemma 7 (reconstructed: 1/8)") \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerance 64 d u of ||B_R||_op = sqrt(s_1)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.004, 0.01};
     lm_pcst_spec sp;
@@ -41,7 +42,7 @@ static int eval(lm_eval *ev)
     lm_ctx cw = *ev->ctx;
     if (sp.kappa >= 1e6 && lm_pcst_bits(&cw) < 256) cw = lm_ctx_mpfr(256);
     lm_pcdata *P = lm_pcst_make(&sp, g, &cw);
-    double ti = lm_par(ev, "tau_int");
+    double ti = prm.tau_int;
     int d = P->d, k = P->k, rc = 0;
     lm_num s1, x;
     lm_num_inits(&cw, &s1, &x, (lm_num *)NULL);
@@ -77,7 +78,7 @@ static int eval(lm_eval *ev)
                 if (!lm_pcst_eig_minmax(&a1, &a2, P->Sig)) kap = lm_num_get_d(&a2) / lm_num_get_d(&a1);
                 lm_num_clears(&a1, &a2, (lm_num *)NULL);
             }
-            lm_obs_le_d(ev, -1, rr, lm_par(ev, "tol_scale") * 64.0 * d * kap * lm_ctx_eps(&cw), 0.0,
+            lm_obs_le_d(ev, -1, rr, prm.tol_scale * 64.0 * d * kap * lm_ctx_eps(&cw), 0.0,
                         "on M: | ||B_R||_op - sqrt(s_1) | / sqrt(s_1) <= 64 d kappa(Sigma) u");
             lm_measure(ev, "log10 kappa(Sigma)", log10(kap));
             /* a point at Sigma-distance delta_r from M: theta_R + delta_r D / ||D||_Sigma */

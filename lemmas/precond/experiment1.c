@@ -28,27 +28,24 @@
 #include "lm_pctr.h"
 #include <math.h>
 
-static const lm_param_def params[] = {
-    {"eta", 0.03, "step size of both methods", NULL, "(0, 100]"},
-    {"T", 2000, "iterations (quick: T/4; at most 10000: run length bound)", NULL, "int [1, 10000]"},
-    {"N", 2000,
-     "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)",
-     NULL, "int [4, 200000]"},
-    {"B", 100,
-     "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)",
-     NULL, "int [1, 250]"},
-    {"c_start", 0.1, "L(theta_0^alg) - L0 <= c_start L0", NULL, "constant [0, 1e6]"},
-    {"c_sgd", 1000, "L(theta_0^sgd) >= c_sgd L0", NULL, "constant [0, 1e12]"},
-    {"c_stay", 0.1, "max_t L(theta_t^alg) - L0 <= c_stay L0", NULL, "constant [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                           \
+    NUM(eta, 0.03, "(0, 100]", "step size of both methods")                                                           \
+    NUM(T, 2000, "int [1, 10000]", "iterations (quick: T/4; at most 10000: run length bound)")                        \
+    NUM(N, 2000, "int [4, 200000]", "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)")  \
+    NUM(B, 100, "int [1, 250]", "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)") \
+    NUM(c_start, 0.1, "constant [0, 1e6]", "L(theta_0^alg) - L0 <= c_start L0")                                       \
+    NUM(c_sgd, 1000, "constant [0, 1e12]", "L(theta_0^sgd) >= c_sgd L0")                                              \
+    NUM(c_stay, 0.1, "constant [0, 1e6]", "max_t L(theta_t^alg) - L0 <= c_stay L0")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
-    int T = lm_par_i(ev, "T");
+    const lm_params P = lm_params_of(ev);
+    int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     char err[256];
     lm_pctr_trd R;
-    if (lm_pctr_trd_run(&R, ev->ctx, ev->seed, 0, T, lm_par(ev, "eta"), lm_par_i(ev, "N"), lm_par_i(ev, "B"),
+    if (lm_pctr_trd_run(&R, ev->ctx, ev->seed, 0, T, P.eta, lm_int(P.N), lm_int(P.B),
                         err, sizeof err)) {
         lm_pctr_trd_clear(&R);
         return lm_fail(ev, "%s", err);
@@ -79,11 +76,11 @@ static int eval(lm_eval *ev)
     for (int t = 0; t < R.sgd.n; t += st) lm_series(ev, "SGD (random init)", t, R.sgd.exc[t] + L0);
     lm_series(ev, "L0", 0, L0);
     lm_series(ev, "L0", T, L0);
-    lm_obs_le_d(ev, 0, R.alg.exc[0], lm_par(ev, "c_start") * L0, 0.0,
+    lm_obs_le_d(ev, 0, R.alg.exc[0], P.c_start * L0, 0.0,
                 "alg: L(theta_0)-L0 <= c_start L0");
     if (R.sgd.n > 0)
-        lm_obs_le_d(ev, 0, lm_par(ev, "c_sgd") * L0, R.sgd.exc[0] + L0, 0.0, "sgd: c_sgd L0 <= L(theta_0)");
-    lm_obs_le_d(ev, -1, amax, lm_par(ev, "c_stay") * L0, 0.0, "alg: max_t L(theta_t)-L0 <= c_stay L0");
+        lm_obs_le_d(ev, 0, P.c_sgd * L0, R.sgd.exc[0] + L0, 0.0, "sgd: c_sgd L0 <= L(theta_0)");
+    lm_obs_le_d(ev, -1, amax, P.c_stay * L0, 0.0, "alg: max_t L(theta_t)-L0 <= c_stay L0");
     lm_obs_le_d(ev, T, aT, sT, 0.0, "alg: L(theta_T)-L0 <= SGD's%s", sdiv >= 0 ? " (SGD diverged)" : "");
     lm_pctr_trd_clear(&R);
     return 0;

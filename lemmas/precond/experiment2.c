@@ -27,36 +27,31 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const lm_param_def params[] = {
-    {"eta", 0.03, "step size of both methods", NULL, "(0, 100]"},
-    {"T", 1000,
-     "iterations (quick: T/4; the catalogue: 2000, reduced for time; at most 10000: run length bound)",
-     NULL, "int [1, 10000]"},
-    {"N", 2000,
-     "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)",
-     NULL, "int [4, 200000]"},
-    {"B", 100,
-     "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)",
-     NULL, "int [1, 250]"},
-    {"c_conv", 0.1, "convergence level: L - L0 <= c_conv L0", NULL, "constant [0, 1e6]"},
-    {"t_frac", 0.5, "the level must be reached by t_frac * T", NULL, "[0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                           \
+    NUM(eta, 0.03, "(0, 100]", "step size of both methods")                                                                           \
+    NUM(T, 1000, "int [1, 10000]", "iterations (quick: T/4; the catalogue: 2000, reduced for time; at most 10000: run length bound)") \
+    NUM(N, 2000, "int [4, 200000]", "training samples (at least d = 4 for Sigma_hat; at most 200000: memory bound)")                  \
+    NUM(B, 100, "int [1, 250]", "minibatch size (at most N; at most 250: the minibatch gradient costs B^2 per step)")                 \
+    NUM(c_conv, 0.1, "constant [0, 1e6]", "convergence level: L - L0 <= c_conv L0")                                                   \
+    NUM(t_frac, 0.5, "[0, 1]", "the level must be reached by t_frac * T")
+LM_PARAMS(PARAMS)
 
 static const char *const configs[] = {"below SGD at the final iterate", "below SGD at every iterate from t*",
                                       NULL};
 
 static int eval(lm_eval *ev)
 {
-    int T = lm_par_i(ev, "T");
+    const lm_params P = lm_params_of(ev);
+    int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     char err[256];
     lm_pctr_trd R;
-    if (lm_pctr_trd_run(&R, ev->ctx, ev->seed, 1, T, lm_par(ev, "eta"), lm_par_i(ev, "N"), lm_par_i(ev, "B"),
+    if (lm_pctr_trd_run(&R, ev->ctx, ev->seed, 1, T, P.eta, lm_int(P.N), lm_int(P.B),
                         err, sizeof err)) {
         lm_pctr_trd_clear(&R);
         return lm_fail(ev, "%s", err);
     }
-    const double L0 = R.L0, lev = lm_par(ev, "c_conv") * L0;
+    const double L0 = R.L0, lev = P.c_conv * L0;
     int rc = 0;
     lm_measure(ev, "L0", L0);
     lm_measure(ev, "shared start: L(theta_0)/L0", (R.alg.exc[0] + L0) / L0);
@@ -82,7 +77,7 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "alg: t* (first L-L0 <= c_conv L0)", ts);
         lm_measure(ev, "alg: (L(theta_T)-L0)/L0", R.alg.exc[R.alg.n - 1] / L0);
         if (R.sgd.diverged < 0) lm_measure(ev, "sgd: (L(theta_T)-L0)/L0", R.sgd.exc[R.sgd.n - 1] / L0);
-        lm_obs_le_d(ev, ts, ts, lm_par(ev, "t_frac") * T, 0.0, "t* = %d <= t_frac T", ts);
+        lm_obs_le_d(ev, ts, ts, P.t_frac * T, 0.0, "t* = %d <= t_frac T", ts);
         double worst = 0;
         int tw = ts;
         for (int t = ts; t < R.alg.n; t++) {

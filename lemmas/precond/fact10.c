@@ -21,10 +21,10 @@
 #include "lm_pcst.h"
 #include <math.h>
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies sqrt(Var u Var Y) (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (m + D) u", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                          \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies sqrt(Var u Var Y) (the paper: 1)")        \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance 8 (m + D) u")
+LM_PARAMS(PARAMS)
 
 #define AM 32
 #define DM 6
@@ -42,6 +42,7 @@ static void softcov(double C[4], const double *p, const double *z, const lm_pcba
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int kind = ev->index % 4, m, D;
     double u[AM], Y[AM][DM], pw[AM];
@@ -135,13 +136,13 @@ static int eval(lm_eval *ev)
     lm_num_sqrt(&lhs, &lhs);
     lm_num_mul(&rhs, &vu, &vy);
     lm_num_sqrt(&rhs, &rhs);
-    lm_num_mul_d(&rhs, &rhs, lm_par(ev, "coef"));
+    lm_num_mul_d(&rhs, &rhs, prm.coef);
     int rc = 0;
     if (!lm_num_isfinite(&lhs) || !lm_num_isfinite(&rhs)) rc = lm_fail(ev, "non-finite moments");
     else {
         static const char *const KN[] = {"finite distribution", "affine Y = c + u b (equality)",
                                          "MC samples (p_21, z_1 z_1^T)", "MC samples (p_11, C_1)"};
-        double tol = lm_par(ev, "tol_scale") * 8.0 * (m + D) * lm_ctx_eps(c);
+        double tol = prm.tol_scale * 8.0 * (m + D) * lm_ctx_eps(c);
         lm_obs_le(ev, -1, &lhs, &rhs, tol, "||E[uY] - Eu EY|| <= coef sqrt(Var u Var Y) (%s, m=%d, D=%d)",
                   KN[kind], m, D);
         double q = lm_num_iszero(&lhs) ? 0.0 : exp(lm_num_log_abs_d(&lhs) - lm_num_log_abs_d(&rhs));

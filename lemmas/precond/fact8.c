@@ -18,10 +18,10 @@
 #include "lm_claim.h"
 #include <math.h>
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies n on the right side (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4 (n + m) u", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                          \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies n on the right side (the paper: 1)")      \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance 4 (n + m) u")
+LM_PARAMS(PARAMS)
 
 #define NMAX 8
 #define MMAX 12
@@ -42,6 +42,7 @@ static double ratio_d(const double a[NMAX][MMAX], int n, int m)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int n = lm_rng_int(g, 1, NMAX), m = lm_rng_int(g, 1, MMAX), kind = ev->index % 4;
     double a[NMAX][MMAX];
@@ -81,12 +82,12 @@ static int eval(lm_eval *ev)
         }
         lm_num_fma(&lhs, &s, &s, &lhs);
     }
-    lm_num_mul_d(&rhs, &rhs, lm_par(ev, "coef") * n);
+    lm_num_mul_d(&rhs, &rhs, P.coef * n);
     int rc = 0;
     if (!lm_num_isfinite(&lhs) || !lm_num_isfinite(&rhs)) rc = lm_fail(ev, "non-finite sums");
     else {
         static const char *const KN[] = {"random", "all equal", "near equal", "hill-climb"};
-        double tol = lm_par(ev, "tol_scale") * 4.0 * (n + m) * lm_ctx_eps(c);
+        double tol = P.tol_scale * 4.0 * (n + m) * lm_ctx_eps(c);
         lm_obs_le(ev, -1, &lhs, &rhs, tol, "||sum a_i||^2 <= coef n sum ||a_i||^2 (%s, n=%d, m=%d)", KN[kind], n,
                   m);
         double q = lm_num_iszero(&lhs) ? 0.0 : exp(lm_num_log_abs_d(&lhs) - lm_num_log_abs_d(&rhs));

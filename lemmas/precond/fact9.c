@@ -25,10 +25,10 @@
 #include "lm_pcst.h"
 #include <math.h>
 
-static const lm_param_def params[] = {
-    {"var_scale", 1.0, "multiplies Var(Y) on the right side (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (m + D) u_p", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                               \
+    NUM(var_scale, 1.0, "[0, 1e6]", "multiplies Var(Y) on the right side (the paper: 1)") \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance 16 (m + D) u_p")
+LM_PARAMS(PARAMS)
 
 #define AM 40
 #define DM 6
@@ -90,6 +90,7 @@ static double resid(const double (*y)[DM], const double *pw, int m, int D, const
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int kind = ev->index % 3, m = 1, D = 1, nz = 1;
     double y[AM][DM], pw[AM], T[3][DM];
@@ -141,7 +142,7 @@ static int eval(lm_eval *ev)
     }
     lm_pcst_id S;
     lm_pcst_id_init(&S, ev);
-    double vs = lm_par(ev, "var_scale");
+    double vs = prm.var_scale;
     static const char *const KN[] = {"finite distribution", "conditional given Z", "MC samples of z_1"};
     for (int t = 0; t < S.nt; t++) {
         int per = m / nz;
@@ -151,7 +152,7 @@ static int eval(lm_eval *ev)
             lm_pcst_id_rec(&S, t, KN[kind], r, 16.0 * (per + D));
         }
     }
-    lm_pcst_id_finish(&S, ev, lm_par(ev, "tol_scale"), KN[kind]);
+    lm_pcst_id_finish(&S, ev, prm.tol_scale, KN[kind]);
     lm_measure(ev, "atoms m", m);
     lm_measure(ev, "dimension D", D);
     return 0;

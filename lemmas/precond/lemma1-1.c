@@ -29,12 +29,10 @@
 #include <math.h>
 
 static const char *const configs[] = {"random", "near-singular-K", "repeated-sv", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0,
-     "multiplies the tolerance 64 d kappa(Sigma) (1 + sigma_1(K)/sigma_d(K)) u_p",
-     NULL, "[0, 1e6]"},
-    {"formula", 0, "stated: R* = P Q^T; wrong: R* = Q P^T (must be violated)", "stated|wrong", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                       \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerance 64 d kappa(Sigma) (1 + sigma_1(K)/sigma_d(K)) u_p") \
+    SWITCH(formula, 0, "stated|wrong", "stated: R* = P Q^T; wrong: R* = Q P^T (must be violated)")
+LM_PARAMS(PARAMS)
 
 typedef struct {
     lm_pcst_spec sp;
@@ -203,6 +201,7 @@ out:
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.01, 0.1, 1.0};
     inst_t I;
@@ -217,12 +216,12 @@ static int eval(lm_eval *ev)
     lm_pcdata *P0 = lm_pcst_make(&I.sp, g, &cd);
     lm_pcst_id S;
     lm_pcst_id_init(&S, ev);
-    int wrong = lm_par_i(ev, "formula"), rc = 0;
+    int wrong = lm_int(prm.formula), rc = 0;
     double smin = 0.0;
     for (int t = 0; t < S.nt && !rc; t++)
         if (tier(&S, t, P0, &I, ev->config, wrong, &smin)) rc = lm_fail(ev, "SVD/eigensolver failed");
     if (!rc) {
-        lm_pcst_id_finish(&S, ev, lm_par(ev, "tol_scale"), configs[ev->config]);
+        lm_pcst_id_finish(&S, ev, prm.tol_scale, configs[ev->config]);
         lm_measure(ev, "sigma_d(K)", smin);
         lm_measure(ev, "log10 ||Delta_0|| (random)", log10(I.scale));
     }

@@ -25,11 +25,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"haar", "aligned", NULL};
-static const lm_param_def params[] = {
-    {"lo_coef", 1.0, "multiplies the four lower bounds (the paper: 1)", NULL, "[0, 1e6]"},
-    {"hi_coef", 1.0, "multiplies the four upper bounds (the paper: 1)", NULL, "[0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the relative tolerance 64 d kappa(Sigma) u", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                  \
+    NUM(lo_coef, 1.0, "[0, 1e6]", "multiplies the four lower bounds (the paper: 1)")         \
+    NUM(hi_coef, 1.0, "[0, 1e6]", "multiplies the four upper bounds (the paper: 1)")         \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the relative tolerance 64 d kappa(Sigma) u")
+LM_PARAMS(PARAMS)
 
 /* R <- R (I - O)^{-1} (I + O), O skew from x (3 entries, d = 3) */
 static int cayley(lm_mat *R, const double *x, int nx)
@@ -58,6 +58,7 @@ static int cayley(lm_mat *R, const double *x, int nx)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.01, 0.1, 1.0};
     lm_pcst_spec sp;
@@ -88,8 +89,8 @@ static int eval(lm_eval *ev)
     }
     lm_pc_manifold(&th, P, R);
     double kap = lm_num_get_d(&lmax) / lm_num_get_d(&lmin);
-    double tol = lm_par(ev, "tol_scale") * 64.0 * d * kap * lm_ctx_eps(c);
-    double lo = lm_par(ev, "lo_coef"), hi = lm_par(ev, "hi_coef");
+    double tol = prm.tol_scale * 64.0 * d * kap * lm_ctx_eps(c);
+    double lo = prm.lo_coef, hi = prm.hi_coef;
     const char *fam = lm_pcst_family_name[sp.fam];
     /* W_V: bounds sqrt(s_d / lmax), sqrt(s_1 / lmin) */
     for (int blk = 0; blk < 2; blk++) {

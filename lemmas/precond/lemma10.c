@@ -27,20 +27,19 @@
 
 static const char *const configs[] = {"cross weight (10.1)", "self weight (10.2)", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the explicit right side (paper: 1)", NULL, "[0, 1e6]"},
-    {"z", 3.0, "normal quantile of the confidence bounds", NULL, "setting [0, 100]"},
-    {"S", 8000,
-     "draws per N (quick: S/4; at least 8: two draws for a variance; at most 200000: run length bound)",
-     NULL, "int [8, 200000]"},
-    {"max_rse", 0.25, "largest admissible relative standard error of E p^2", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                             \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies the explicit right side (paper: 1)")                                                         \
+    NUM(z, 3.0, "setting [0, 100]", "normal quantile of the confidence bounds")                                                         \
+    NUM(S, 8000, "int [8, 200000]", "draws per N (quick: S/4; at least 8: two draws for a variance; at most 200000: run length bound)") \
+    NUM(max_rse, 0.25, "setting [0, 1e6]", "largest admissible relative standard error of E p^2")
+LM_PARAMS(PARAMS)
 
 static const int Ngrid[] = {2, 4, 16, 64};
 static const double sgrid[] = {0.05, 0.5, 1.0, 2.0};
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2, self = ev->config == 1;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -57,9 +56,9 @@ static int eval(lm_eval *ev)
     double sc = sqrt(sgrid[ev->index % 4] / s1);
     xj[0] *= sc;
     xj[1] *= sc;
-    int S = lm_par_i(ev, "S");
+    int S = lm_int(prm.S);
     if (ev->quick) S /= 4;
-    double z = lm_par(ev, "z"), coef = lm_par(ev, "coef"), mrse = lm_par(ev, "max_rse");
+    double z = prm.z, coef = prm.coef, mrse = prm.max_rse;
     double cst = self ? 1.0 : 2.0;
     double *v = lm_xmalloc(sizeof(double) * (size_t)S);
     int rc = 0;

@@ -37,18 +37,14 @@
 #include <math.h>
 #include <stdio.h>
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the bound (A_1 + A_2)/N (paper: 1)", NULL, "[0, 1e6]"},
-    {"stein_sign", 1.0, "sign of the p_ij^2 term of the identity (paper: +1 in E Y = 0)", NULL, "[-1, 1]"},
-    {"z_id", 4.0, "identity: |mean| <= z_id SE per coordinate", NULL, "setting [0, 100]"},
-    {"claimed", -1.0, "claimed exponent of N in ||E z_j - mu_j||", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "(iii) tolerance on the slope: violated when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"S", 6000,
-     "draws per N (the slope part: S/8; quick: S/4; at least 64: two draws everywhere; at most 100000: run length "
-     "bound)",
-     NULL, "int [64, 100000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies the bound (A_1 + A_2)/N (paper: 1)")                                                                            \
+    NUM(stein_sign, 1.0, "[-1, 1]", "sign of the p_ij^2 term of the identity (paper: +1 in E Y = 0)")                                                      \
+    NUM(z_id, 4.0, "setting [0, 100]", "identity: |mean| <= z_id SE per coordinate")                                                                       \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N in ||E z_j - mu_j||")                                                                  \
+    NUM(tol, 0.1, "setting [-10, 10]", "(iii) tolerance on the slope: violated when the whole 95% CI lies above claimed + tol")                            \
+    NUM(S, 6000, "int [64, 100000]", "draws per N (the slope part: S/8; quick: S/4; at least 64: two draws everywhere; at most 100000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const int Ngrid[] = {2, 8, 32, 128};
 static const double sgrid[] = {0.05, 0.5, 1.0, 2.0};
@@ -93,6 +89,7 @@ static void run(lm_pcmc *mc, int S, uint64_t key, double sign, double *ym, doubl
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -109,9 +106,9 @@ static int eval(lm_eval *ev)
     double sc = sqrt(sgrid[ev->index % 4] / s1);
     xj[0] *= sc;
     xj[1] *= sc;
-    int S = lm_par_i(ev, "S");
+    int S = lm_int(prm.S);
     if (ev->quick) S /= 4;
-    double sign = lm_par(ev, "stein_sign"), zid = lm_par(ev, "z_id"), coef = lm_par(ev, "coef");
+    double sign = prm.stein_sign, zid = prm.z_id, coef = prm.coef;
     int rc = 0;
     double worst = 0, zmax = 0;
     lm_series_axes(ev, "N", "||E z_j - mu_j|| and the bound", 1);
@@ -161,8 +158,8 @@ static int eval(lm_eval *ev)
             Ns[n] = N;
             v[n] = bn;
         }
-        int r = lm_pcb_rate(ev, "(iii) log ||E z_j - mu_j|| vs log N", Ns, v, n, lm_par(ev, "claimed"),
-                            lm_par(ev, "tol"), 0.5);
+        int r = lm_pcb_rate(ev, "(iii) log ||E z_j - mu_j|| vs log N", Ns, v, n, prm.claimed,
+                            prm.tol, 0.5);
         if (r < 0) rc = -1;
     }
     lm_pc_free(P);

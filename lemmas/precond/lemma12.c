@@ -41,21 +41,18 @@ static const lm_reading readings[] = {
      NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"claimed", -2.0, "claimed exponent of N", NULL, "exponent [-10, 10]"},
-    {"tol", 0.2, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 0.6, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"b_op", 0.1, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
-    {"K", 20, "outer queries (at most 200: run length bound)", NULL, "int [1, 200]"},
-    {"S_in", 150,
-     "inner context draws per query and N (quick: S_in/2; at least 4: two draws; at most 1000: run length bound)",
-     NULL, "int [4, 1000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                       \
+    NUM(claimed, -2.0, "exponent [-10, 10]", "claimed exponent of N")                                                                             \
+    NUM(tol, 0.2, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                     \
+    NUM(maxw, 0.6, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)") \
+    NUM(b_op, 0.1, "[0, 10]", "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op")                                                                     \
+    NUM(K, 20, "int [1, 200]", "outer queries (at most 200: run length bound)")                                                                   \
+    NUM(S_in, 150, "int [4, 1000]", "inner context draws per query and N (quick: S_in/2; at least 4: two draws; at most 1000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -63,12 +60,12 @@ static int eval(lm_eval *ev)
     lm_pcdata *P = lm_pcb_inst(&th, d, 3, 0.5, 0.01, 0.5, g, &cd);
     if (!P) return lm_fail(ev, "instance generation failed");
     double W[4];
-    if (lm_pcb_wkq(W, P, &th, ev->config, lm_par(ev, "b_op"), g)) {
+    if (lm_pcb_wkq(W, P, &th, ev->config, prm.b_op, g)) {
         lm_pc_th_free(&th);
         lm_pc_free(P);
         return lm_fail(ev, "SVD failed");
     }
-    int K = lm_par_i(ev, "K"), S = lm_par_i(ev, "S_in");
+    int K = lm_int(prm.K), S = lm_int(prm.S_in);
     if (ev->quick) S /= 2;
     double Ns[8], v[8], x0[2] = {0, 0};
     int n = 0, rc = 0;
@@ -113,8 +110,8 @@ static int eval(lm_eval *ev)
     if (!rc) {
         lm_measure(ev, "N^2 E_j||b||^2 at N=16", 256.0 * v[0]);
         lm_measure(ev, "N^2 E_j||b||^2 at N=256", 65536.0 * v[n - 1]);
-        int r = lm_pcb_rate(ev, "log E_j||E_{-j} z_j - mu_j||^2 vs log N", Ns, v, n, lm_par(ev, "claimed"),
-                            lm_par(ev, "tol"), lm_par(ev, "maxw"));
+        int r = lm_pcb_rate(ev, "log E_j||E_{-j} z_j - mu_j||^2 vs log N", Ns, v, n, prm.claimed,
+                            prm.tol, prm.maxw);
         if (r < 0) rc = -1;
     }
     lm_pc_th_free(&th);

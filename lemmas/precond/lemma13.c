@@ -36,20 +36,17 @@ static const lm_reading readings[] = {
      NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"b_op", 0.3, "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op", NULL, "[0, 10]"},
-    {"S", 3000,
-     "draws per N (quick: S/4; at least 8: two draws; at most 50000: run length bound)",
-     NULL, "int [8, 50000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                       \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N")                                                                             \
+    NUM(tol, 0.1, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                     \
+    NUM(maxw, 0.5, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)") \
+    NUM(b_op, 0.3, "[0, 10]", "random W_KQ: ||Sigma^1/2 W_KQ Sigma^1/2||_op")                                                                     \
+    NUM(S, 3000, "int [8, 50000]", "draws per N (quick: S/4; at least 8: two draws; at most 50000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -57,12 +54,12 @@ static int eval(lm_eval *ev)
     lm_pcdata *P = lm_pcb_inst(&th, d, 3, 0.5, 0.01, 0.5, g, &cd);
     if (!P) return lm_fail(ev, "instance generation failed");
     double W[4];
-    if (lm_pcb_wkq(W, P, &th, ev->config, lm_par(ev, "b_op"), g)) {
+    if (lm_pcb_wkq(W, P, &th, ev->config, prm.b_op, g)) {
         lm_pc_th_free(&th);
         lm_pc_free(P);
         return lm_fail(ev, "SVD failed");
     }
-    int S = lm_par_i(ev, "S");
+    int S = lm_int(prm.S);
     if (ev->quick) S /= 4;
     double Ns[8], v1[8], v2[8], x0[2] = {0, 0};
     int n = 0, rc = 0;
@@ -95,7 +92,7 @@ static int eval(lm_eval *ev)
     }
     if (!rc) {
         lm_measure(ev, "N E||z_j - mu_j||^2 at N=256", 256.0 * v1[n - 1]);
-        double cl = lm_par(ev, "claimed"), tl = lm_par(ev, "tol"), mw = lm_par(ev, "maxw");
+        double cl = prm.claimed, tl = prm.tol, mw = prm.maxw;
         int r = lm_pcb_rate(ev, "E||z_j - mu_j||^2", Ns, v1, n, cl, tl, mw);
         if (r == 0) r = lm_pcb_rate(ev, "E||x_j||^2||z_j - mu_j||^2", Ns, v2, n, cl, tl, mw);
         if (r < 0) rc = -1;

@@ -38,22 +38,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in Var_{-j}(z_j)", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"z", 3.0, "normal quantile of the Poincare comparison", NULL, "setting [0, 100]"},
-    {"S", 3000,
-     "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)",
-     NULL, "int [8, 100000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                       \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N in Var_{-j}(z_j)")                                                            \
+    NUM(tol, 0.1, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                     \
+    NUM(maxw, 0.5, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)") \
+    NUM(z, 3.0, "setting [0, 100]", "normal quantile of the Poincare comparison")                                                                 \
+    NUM(S, 3000, "int [8, 100000]", "draws per N (quick: S/4; at least 8: two draws; at most 100000: run length bound)")
+LM_PARAMS(PARAMS)
 
 static const double sgrid[] = {0.05, 0.2, 0.3, 0.4};
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -70,9 +67,9 @@ static int eval(lm_eval *ev)
     double sc = sqrt(sgrid[ev->index % 4] / s1);
     xj[0] *= sc;
     xj[1] *= sc;
-    int S = lm_par_i(ev, "S");
+    int S = lm_int(prm.S);
     if (ev->quick) S /= 4;
-    double zq = lm_par(ev, "z"), trS = Sig[0] + Sig[3];
+    double zq = prm.z, trS = Sig[0] + Sig[3];
     /* the asymptotic regime needs a small self weight, N0 >= 10 e^{q_j - s_j/2}, and a
      * negligible second-order term of the self-normalised average, N0 >= 16 e^{2.5 s_j} */
     double qj = xj[0] * (W[0] * xj[0] + W[1] * xj[1]) + xj[1] * (W[2] * xj[0] + W[3] * xj[1]);
@@ -150,8 +147,8 @@ static int eval(lm_eval *ev)
     }
     free(zs);
     if (!rc) {
-        int r = lm_pcb_rate(ev, "(ii) log Var_{-j}(z_j) vs log N", Ns, v, n, lm_par(ev, "claimed"), lm_par(ev, "tol"),
-                            lm_par(ev, "maxw"));
+        int r = lm_pcb_rate(ev, "(ii) log Var_{-j}(z_j) vs log N", Ns, v, n, prm.claimed, prm.tol,
+                            prm.maxw);
         if (r < 0) rc = -1;
     }
     lm_pc_free(P);

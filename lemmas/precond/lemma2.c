@@ -30,19 +30,15 @@
 
 static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=3,k=5,kappa=1e4)", NULL};
 
-static const lm_param_def params[] = {
-    {"beta_s1", -1.0, "beta = beta_s1 * s_1 when >= 0; -1: the reconstructed beta_r", NULL, "[-1, 1e6]"},
-    {"beta_scale", 1.0, "multiplies beta", NULL, "(0, 1e6]"},
-    {"delta_sqrt_sd", -1.0,
-     "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r",
-     NULL, "[-1, 1e6]"},
-    {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
-    {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
-    {"seg_t", 1.0,
-     "the segment theta_P + t Delta is checked for t in {1/4,1/2,3/4,1} * seg_t (the lemma: 1)",
-     NULL, "[0, 100]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerances", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                 \
+    NUM(beta_s1, -1.0, "[-1, 1e6]", "beta = beta_s1 * s_1 when >= 0; -1: the reconstructed beta_r")                         \
+    NUM(beta_scale, 1.0, "(0, 1e6]", "multiplies beta")                                                                     \
+    NUM(delta_sqrt_sd, -1.0, "[-1, 1e6]", "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r")     \
+    NUM(delta_scale, 1.0, "(0, 1e6]", "multiplies delta")                                                                   \
+    NUM(lambda, 0.25, "(0, 1000]", "regulariser weight lambda")                                                             \
+    NUM(seg_t, 1.0, "[0, 100]", "the segment theta_P + t Delta is checked for t in {1/4,1/2,3/4,1} * seg_t (the lemma: 1)") \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerances")
+LM_PARAMS(PARAMS)
 
 static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 #define NFR 6
@@ -51,6 +47,7 @@ static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 /* ||R*(theta_P + t Delta) - R*(theta)||_F for theta = theta_R + r dir, and lambda_min(K), kappa(Sigma) */
 static int segment(lm_eval *ev, lm_pcgeo *G, const lm_ctx *c, const double *dir, double r)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_mat *R;
     const lm_pcdata *P = lm_pcgeo_inst(G, c, &R);
     int d = G->d, k = G->k, rc = 0;
@@ -77,10 +74,10 @@ static int segment(lm_eval *ev, lm_pcgeo *G, const lm_ctx *c, const double *dir,
     lm_num_div(&tol, &x, &lm);
     lm_num_add_d(&tol, &tol, 1.0);
     lm_num_mul(&tol, &tol, &kap);
-    lm_num_mul_d(&tol, &tol, lm_par(ev, "tol_scale") * 64.0 * G->n * lm_ctx_eps(c));
+    lm_num_mul_d(&tol, &tol, prm.tol_scale * 64.0 * G->n * lm_ctx_eps(c));
     double worst = 0;
     for (int j = 1; j <= 4 && !rc; j++) {
-        double t = 0.25 * j * lm_par(ev, "seg_t");
+        double t = 0.25 * j * prm.seg_t;
         lm_pc_th_axpy(&tt, &tp, t, &Dl);
         if (lm_pc_project(NULL, Rt, NULL, NULL, P, &tt)) {
             rc = 1;
@@ -100,18 +97,19 @@ static int segment(lm_eval *ev, lm_pcgeo *G, const lm_ctx *c, const double *dir,
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     static const int dims[3][2] = {{4, 6}, {3, 3}, {3, 5}};
     int d = dims[ev->config][0], k = dims[ev->config][1];
     double csig = ev->index % 3 == 0 ? 0.3 : (ev->index % 3 == 1 ? 0.5 : 1.0);
-    double tau = ev->index % 2 ? 0.1 : 1.0, lam = lm_par(ev, "lambda");
+    double tau = ev->index % 2 ? 0.1 : 1.0, lam = prm.lambda;
     lm_pcgeo *G = lm_pcgeo_new(d, k, csig, ev->config == 2 ? 1e4 : 0.0, tau, lam, ev->seed);
     if (!G) return lm_fail(ev, "eigen/SVD failure while building the instance or its Hessian");
     double s1 = G->s1, sd = G->sd;
-    double beta = lm_par(ev, "beta_s1") >= 0 ? lm_par(ev, "beta_s1") * s1 : lm_pc_beta_r(s1, lam);
-    beta *= lm_par(ev, "beta_scale");
-    double delta = lm_par(ev, "delta_sqrt_sd") >= 0 ? lm_par(ev, "delta_sqrt_sd") * sqrt(sd)
+    double beta = prm.beta_s1 >= 0 ? prm.beta_s1 * s1 : lm_pc_beta_r(s1, lam);
+    beta *= prm.beta_scale;
+    double delta = prm.delta_sqrt_sd >= 0 ? prm.delta_sqrt_sd * sqrt(sd)
                                                     : lm_pc_delta_r(s1, sd, lam);
-    delta *= lm_par(ev, "delta_scale");
+    delta *= prm.delta_scale;
     int rc = 0;
     if (!lm_assume(ev, beta > 0 && delta > 0 && lam > 0, "beta, delta, lambda must be positive")) goto out;
     lm_ctx c256 = lm_ctx_mpfr(256);
@@ -131,7 +129,7 @@ static int eval(lm_eval *ev)
         if (ev->searching && fracs[f] < 0.1) continue; /* the search moves directions at finite radii */
         const lm_ctx *c = (fracs[f] <= 1e-5 && !hi) ? &c256 : cx;
         double uc = c == cx ? u : lm_ctx_eps(c);
-        double tol = lm_par(ev, "tol_scale") * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r);
+        double tol = prm.tol_scale * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r);
         int nd = ndir;
         if (fracs[f] >= 0.1 && !ev->searching) {
             lm_pcgeo_search(dirs[nd], G, 2, r, 2, ev->quick ? 4 : 6);

@@ -28,14 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const lm_param_def params[] = {
-    {"p", 0.1, "failure probability p", NULL, "(0, 1)"},
-    {"delta0_scale", 1.0, "delta_0 = delta0_scale * delta_r (reconstructed)", NULL, "(0, 1e6]"},
-    {"eps2_scale", 1.0, "eps_2 = eps2_scale * eps_2r (reconstructed)", NULL, "(0, 1e6]"},
-    {"reps", 400,
-     "training sets per N at budget 64 (scaled by budget/64, at least 100; at most 50000: run length bound)",
-     NULL, "int [1, 50000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                   \
+    NUM(p, 0.1, "(0, 1)", "failure probability p")                                                                                            \
+    NUM(delta0_scale, 1.0, "(0, 1e6]", "delta_0 = delta0_scale * delta_r (reconstructed)")                                                    \
+    NUM(eps2_scale, 1.0, "(0, 1e6]", "eps_2 = eps2_scale * eps_2r (reconstructed)")                                                           \
+    NUM(reps, 400, "int [1, 50000]", "training sets per N at budget 64 (scaled by budget/64, at least 100; at most 50000: run length bound)")
+LM_PARAMS(PARAMS)
 
 #define NGRID 9
 
@@ -67,7 +65,8 @@ static void calib(lm_eval *ev, lm_pcdata *P)
 
 static int eval(lm_eval *ev)
 {
-    const double p = lm_par(ev, "p");
+    const lm_params prm = lm_params_of(ev);
+    const double p = prm.p;
     if (!lm_assume(ev, p > 0 && p < 1, "p must be in (0,1)")) return 0;
     lm_pcdata *P = lm_pc_gen(3, 4, 0.5, 0.0, 0.01, 0.01, 0.25, lm_eval_rng(ev), ev->ctx);
     const int d = P->d, k = P->k;
@@ -77,9 +76,9 @@ static int eval(lm_eval *ev)
     const double lmax = lm_num_get_d(&w[d - 1]);
     lm_nums_free(w, d);
     const double ar = lm_pc_alpha_r(s1, sd, P->lambda), br = lm_pc_beta_r(s1, P->lambda);
-    const double delta0 = lm_par(ev, "delta0_scale") * lm_pc_delta_r(s1, sd, P->lambda);
-    const double eps2 = lm_par(ev, "eps2_scale") * (sqrt(1.0 + ar / (4.0 * br)) - 1.0) / lmax;
-    int R = (int)(lm_par(ev, "reps") * ev->budget / 64.0);
+    const double delta0 = prm.delta0_scale * lm_pc_delta_r(s1, sd, P->lambda);
+    const double eps2 = prm.eps2_scale * (sqrt(1.0 + ar / (4.0 * br)) - 1.0) / lmax;
+    int R = (int)(prm.reps * ev->budget / 64.0);
     if (R < 100) R = 100;
     lm_measure(ev, "delta_0", delta0);
     lm_measure(ev, "eps_2", eps2);

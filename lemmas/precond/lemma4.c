@@ -32,23 +32,15 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const lm_param_def params[] = {
-    {"alpha_scale", 1.0, "alpha = alpha_scale * alpha_r (reconstructed)", NULL, "(0, 1e6]"},
-    {"beta_scale", 1.0, "beta = beta_scale * beta_r (reconstructed)", NULL, "(0, 1e6]"},
-    {"N", 8,
-     "context size of the empirical loss (at most 16: each batch costs N^2 and the MC needs more batches as N "
-     "grows)",
-     NULL, "int [1, 16]"},
-    {"M", 12000,
-     "first number of batches of the MC estimate of E grad L_hat_reg (run even above M_max, then doubled while it "
-     "stays <= M_max until SE_* <= 0.1 e; at most 200000: run length bound)",
-     NULL, "int [1, 200000]"},
-    {"M_max", 96000,
-     "largest number of batches of a doubling (at most 200000: run length bound)",
-     NULL, "int [1, 200000]"},
-    {"e2_coef", 1.0, "multiplies the additive e^2 terms of (4.1) and (4.2) (reconstructed: 1)", NULL, "[0, 1e6]"},
-    {"N_train", 1e10, "training samples of Sigma_hat (drawn exactly; at least d + 1 = 3)", NULL, "[3, 1e15]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                               \
+    NUM(alpha_scale, 1.0, "(0, 1e6]", "alpha = alpha_scale * alpha_r (reconstructed)")                                                                                                                                    \
+    NUM(beta_scale, 1.0, "(0, 1e6]", "beta = beta_scale * beta_r (reconstructed)")                                                                                                                                        \
+    NUM(N, 8, "int [1, 16]", "context size of the empirical loss (at most 16: each batch costs N^2 and the MC needs more batches as N grows)")                                                                            \
+    NUM(M, 12000, "int [1, 200000]", "first number of batches of the MC estimate of E grad L_hat_reg (run even above M_max, then doubled while it stays <= M_max until SE_* <= 0.1 e; at most 200000: run length bound)") \
+    NUM(M_max, 96000, "int [1, 200000]", "largest number of batches of a doubling (at most 200000: run length bound)")                                                                                                    \
+    NUM(e2_coef, 1.0, "[0, 1e6]", "multiplies the additive e^2 terms of (4.1) and (4.2) (reconstructed: 1)")                                                                                                              \
+    NUM(N_train, 1e10, "[3, 1e15]", "training samples of Sigma_hat (drawn exactly; at least d + 1 = 3)")
+LM_PARAMS(PARAMS)
 
 /* copy a matrix across contexts through doubles (the MC estimate is a double quantity) */
 static void xcopy(lm_mat *dst, const lm_mat *src)
@@ -61,13 +53,14 @@ static void xcopy(lm_mat *dst, const lm_mat *src)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     lm_pcdata *P = lm_pc_gen(2, 3, 0.5, 0.0, 0.45, 0.1, 0.25, g, ev->ctx);
     const lm_ctx *c = &P->ctx;
-    const int d = P->d, k = P->k, N = lm_par_i(ev, "N"), M = lm_par_i(ev, "M");
+    const int d = P->d, k = P->k, N = lm_int(prm.N), M = lm_int(prm.M);
     const double s1 = lm_num_get_d(&P->s[0]), sd = lm_num_get_d(&P->s[d - 1]);
-    const double al = lm_par(ev, "alpha_scale") * lm_pc_alpha_r(s1, sd, P->lambda);
-    const double be = lm_par(ev, "beta_scale") * lm_pc_beta_r(s1, P->lambda);
+    const double al = prm.alpha_scale * lm_pc_alpha_r(s1, sd, P->lambda);
+    const double be = prm.beta_scale * lm_pc_beta_r(s1, P->lambda);
     const double delta0 = lm_pc_delta_r(s1, sd, P->lambda);
     int rc = 0;
     lm_mat *Sh = lm_mat_new(d, d, c), *Wh = lm_mat_new(k, d, c), *Shi = lm_mat_new(d, d, c);
@@ -78,7 +71,7 @@ static int eval(lm_eval *ev)
     lm_num x, y, nD, epsG;
     lm_num_inits(c, &x, &y, &nD, &epsG, (lm_num *)NULL);
     /* Sigma_hat, Gamma = Sigma^1/2 Sigma_hat^-1 Sigma^1/2, eps_Gamma */
-    if (lm_pctr_suffstat(Sh, Wh, P, lm_par(ev, "N_train"), g) || lm_pc_sympow(Shi, Sh, -1.0)) {
+    if (lm_pctr_suffstat(Sh, Wh, P, prm.N_train, g) || lm_pc_sympow(Shi, Sh, -1.0)) {
         rc = lm_fail(ev, "Sigma_hat draw or inverse failed");
         goto out;
     }
@@ -122,7 +115,7 @@ static int eval(lm_eval *ev)
         lm_pc_grad_Lreg(&gp, P, &th);
         double seS = HUGE_VAL, e = 0;
         int Mu = M;
-        const int Mmax = lm_par_i(ev, "M_max");
+        const int Mmax = lm_int(prm.M_max);
         /* M batches (even when M > M_max), doubled while 2 Mi <= M_max; the batches of a pass are
          * drawn as they are used (the pool of a pass would hold Mi N samples at once) */
         for (int Mi = M;; Mi *= 2) {
@@ -165,7 +158,7 @@ static int eval(lm_eval *ev)
             rc = lm_fail(ev, "non-finite value");
             goto out;
         }
-        const double f = (1 + eG) * (1 + eG), eh = sqrt(lm_par(ev, "e2_coef")) * (e + 3 * seS);
+        const double f = (1 + eG) * (1 + eG), eh = sqrt(prm.e2_coef) * (e + 3 * seS);
         const double lhs1 = ip + 3 * f * seS * nd;
         const double rhs1 = al / 2 * nd * nd - (1 + ep) * (1 + ep) / al * eh * eh;
         double l2 = npg - 3 * f * seS;

@@ -28,12 +28,12 @@
 
 static const char *const configs[] = {"training sets", "perturbations", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right-hand side", NULL, "[0, 1e6]"},
-    {"c_T1", 2.0, "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F", NULL, "constant [0, 1e6]"},
-    {"c_den", 0.41421356237309503, "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)", NULL, "constant (0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                              \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies the right-hand side")                                                         \
+    NUM(c_T1, 2.0, "constant [0, 1e6]", "RECON: the constant in sqrt(s1(M_hat)) (c_T1 + ||Gamma_h||) ||Gamma_h - I||_F") \
+    NUM(c_den, 0.41421356237309503, "constant (0, 1e6]", "RECON: ||M_hat - M*||_F / sqrt(c_den s_d) (sqrt 2 - 1)")       \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance")
+LM_PARAMS(PARAMS)
 
 /* theta0 from (W_hat, Sigma_hat); also s1(M_hat), ||M_hat - M*||_F, Gamma_h quantities.  0 or 1 (failure) */
 static int init_from(lm_pcth *t0, lm_num *s1h, lm_num *dM, lm_num *gop, lm_num *gI, lm_num *kap, const lm_pcdata *P,
@@ -92,6 +92,7 @@ static double ltanh(double x, double lo, double hi) { return lo + (hi - lo) * 0.
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 5));
@@ -206,18 +207,18 @@ static int eval(lm_eval *ev)
     }
     /* RHS = sqrt(s1h) (c_T1 + ||Gamma||) ||Gamma - I||_F + ||M_hat - M*||_F / sqrt(c_den s_d) */
     lm_num_sqrt(&x, &s1h);
-    lm_num_add_d(&y, &gop, lm_par(ev, "c_T1"));
+    lm_num_add_d(&y, &gop, prm.c_T1);
     lm_num_mul(&x, &x, &y);
     lm_num_mul(&x, &x, &gI);
-    lm_num_mul_d(&y, &P->s[d - 1], lm_par(ev, "c_den"));
+    lm_num_mul_d(&y, &P->s[d - 1], prm.c_den);
     lm_num_sqrt(&y, &y);
     lm_num_div(&y, &dM, &y);
     lm_measure(ev, "RHS term T1 (Sigma_hat)", lm_num_get_d(&x));
     lm_measure(ev, "RHS term T2 (M_hat)", lm_num_get_d(&y));
     lm_num_add(&rhs, &x, &y);
-    lm_num_mul_d(&rhs, &rhs, lm_par(ev, "coef"));
+    lm_num_mul_d(&rhs, &rhs, prm.coef);
     {
-        double tol = lm_par(ev, "tol_scale") * 64.0 * (k + d) * (k + d) * lm_ctx_eps(c) * lm_num_get_d(&kap);
+        double tol = prm.tol_scale * 64.0 * (k + d) * (k + d) * lm_ctx_eps(c) * lm_num_get_d(&kap);
         if (ev->config == 0)
             lm_obs_le(ev, -1, &dist, &rhs, tol, "dist(theta0, M) <= RHS (training set, N=%d)", N);
         else

@@ -36,21 +36,14 @@
 
 static const char *const configs[] = {"quantile proxy and C6 frequency", "exact mean identity (OLS)", NULL};
 
-static const lm_param_def params[] = {
-    {"p", 0.1, "failure probability p (the event has probability >= 1 - p/2)", NULL, "(0, 1)"},
-    {"c6_coef", 1.0,
-     "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)",
-     NULL, "[0, 1e6]"},
-    {"slope_tol", 0.05, "violated when the whole interval of the quantile's fitted slope in log N (on N in "
-     "[1e5/8, 1e5]) lies above slope_tol", NULL, "setting [-10, 10]"},
-    {"reps", 2000,
-     "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)",
-     NULL, "int [1, 100000]"},
-    {"reps_id", 4000,
-     "training sets of the exact identity (at least 2 for a standard error; at most 200000: run length bound)",
-     NULL, "int [2, 200000]"},
-    {"formula", 0, "denominator of the identity", "N-d-1|N-d", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                           \
+    NUM(p, 0.1, "(0, 1)", "failure probability p (the event has probability >= 1 - p/2)")                                                                             \
+    NUM(c6_coef, 1.0, "[0, 1e6]", "C6 = c6_coef sigma sqrt(2/lambda_min) (sqrt k + sqrt d + sqrt 2) (reconstructed)")                                                 \
+    NUM(slope_tol, 0.05, "setting [-10, 10]", "violated when the whole interval of the quantile's fitted slope in log N (on N in [1e5/8, 1e5]) lies above slope_tol") \
+    NUM(reps, 2000, "int [1, 100000]", "draws per N at budget 64 (scaled by budget/64, at least 200; at most 100000: run length bound)")                              \
+    NUM(reps_id, 4000, "int [2, 200000]", "training sets of the exact identity (at least 2 for a standard error; at most 200000: run length bound)")                  \
+    SWITCH(formula, 0, "N-d-1|N-d", "denominator of the identity")
+LM_PARAMS(PARAMS)
 
 static double lam_min(const lm_pcdata *P)
 {
@@ -63,13 +56,14 @@ static double lam_min(const lm_pcdata *P)
 
 static int eval_quant(lm_eval *ev, lm_pcdata *P)
 {
-    const double p = lm_par(ev, "p");
+    const lm_params prm = lm_params_of(ev);
+    const double p = prm.p;
     if (!lm_assume(ev, p > 0 && p < 1, "p must be in (0,1)")) return 0;
     const int d = P->d, k = P->k;
-    int R = (int)(lm_par(ev, "reps") * ev->budget / 64.0);
+    int R = (int)(prm.reps * ev->budget / 64.0);
     if (R < 200) R = 200;
     const double lmn = lam_min(P);
-    const double C6 = lm_par(ev, "c6_coef") * P->sigma * sqrt(2.0 / lmn) * (sqrt(k) + sqrt(d) + sqrt(2.0));
+    const double C6 = prm.c6_coef * P->sigma * sqrt(2.0 / lmn) * (sqrt(k) + sqrt(d) + sqrt(2.0));
     lm_measure(ev, "C6", C6);
     lm_measure(ev, "draws per N", R);
     /* 1e2 and 1e3, then N = 1e5 * 2^(-j/2), j = 8..0 (rounded): 7 points in each window of the
@@ -135,7 +129,7 @@ static int eval_quant(lm_eval *ev, lm_pcdata *P)
         /* (a) the rate rule of lm_stats.h: log Q_N against log N on [1e5/8, 1e5], stable against
          * [1e5/16, 1e5/2]; claimed slope 0 (bounded), the interval at z = 2 (95.45%) */
         lm_rate_fit r;
-        lm_rate_fit_seq(&r, NG, ly, NN, 0.0, -1, lm_par(ev, "slope_tol"), erf(2.0 / sqrt(2.0)), 0.025);
+        lm_rate_fit_seq(&r, NG, ly, NN, 0.0, -1, prm.slope_tol, erf(2.0 / sqrt(2.0)), 0.025);
         double qm = 0;
         for (int i = 0; i < NN; i++) qm = fmax(qm, exp(ly[i]));
         lm_measure(ev, "max_N Q_N / C6 (slack of C6)", qm / C6);
@@ -154,7 +148,8 @@ static int eval_quant(lm_eval *ev, lm_pcdata *P)
 
 static int eval_ident(lm_eval *ev, lm_pcdata *P)
 {
-    const int d = P->d, k = P->k, N = 12, R = lm_par_i(ev, "reps_id");
+    const lm_params prm = lm_params_of(ev);
+    const int d = P->d, k = P->k, N = 12, R = lm_int(prm.reps_id);
     lm_rng *g = lm_eval_rng(ev);
     lm_mat *XtX = lm_mat_new(d, d, &P->ctx), *XtY = lm_mat_new(d, k, &P->ctx), *Wt = lm_mat_new(d, k, &P->ctx);
     lm_mat *D = lm_mat_new(d, k, &P->ctx);
@@ -182,7 +177,7 @@ static int eval_ident(lm_eval *ev, lm_pcdata *P)
     if (!rc) {
         double tr = 0;
         for (int i = 0; i < d; i++) tr += lm_mat_get_d(P->Si, i, i);
-        const double den = lm_par_i(ev, "formula") == 1 ? N - d : N - d - 1.0;
+        const double den = lm_int(prm.formula) == 1 ? N - d : N - d - 1.0;
         const double ex = k * P->sigma * P->sigma * tr / den;
         const double m = s / R, se = sqrt(fmax(s2 / R - m * m, 0.0) / (R - 1));
         lm_measure(ev, "MC mean ||W_hat-W*||_F^2", m);

@@ -43,30 +43,27 @@
 
 static const char *const configs[] = {"op-norm bound", "MGF closed form", "divergence", NULL};
 
-static const lm_param_def params[] = {
-    {"tau_int", 0.125, "RECON: the A3 threshold tau_int (delta_7 = tau_int - sqrt(s_1))", NULL, "constant (0, 1e6]"},
-    {"c_op", 1.0, "multiplies sqrt(s_1) + dist in the operator-norm bound", NULL, "[0, 1e6]"},
-    {"c1_scale", 1.0, "c_1 = c1_scale / (2 tau_int)", NULL, "[0, 1e6]"},
-    {"c2_scale", 1.0, "c_2 = c2_scale / tau_int", NULL, "[0, 1e6]"},
-    {"formula", 0,
-     "the closed forms as stated, or without sym(A) / with A A^T for A Sigma A^T",
-     "stated|nosym", NULL},
-    {"quad_tol", 1e-20,
-     "relative residual allowed between the closed form and the quadrature (MPFR-256)",
-     NULL, "[0, 1]"},
-    {"lam_div", 0.5, "lambda_max at which the truncated integrals must diverge (the fact: 1/2)", NULL, "constant [0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                           \
+    NUM(tau_int, 0.125, "constant (0, 1e6]", "RECON: the A3 threshold tau_int (delta_7 = tau_int - sqrt(s_1))")       \
+    NUM(c_op, 1.0, "[0, 1e6]", "multiplies sqrt(s_1) + dist in the operator-norm bound")                              \
+    NUM(c1_scale, 1.0, "[0, 1e6]", "c_1 = c1_scale / (2 tau_int)")                                                    \
+    NUM(c2_scale, 1.0, "[0, 1e6]", "c_2 = c2_scale / tau_int")                                                        \
+    SWITCH(formula, 0, "stated|nosym", "the closed forms as stated, or without sym(A) / with A A^T for A Sigma A^T")  \
+    NUM(quad_tol, 1e-20, "[0, 1]", "relative residual allowed between the closed form and the quadrature (MPFR-256)") \
+    NUM(lam_div, 0.5, "constant [0, 1]", "lambda_max at which the truncated integrals must diverge (the fact: 1/2)")
+LM_PARAMS(PARAMS)
 
 /* ---------------------------------------------------------------- (i) */
 
 static int eval_op(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 7));
     int d = 4, k = 6;
     double csig = ev->index % 3 == 0 ? 0.3 : (ev->index % 3 == 1 ? 0.5 : 1.0);
-    double tau = ev->index % 2 ? 0.004 : 0.01, ti = lm_par(ev, "tau_int");
+    double tau = ev->index % 2 ? 0.004 : 0.01, ti = prm.tau_int;
     lm_pcdata *P = lm_pc_gen(d, k, csig, 0.0, tau, 0.1, 0.25, &g, c);
     double s1 = lm_num_get_d(&P->s[0]), d7 = ti - sqrt(s1);
     lm_measure(ev, "delta_7 = tau_int - sqrt(s_1)", d7);
@@ -132,16 +129,16 @@ static int eval_op(lm_eval *ev)
         lm_mat_free(B2);
         lm_num_sqrt(&rhs, &P->s[0]);
         lm_num_add(&rhs, &rhs, &dist);
-        lm_num_mul_d(&rhs, &rhs, lm_par(ev, "c_op"));
+        lm_num_mul_d(&rhs, &rhs, prm.c_op);
         double tol = 64.0 * (k + d) * d * lm_ctx_eps(c) * 16.0;
         lm_obs_le(ev, -1, &bop, &rhs, tol, "||Sigma^1/2 W_KQ Sigma^1/2|| <= sqrt(s1) + dist (%s, r/delta7=%.3g)",
                   equal ? "equality direction" : "random direction", fr);
         worst = fmax(worst, lm_num_get_d(&bop) / lm_num_get_d(&rhs));
         if (lm_num_get_d(&dist) <= d7) {
-            lm_num_mul_d(&x, &bop, lm_par(ev, "c1_scale") / (2.0 * ti));
+            lm_num_mul_d(&x, &bop, prm.c1_scale / (2.0 * ti));
             lm_num_set_d(&rhs, 0.5);
             lm_obs_le(ev, -1, &x, &rhs, tol, "(7.1) c1 lambda_max(sym B) <= c1 ||B|| <= 1/2 (delta7-close)");
-            lm_num_mul_d(&x, &bop, lm_par(ev, "c2_scale") / ti);
+            lm_num_mul_d(&x, &bop, prm.c2_scale / ti);
             lm_num_set_d(&rhs, 1.0);
             lm_obs_le(ev, -1, &x, &rhs, tol, "(7.2) c2 ||B|| <= 1 (delta7-close)");
         }
@@ -324,11 +321,12 @@ static void draw_sa(double *S, double *A0, int d, lm_rng *g)
 
 static int eval_mgf(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     static const double fr[] = {0.2, 0.6, 0.9, 0.98, 0.998};
     lm_rng *g = lm_eval_rng(ev);
     int d = 2 - ev->index % 2, which = 1 - (ev->index / 2) % 2; /* 0: x^T A x, 1: x^T A x' */
     double f = fr[(ev->index / 4) % 5];
-    int nosym = lm_par_i(ev, "formula") == 1;
+    int nosym = lm_int(prm.formula) == 1;
     double S[4], A0[4];
     draw_sa(S, A0, d, g);
     lm_ctx c = lm_ctx_mpfr(256);
@@ -432,7 +430,7 @@ static int eval_mgf(lm_eval *ev)
         lm_num_abs(&x, &x);
         lm_num_div(&x, &x, &cf);
         double r = lm_num_get_d(&x);
-        lm_obs_le_d(ev, -1, r, lm_par(ev, "quad_tol"), 0.0, "%s: |quadrature - closed form| / closed form, d=%d, f=%g",
+        lm_obs_le_d(ev, -1, r, prm.quad_tol, 0.0, "%s: |quadrature - closed form| / closed form, d=%d, f=%g",
                     which ? "(7.2) E exp(x^T A x')" : "(7.1) E exp(x^T A x)", d, f);
         lm_measure(ev, "log10 relative residual (MPFR-256)", r > 0 ? log10(r) : -400.0);
         lm_measure(ev, "closed-form MGF", lm_num_get_d(&cf));
@@ -448,9 +446,10 @@ static int eval_mgf(lm_eval *ev)
 
 static int eval_div(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng *g = lm_eval_rng(ev);
-    double lams[2] = {lm_par(ev, "lam_div"), 0.6};
+    double lams[2] = {prm.lam_div, 0.6};
     double th = lm_rng_uniform(g) * 3.141592653589793, m2 = -0.5 + 0.9 * lm_rng_uniform(g);
     int nq = 48, rc = 0;
     lm_num *t = lm_nums_new(nq, c), *w = lm_nums_new(nq, c);

@@ -30,11 +30,11 @@
 
 static const char *const configs[] = {"moderate logits", "large logits (|l|=500)", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the three analytic derivatives (the lemma: 1)", NULL, "[-1e6, 1e6]"},
-    {"formula", 0, "the lemma's formulas, or flipped signs / the uncentred second moment", "stated|flipped", NULL},
-    {"tol_scale", 1.0, "multiplies tau_p = 16 N d (1 + max|l|) u^(2/3)", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                      \
+    NUM(coef, 1.0, "[-1e6, 1e6]", "multiplies the three analytic derivatives (the lemma: 1)")                    \
+    SWITCH(formula, 0, "stated|flipped", "the lemma's formulas, or flipped signs / the uncentred second moment") \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies tau_p = 16 N d (1 + max|l|) u^(2/3)")
+LM_PARAMS(PARAMS)
 
 #define NN 6
 #define DD 3
@@ -323,6 +323,7 @@ static void residuals(double res[3], const double *xd, const double *wd, const d
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     double xd[NN * DD], wd[DD * DD], hd[DD * DD];
     for (int i = 0; i < NN * DD; i++) xd[i] = lm_rng_normal(g);
@@ -350,9 +351,9 @@ static int eval(lm_eval *ev)
     for (int i = 1; i < NN; i++)
         if (lg[i] > lg[m]) m = i;
     double gap = lg[m] - lg[l];
-    double coef = lm_par(ev, "coef");
-    int flip = lm_par_i(ev, "formula") == 1;
-    double K = lm_par(ev, "tol_scale") * 16.0 * NN * DD * (1.0 + lmax);
+    double coef = P.coef;
+    int flip = lm_int(P.formula) == 1;
+    double K = P.tol_scale * 16.0 * NN * DD * (1.0 + lmax);
     static const char *const nm[3] = {"(8.1) grad_{x_l} p_ij", "(8.2) dz_j/dx_l", "(8.3) D_W z_j[H]"};
     lm_ctx cs[3] = {lm_ctx_double(), lm_ctx_mpfr(128), lm_ctx_mpfr(256)};
     const lm_ctx *cx = ev->ctx;

@@ -34,20 +34,19 @@
 
 static const char *const configs[] = {"cross weight (9.1)", "self weight (9.2)", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right side (paper: 1)", NULL, "[0, 1e6]"},
-    {"z", 3.0, "normal quantile of the upper confidence bound of the MC mean", NULL, "setting [0, 100]"},
-    {"S", 1500,
-     "draws per (N, m) (quick: S/3; at least 8: two draws; at most 40000: run length bound)",
-     NULL, "int [8, 40000]"},
-    {"max_rse", 0.25, "largest admissible relative standard error of an estimate", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                 \
+    NUM(coef, 1.0, "[0, 1e6]", "multiplies the right side (paper: 1)")                                                      \
+    NUM(z, 3.0, "setting [0, 100]", "normal quantile of the upper confidence bound of the MC mean")                         \
+    NUM(S, 1500, "int [8, 40000]", "draws per (N, m) (quick: S/3; at least 8: two draws; at most 40000: run length bound)") \
+    NUM(max_rse, 0.25, "setting [0, 1e6]", "largest admissible relative standard error of an estimate")
+LM_PARAMS(PARAMS)
 
 static const int Ngrid[] = {2, 4, 16, 64, 128};
 static const double sgrid[] = {0.3, 0.8, 1.5, 3.0, 4.5, 6.0};
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2, self = ev->config == 1;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
@@ -64,9 +63,9 @@ static int eval(lm_eval *ev)
     double st = sgrid[ev->index % 6], sc = sqrt(st / s1);
     xj[0] *= sc;
     xj[1] *= sc;
-    int S = lm_par_i(ev, "S");
+    int S = lm_int(prm.S);
     if (ev->quick) S /= 3;
-    double z = lm_par(ev, "z"), coef = lm_par(ev, "coef"), mrse = lm_par(ev, "max_rse");
+    double z = prm.z, coef = prm.coef, mrse = prm.max_rse;
     int rc = 0;
     double worst = 0, tight = 0;
     int nobs = 0, ntriv = 0; /* observations, and those whose bound is >= 1 (p^m <= 1 a priori) */

@@ -40,16 +40,13 @@
 #include <math.h>
 #include <stdio.h>
 
-static const lm_param_def params[] = {
-    {"rate", 1.0, "claimed decay exponent of the gap (the statement's N^-1)", NULL, "exponent [-10, 10]"},
-    {"slope_tol", 0.1, "tolerance of the fitted slope: inconsistent when its whole 95% CI (on N in [16, 128]) lies "
-     "above -rate + slope_tol (catalogue: 0.1)", NULL, "setting [-10, 10]"},
-    {"batches", 200,
-     "independent batches per N (at least 2 for a standard error; at most 1000: run length bound)",
-     NULL, "int [2, 1000]"},
-    {"z", 2.5758, "CI multiplier of part (a) (99%)", NULL, "setting [0, 100]"},
-    {"op_max", 0.25, "W_KQ is scaled so that ||Sigma^1/2 W_KQ Sigma^1/2||_op = op_max", NULL, "[0, 10]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                         \
+    NUM(rate, 1.0, "exponent [-10, 10]", "claimed decay exponent of the gap (the statement's N^-1)")                                                                                \
+    NUM(slope_tol, 0.1, "setting [-10, 10]", "tolerance of the fitted slope: inconsistent when its whole 95% CI (on N in [16, 128]) lies above -rate + slope_tol (catalogue: 0.1)") \
+    NUM(batches, 200, "int [2, 1000]", "independent batches per N (at least 2 for a standard error; at most 1000: run length bound)")                                               \
+    NUM(z, 2.5758, "setting [0, 100]", "CI multiplier of part (a) (99%)")                                                                                                           \
+    NUM(op_max, 0.25, "[0, 10]", "W_KQ is scaled so that ||Sigma^1/2 W_KQ Sigma^1/2||_op = op_max")
+LM_PARAMS(PARAMS)
 
 #define NGRID 7
 /* the two windows' slopes may always differ by this much (half the default slope_tol) */
@@ -83,6 +80,7 @@ static double gap_batch(const lm_pcdata *P, const lm_pcth *th, const lm_mat *SK,
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double cs[] = {0.3, 0.5, 1.0};
     lm_ctx cd = lm_ctx_double();
@@ -98,7 +96,7 @@ static int eval(lm_eval *ev)
         lm_pc_to_AB(A, B, P, &th);
         lm_mat_smax(&x, B);
         Bf2 = lm_num_get_d(&x);
-        double smax = lm_par(ev, "op_max");
+        double smax = prm.op_max;
         lm_mat_scale_d(th.KQ, th.KQ, smax / Bf2);
         lm_measure(ev, "||Sigma^1/2 W_KQ Sigma^1/2||_op before scaling", Bf2);
         lm_num_clear(&x);
@@ -107,7 +105,7 @@ static int eval(lm_eval *ev)
     }
     lm_mat *SK = lm_mat_new(2, 2, &cd);
     lm_mat_mul(SK, P->Sig, 0, th.KQ, 0);
-    int R = lm_par_i(ev, "batches"), rc = 0;
+    int R = lm_int(prm.batches), rc = 0;
     double tN[NGRID], ly[NGRID], gap2 = 0.0, se2 = 0.0;
     int npts = 0;
     for (int q = 0; q < NGRID; q++) {
@@ -143,11 +141,11 @@ static int eval(lm_eval *ev)
     }
     lm_series_axes(ev, "N", "|E L_hat - L| (Monte Carlo)", 1);
     /* (a) the CI at N = 2 excludes 0 */
-    lm_obs_le_d(ev, -1, lm_par(ev, "z") * se2, fabs(gap2), 0.0,
+    lm_obs_le_d(ev, -1, prm.z * se2, fabs(gap2), 0.0,
                 "(a) E L_hat != L at N=2: z SE <= |gap| (gap = %.4g, SE = %.2g)", gap2, se2);
     /* (b) the rate rule of lm_stats.h: log|gap| against log N on [16, 128], stable against [8, 64] */
     lm_rate_fit r;
-    lm_rate_fit_seq(&r, tN, ly, npts, -lm_par(ev, "rate"), -1, lm_par(ev, "slope_tol"), 0.95, STAB_TOL);
+    lm_rate_fit_seq(&r, tN, ly, npts, -prm.rate, -1, prm.slope_tol, 0.95, STAB_TOL);
     if (r.n >= 4 && r.n_half >= 4 && !(isfinite(r.slope) && isfinite(r.slope_half))) {
         rc = lm_fail(ev, "slope fit failed (%d points)", npts);
         goto out;

@@ -46,12 +46,12 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "every fixed W_KQ and W_V, including W_KQ = 0 and a rank-deficient W_V", NULL},
     LM_READINGS_END};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerances 256 d^2 k kappa(Sigma) u_p", NULL, "[0, 1e6]"},
-    {"formula", 0, "stated block Hessians, or wrong: W_KQ transposed in the W_V block", "stated|wrong", NULL},
-    {"hess_coef", 2.0, "the factor of both Kronecker Hessians (the paper: 2)", NULL, "constant [-1e6, 1e6]"},
-    {"curv", 4.0, "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)", NULL, "constant [-1e6, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                 \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerances 256 d^2 k kappa(Sigma) u_p")                 \
+    SWITCH(formula, 0, "stated|wrong", "stated block Hessians, or wrong: W_KQ transposed in the W_V block") \
+    NUM(hess_coef, 2.0, "constant [-1e6, 1e6]", "the factor of both Kronecker Hessians (the paper: 2)")     \
+    NUM(curv, 4.0, "constant [-1e6, 1e6]", "f''(0) = -curv ||M*||_F^2 along t theta_R (the paper: 4)")
+LM_PARAMS(PARAMS)
 
 /* the d x d factor of the W_V block: Sigma W_KQ Sigma W_KQ' Sigma (or the wrong transpose) */
 static void factor_V(lm_mat *F, const lm_pcdata *P, const lm_mat *KQ, int wrong)
@@ -122,6 +122,7 @@ static void quad_half(lm_num *r, const lm_mat *K, const lm_num *v, int n)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     static const double taus[] = {0.1, 1.0};
     lm_pcst_spec sp;
@@ -129,7 +130,7 @@ static int eval(lm_eval *ev)
     uint64_t key = lm_rng_u64(g);
     lm_ctx cd = lm_ctx_double();
     lm_pcdata *P0 = lm_pcst_make(&sp, g, &cd);
-    int d = sp.d, k = sp.k, wrong = lm_par_i(ev, "formula"), rc = 0;
+    int d = sp.d, k = sp.k, wrong = lm_int(prm.formula), rc = 0;
     lm_pcst_id S;
     lm_pcst_id_init(&S, ev);
     for (int t = 0; t < S.nt && !rc; t++) {
@@ -146,7 +147,7 @@ static int eval(lm_eval *ev)
         factor_KQ(FK, P, th.V);
         /* Hessians in the column-stacking vec convention: W_V block index (j, p) <-> H_V[p][j]
          * (FV (x) I_k), W_KQ block index (p, i) <-> H_KQ[i][p] (Sigma (x) FK) */
-        const double hc = lm_par(ev, "hess_coef");
+        const double hc = prm.hess_coef;
         lm_mat *HV = kron2(FV, Ik, hc), *HK = kron2(P->Sig, FK, hc);
         lm_num *v = lm_nums_new(d * (k > d ? k : d), c);
         lm_num l0, l1, x, y, sc, q, mn, mx, a1, b1;
@@ -214,7 +215,7 @@ static int eval(lm_eval *ev)
             lm_num_mul_d(&f1, &f1, 16.0);
             lm_num_sub(&x, &f1, &f2);
             lm_num_div_d(&x, &x, 6.0);                 /* f''(0) = 2b */
-            lm_num_mul_d(&y, &m2, -lm_par(ev, "curv"));
+            lm_num_mul_d(&y, &m2, -prm.curv);
             lm_num_sub(&q, &x, &y);
             lm_pcst_id_rec(&S, t, "(c) f''(0) along t theta_R = -4 ||M*||_F^2", lm_pcst_rel(&q, &y), K);
             if (t == 0) {
@@ -251,7 +252,7 @@ static int eval(lm_eval *ev)
         lm_pc_th_free(&th); lm_pc_th_free(&H); lm_pc_th_free(&tp); lm_pc_th_free(&G);
         lm_pc_free(P);
     }
-    if (!rc) lm_pcst_id_finish(&S, ev, lm_par(ev, "tol_scale"), "block Hessians");
+    if (!rc) lm_pcst_id_finish(&S, ev, prm.tol_scale, "block Hessians");
     lm_pc_free(P0);
     return rc;
 }

@@ -48,19 +48,13 @@
 #include <math.h>
 
 static const char *const configs[] = {"per-x-quadrature", "full-MC-isotropic", "full-MC-nonisotropic", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance 16 n d (1 + s) u_p of part (i)", NULL, "[0, 1e6]"},
-    {"formula", 0, "stated closed form, or drop-Sigma: a Sigma factor dropped", "stated|drop-Sigma", NULL},
-    {"outer", 4000,
-     "part (ii): outer Monte Carlo samples (x, eps) (at least 2 for a standard error; at most 200000: run length "
-     "bound)",
-     NULL, "int [2, 200000]"},
-    {"inner_nodes", 24,
-     "part (ii): Gauss-Hermite nodes per dimension of the inner ratio (rules n, 2n, .., 32n; at least 23: the "
-     "smallest rule's error (e/9.2)^n is below 1e-12; at most 200: run length bound)",
-     NULL, "int [23, 200]"},
-    {"z", 5.0, "part (ii): |L_MC - L_closed| <= z SE (the catalogue's failure threshold)", NULL, "setting [0, 100]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                                                         \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerance 16 n d (1 + s) u_p of part (i)")                                                                                                                                      \
+    SWITCH(formula, 0, "stated|drop-Sigma", "stated closed form, or drop-Sigma: a Sigma factor dropped")                                                                                                                            \
+    NUM(outer, 4000, "int [2, 200000]", "part (ii): outer Monte Carlo samples (x, eps) (at least 2 for a standard error; at most 200000: run length bound)")                                                                        \
+    NUM(inner_nodes, 24, "int [23, 200]", "part (ii): Gauss-Hermite nodes per dimension of the inner ratio (rules n, 2n, .., 32n; at least 23: the smallest rule's error (e/9.2)^n is below 1e-12; at most 200: run length bound)") \
+    NUM(z, 5.0, "setting [0, 100]", "part (ii): |L_MC - L_closed| <= z SE (the catalogue's failure threshold)")
+LM_PARAMS(PARAMS)
 
 #define RULES 6
 
@@ -192,6 +186,7 @@ out:
 
 static int eval_quad(lm_eval *ev, lm_rng *g)
 {
+    const lm_params prm = lm_params_of(ev);
     static const double taus[] = {0.1, 1.0};
     lm_pcst_spec sp;
     lm_pcst_spec_draw(&sp, ev->index % 4 == 3 ? LM_PCST_K1E2 : ev->index % 3, 2, taus, 2, g);
@@ -212,11 +207,11 @@ static int eval_quad(lm_eval *ev, lm_rng *g)
     }
     lm_pcst_id S;
     lm_pcst_id_init(&S, ev);
-    int rc = 0, wrong = lm_par_i(ev, "formula");
+    int rc = 0, wrong = lm_int(prm.formula);
     for (int t = 0; t < S.nt && !rc; t++)
         if (quad_tier(&S, t, P0, a, wrong)) rc = lm_fail(ev, "Golub-Welsch eigensolver failed");
     if (!rc) {
-        lm_pcst_id_finish(&S, ev, lm_par(ev, "tol_scale"), "per-x quadrature");
+        lm_pcst_id_finish(&S, ev, prm.tol_scale, "per-x quadrature");
         lm_measure(ev, "s = a' Sigma a", s);
         lm_measure(ev, "d", d);
     }
@@ -227,6 +222,7 @@ static int eval_quad(lm_eval *ev, lm_rng *g)
 /* part (ii) */
 static int eval_mc(lm_eval *ev, lm_rng *g)
 {
+    const lm_params prm = lm_params_of(ev);
     static const double taus[] = {0.1, 1.0};
     lm_pcst_spec sp;
     lm_pcst_spec_draw(&sp, ev->index % 3, 3, taus, 2, g);
@@ -243,8 +239,8 @@ static int eval_mc(lm_eval *ev, lm_rng *g)
         lm_pc_prepare(P0);
     }
     lm_pcdata *P = lm_pc_convert(P0, c);
-    int d = P->d, k = P->k, M = lm_par_i(ev, "outer"), n = lm_par_i(ev, "inner_nodes");
-    int wrong = lm_par_i(ev, "formula"), rc = 0;
+    int d = P->d, k = P->k, M = lm_int(prm.outer), n = lm_int(prm.inner_nodes);
+    int wrong = lm_int(prm.formula), rc = 0;
     double sth = 0.2 + 0.3 * lm_rng_uniform(g);
     lm_pcth th = lm_pc_th_new(P);
     lm_pc_th_randn(&th, g, sth);
@@ -348,7 +344,7 @@ static int eval_mc(lm_eval *ev, lm_rng *g)
     lm_num_add_d(&tot, &tot, k * P->sigma * P->sigma);
     lm_num_sub(&e, &sum, &tot);
     lm_num_abs(&e, &e);
-    lm_num_mul_d(&l, &v, lm_par(ev, "z"));
+    lm_num_mul_d(&l, &v, prm.z);
     if (gh_fail) rc = lm_fail(ev, "Gauss-Hermite rule failed");
     else if (!lm_num_isfinite(&sum) || !lm_num_isfinite(&v) || !lm_num_isfinite(&tot))
         rc = lm_fail(ev, "non-finite Monte Carlo estimate");

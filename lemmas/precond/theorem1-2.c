@@ -52,21 +52,15 @@ static const lm_reading readings[] = {
     {LM_READ_PAPER, "Theorem 1.2 (ii): {L_reg = L0} is M", NULL},
     {LM_READ_PAPER, "the introduction: the global minima form a smooth connected manifold", NULL},
     LM_READINGS_END};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance 64 d^2 kappa(Sigma) u_p", NULL, "[0, 1e6]"},
-    {"manifold", 0, "stated parametrisation, or wrong: W_KQ without the right Sigma^-1/2", "stated|wrong", NULL},
-    {"comp_coef", 8.0,
-     "(iii) comp_coef s_d <= squared Sigma-distance between the two components (exact: 8)",
-     NULL, "[0, 1e6]"},
-    {"starts", 3,
-     "converse: gradient-descent starts per instance (at most 100: run length bound)",
-     NULL, "int [1, 100]"},
-    {"steps", 6000,
-     "converse: maximal gradient steps per start (at most 1000000: run length bound)",
-     NULL, "int [1, 1000000]"},
-    {"f_tol", 1e-20, "converse: limits with f <= f_tol s_1^2 count as global minima", NULL, "[0, 1e6]"},
-    {"dist_tol", 1e-10, "converse: required dist_Sigma(limit, M) / sqrt(s_1)", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the tolerance 64 d^2 kappa(Sigma) u_p")                                    \
+    SWITCH(manifold, 0, "stated|wrong", "stated parametrisation, or wrong: W_KQ without the right Sigma^-1/2")             \
+    NUM(comp_coef, 8.0, "[0, 1e6]", "(iii) comp_coef s_d <= squared Sigma-distance between the two components (exact: 8)") \
+    NUM(starts, 3, "int [1, 100]", "converse: gradient-descent starts per instance (at most 100: run length bound)")       \
+    NUM(steps, 6000, "int [1, 1000000]", "converse: maximal gradient steps per start (at most 1000000: run length bound)") \
+    NUM(f_tol, 1e-20, "[0, 1e6]", "converse: limits with f <= f_tol s_1^2 count as global minima")                         \
+    NUM(dist_tol, 1e-10, "[0, 1e6]", "converse: required dist_Sigma(limit, M) / sqrt(s_1)")
+LM_PARAMS(PARAMS)
 
 static double kappa_of(const lm_pcdata *P)
 {
@@ -145,15 +139,16 @@ static double readback_det(const lm_pcdata *P, const lm_pcth *th)
  * so opposite signs at theta_I and theta_D put them in different components of M. */
 static int connected(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_pcdata *P = lm_pcst_make(sp, g, ev->ctx);
     int d = sp->d, rc = 0;
     lm_mat *R = lm_mat_new(d, d, ev->ctx);
     lm_pcth th = lm_pc_th_new(P);
     lm_mat_set_identity(R);
-    point(&th, P, R, lm_par_i(ev, "manifold"));
+    point(&th, P, R, lm_int(prm.manifold));
     double d1 = readback_det(P, &th);
     lm_mat_set_d(R, d - 1, d - 1, -1.0);
-    point(&th, P, R, lm_par_i(ev, "manifold"));
+    point(&th, P, R, lm_int(prm.manifold));
     double d2 = readback_det(P, &th);
     lm_measure(ev, "read-back det R at theta_I", d1);
     lm_measure(ev, "read-back det R at theta_diag(1,..,1,-1)", d2);
@@ -174,10 +169,11 @@ static int connected(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
 
 static int on_manifold(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_ctx cd = lm_ctx_double();
     lm_pcdata *P0 = lm_pcst_make(sp, g, &cd);
     uint64_t key = lm_rng_u64(g);
-    int wrong = lm_par_i(ev, "manifold"), d = sp->d, rc = 0;
+    int wrong = lm_int(prm.manifold), d = sp->d, rc = 0;
     lm_pcst_id S;
     lm_pcst_id_init(&S, ev);
     int detsign = 0;
@@ -235,19 +231,19 @@ static int on_manifold(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
         lm_mat_free(R); lm_mat_free(A); lm_mat_free(B); lm_mat_free(Rb); lm_mat_free(T);
         lm_pc_free(P);
     }
-    lm_pcst_id_finish(&S, ev, lm_par(ev, "tol_scale"), "theorem 1.2 (i), (iii)");
+    lm_pcst_id_finish(&S, ev, prm.tol_scale, "theorem 1.2 (i), (iii)");
     lm_measure(ev, "det signs seen (1 = +, 2 = -, 3 = both)", detsign);
     lm_measure(ev, "components of M (O(d))", d >= 1 ? 2 : 1);
     /* (iii) distance between the components and (iv) the tangent space, in the working precision */
     {
         const lm_ctx *c = ev->ctx;
         lm_pcdata *P = lm_pc_convert(P0, c);
-        double kap = kappa_of(P), tol = lm_par(ev, "tol_scale") * 64.0 * d * kap * lm_ctx_eps(c);
+        double kap = kappa_of(P), tol = prm.tol_scale * 64.0 * d * kap * lm_ctx_eps(c);
         lm_mat *R1 = lm_mat_new(d, d, c), *R2 = lm_mat_new(d, d, c), *H = lm_mat_new(d, d, c);
         lm_pcth t1 = lm_pc_th_new(P), t2 = lm_pc_th_new(P);
         lm_num x, s8;
         lm_num_inits(c, &x, &s8, (lm_num *)NULL);
-        lm_num_mul_d(&s8, &P->s[d - 1], lm_par(ev, "comp_coef"));
+        lm_num_mul_d(&s8, &P->s[d - 1], prm.comp_coef);
         double worst = 0.0;
         for (int rep = 0; rep < 8; rep++) {
             lm_pc_rand_orth(R1, g);
@@ -372,14 +368,15 @@ static double fgrad(double *gA, double *gB, const double *A, const double *B, co
 
 static int converse(lm_eval *ev, lm_pcst_spec *sp, lm_rng *g)
 {
+    const lm_params prm = lm_params_of(ev);
     sp->d = 2 + ev->index % 2;
     if (sp->k < sp->d) sp->k = sp->d;
     sp->tau = 1.0;
     lm_ctx cd = lm_ctx_double();
     lm_pcdata *P = lm_pcst_make(sp, g, &cd);
-    int d = P->d, k = P->k, starts = lm_par_i(ev, "starts"), steps = lm_par_i(ev, "steps");
+    int d = P->d, k = P->k, starts = lm_int(prm.starts), steps = lm_int(prm.steps);
     double s1 = lm_num_get_d(&P->s[0]), lam = P->lambda, eta = 0.05 / s1;
-    double ftol = lm_par(ev, "f_tol"), dtol = lm_par(ev, "dist_tol");
+    double ftol = prm.f_tol, dtol = prm.dist_tol;
     double M[64], A[64], B[16], gA[64], gB[16];
     lm_mat_get_array(M, P->Ms);
     int conv = 0, rc = 0;

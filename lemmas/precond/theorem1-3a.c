@@ -43,16 +43,14 @@
 
 static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=3,k=5,kappa=1e4)", NULL};
 
-static const lm_param_def params[] = {
-    {"alpha_sd", -1.0, "alpha = alpha_sd * s_d when >= 0; -1: the reconstructed alpha_r", NULL, "[-1, 1e6]"},
-    {"alpha_scale", 1.0, "multiplies alpha", NULL, "(0, 1e6]"},
-    {"delta_sqrt_sd", -1.0,
-     "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r",
-     NULL, "[-1, 1e6]"},
-    {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
-    {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                             \
+    NUM(alpha_sd, -1.0, "[-1, 1e6]", "alpha = alpha_sd * s_d when >= 0; -1: the reconstructed alpha_r")                 \
+    NUM(alpha_scale, 1.0, "(0, 1e6]", "multiplies alpha")                                                               \
+    NUM(delta_sqrt_sd, -1.0, "[-1, 1e6]", "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r") \
+    NUM(delta_scale, 1.0, "(0, 1e6]", "multiplies delta")                                                               \
+    NUM(lambda, 0.25, "(0, 1000]", "regulariser weight lambda")                                                         \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance")
+LM_PARAMS(PARAMS)
 
 static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 #define NFR 6
@@ -60,18 +58,19 @@ static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     static const int dims[3][2] = {{4, 6}, {3, 3}, {3, 5}};
     int d = dims[ev->config][0], k = dims[ev->config][1];
     double csig = ev->index % 3 == 0 ? 0.3 : (ev->index % 3 == 1 ? 0.5 : 1.0);
-    double tau = ev->index % 2 ? 0.1 : 1.0, lam = lm_par(ev, "lambda");
+    double tau = ev->index % 2 ? 0.1 : 1.0, lam = P.lambda;
     lm_pcgeo *G = lm_pcgeo_new(d, k, csig, ev->config == 2 ? 1e4 : 0.0, tau, lam, ev->seed);
     if (!G) return lm_fail(ev, "eigen/SVD failure while building the instance or its Hessian");
     double s1 = G->s1, sd = G->sd;
-    double alpha = lm_par(ev, "alpha_sd") >= 0 ? lm_par(ev, "alpha_sd") * sd : lm_pc_alpha_r(s1, sd, lam);
-    alpha *= lm_par(ev, "alpha_scale");
-    double delta = lm_par(ev, "delta_sqrt_sd") >= 0 ? lm_par(ev, "delta_sqrt_sd") * sqrt(sd)
+    double alpha = P.alpha_sd >= 0 ? P.alpha_sd * sd : lm_pc_alpha_r(s1, sd, lam);
+    alpha *= P.alpha_scale;
+    double delta = P.delta_sqrt_sd >= 0 ? P.delta_sqrt_sd * sqrt(sd)
                                                     : lm_pc_delta_r(s1, sd, lam);
-    delta *= lm_par(ev, "delta_scale");
+    delta *= P.delta_scale;
     int rc = 0;
     if (!lm_assume(ev, alpha > 0 && delta > 0 && lam > 0, "alpha, delta, lambda must be positive")) goto out;
     double sharp = (k == d ? 4.0 : 2.0) * sd, dr = lm_pc_delta_r(s1, sd, lam);
@@ -92,7 +91,7 @@ static int eval(lm_eval *ev)
         if (ev->searching && fracs[f] < 0.1) continue; /* the search moves directions at finite radii */
         const lm_ctx *c = (fracs[f] <= 1e-5 && !hi) ? &c256 : cx;
         double uc = c == cx ? u : lm_ctx_eps(c);
-        double tol = lm_par(ev, "tol_scale") * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r) * s1 / sd;
+        double tol = P.tol_scale * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r) * s1 / sd;
         int nd = ndir;
         if (fracs[f] >= 0.1 && !ev->searching) {
             lm_pcgeo_search(dirs[nd], G, 0, r, ev->quick ? 2 : 3, ev->quick ? 4 : 6);
@@ -144,7 +143,7 @@ static int eval(lm_eval *ev)
             lm_num_init(&a, cx);
             lm_num_sqr(&a, &o.dn);
             lm_num_mul_d(&a, &a, alpha);
-            lm_obs_le(ev, -1, &a, &o.ip, lm_par(ev, "tol_scale") * 64.0 * G->n * u * s1 / sd,
+            lm_obs_le(ev, -1, &a, &o.ip, P.tol_scale * 64.0 * G->n * u * s1 / sd,
                       "alpha ||Delta||^2 <= <grad,Delta> at the saddle theta_sad(d) (delta >= sqrt(2 s_d))");
             lm_num_clear(&a);
         }

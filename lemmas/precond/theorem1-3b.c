@@ -27,16 +27,14 @@
 
 static const char *const configs[] = {"k>d (d=4,k=6)", "k=d (d=k=3)", "kappa (d=3,k=5,kappa=1e4)", NULL};
 
-static const lm_param_def params[] = {
-    {"beta_s1", -1.0, "beta = beta_s1 * s_1 when >= 0; -1: the reconstructed beta_r", NULL, "[-1, 1e6]"},
-    {"beta_scale", 1.0, "multiplies beta", NULL, "(0, 1e6]"},
-    {"delta_sqrt_sd", -1.0,
-     "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r",
-     NULL, "[-1, 1e6]"},
-    {"delta_scale", 1.0, "multiplies delta", NULL, "(0, 1e6]"},
-    {"lambda", 0.25, "regulariser weight lambda", NULL, "(0, 1000]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance", NULL, "[0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                             \
+    NUM(beta_s1, -1.0, "[-1, 1e6]", "beta = beta_s1 * s_1 when >= 0; -1: the reconstructed beta_r")                     \
+    NUM(beta_scale, 1.0, "(0, 1e6]", "multiplies beta")                                                                 \
+    NUM(delta_sqrt_sd, -1.0, "[-1, 1e6]", "delta = delta_sqrt_sd * sqrt(s_d) when >= 0; -1: the reconstructed delta_r") \
+    NUM(delta_scale, 1.0, "(0, 1e6]", "multiplies delta")                                                               \
+    NUM(lambda, 0.25, "(0, 1000]", "regulariser weight lambda")                                                         \
+    NUM(tol_scale, 1.0, "[0, 1e6]", "multiplies the rounding tolerance")
+LM_PARAMS(PARAMS)
 
 static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 #define NFR 6
@@ -44,18 +42,19 @@ static const double fracs[] = {1e-6, 1e-3, 0.1, 0.5, 0.9, 1.0};
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     static const int dims[3][2] = {{4, 6}, {3, 3}, {3, 5}};
     int d = dims[ev->config][0], k = dims[ev->config][1];
     double csig = ev->index % 3 == 0 ? 0.3 : (ev->index % 3 == 1 ? 0.5 : 1.0);
-    double tau = ev->index % 2 ? 0.1 : 1.0, lam = lm_par(ev, "lambda");
+    double tau = ev->index % 2 ? 0.1 : 1.0, lam = P.lambda;
     lm_pcgeo *G = lm_pcgeo_new(d, k, csig, ev->config == 2 ? 1e4 : 0.0, tau, lam, ev->seed);
     if (!G) return lm_fail(ev, "eigen/SVD failure while building the instance or its Hessian");
     double s1 = G->s1, sd = G->sd;
-    double beta = lm_par(ev, "beta_s1") >= 0 ? lm_par(ev, "beta_s1") * s1 : lm_pc_beta_r(s1, lam);
-    beta *= lm_par(ev, "beta_scale");
-    double delta = lm_par(ev, "delta_sqrt_sd") >= 0 ? lm_par(ev, "delta_sqrt_sd") * sqrt(sd)
+    double beta = P.beta_s1 >= 0 ? P.beta_s1 * s1 : lm_pc_beta_r(s1, lam);
+    beta *= P.beta_scale;
+    double delta = P.delta_sqrt_sd >= 0 ? P.delta_sqrt_sd * sqrt(sd)
                                                     : lm_pc_delta_r(s1, sd, lam);
-    delta *= lm_par(ev, "delta_scale");
+    delta *= P.delta_scale;
     int rc = 0;
     if (!lm_assume(ev, beta > 0 && delta > 0 && lam > 0, "beta, delta, lambda must be positive")) goto out;
     lm_ctx c256 = lm_ctx_mpfr(256);
@@ -75,7 +74,7 @@ static int eval(lm_eval *ev)
         if (ev->searching && fracs[f] < 0.1) continue; /* the search moves directions at finite radii */
         const lm_ctx *c = (fracs[f] <= 1e-5 && !hi) ? &c256 : cx;
         double uc = c == cx ? u : lm_ctx_eps(c);
-        double tol = lm_par(ev, "tol_scale") * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r);
+        double tol = P.tol_scale * 64.0 * G->n * uc * (1.0 + sqrt(s1) / r);
         int nd = ndir;
         if (fracs[f] >= 0.1 && !ev->searching) {
             lm_pcgeo_search(dirs[nd], G, 1, r, 2, ev->quick ? 4 : 6);

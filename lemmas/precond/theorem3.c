@@ -35,35 +35,30 @@
 
 static const char *const configs[] = {"tube d=2,k=3,tau=0.01", "tube d=2,k=3,tau=0.1", NULL};
 
-static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 1.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "setting [0, 1e6]"},
-    {"rho", 0.5, "||Delta||_Sigma = rho * delta_r on even instances (odd: 1)", NULL, "[0, 10]"},
-    {"M", 256,
-     "batches per N (quick mode too: fewer batches leave the fitted slope at N = 256 unstable by MC noise alone; at least 4; at most 4000: run length bound)",
-     NULL, "int [4, 4000]"},
-    {"candidates", 8,
-     "odd instances: tube-edge points screened for the largest bias (at most 64)",
-     NULL, "int [1, 64]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N in ||bias||^2 (paper: -1)")                                                                                            \
+    NUM(tol, 0.1, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                                                              \
+    NUM(maxw, 1.5, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)")                                          \
+    NUM(snr, 4.0, "setting [0, 1e6]", "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N")                                                                                          \
+    NUM(rho, 0.5, "[0, 10]", "||Delta||_Sigma = rho * delta_r on even instances (odd: 1)")                                                                                                 \
+    NUM(M, 256, "int [4, 4000]", "batches per N (quick mode too: fewer batches leave the fitted slope at N = 256 unstable by MC noise alone; at least 4; at most 4000: run length bound)") \
+    NUM(candidates, 8, "int [1, 64]", "odd instances: tube-edge points screened for the largest bias (at most 64)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2, k = 3, nv = k * d + d * d;
     double tau = ev->config == 0 ? 0.01 : 0.1;
-    double rho = ev->index % 2 ? 1.0 : lm_par(ev, "rho");
+    double rho = ev->index % 2 ? 1.0 : prm.rho;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
     lm_pcth th;
     lm_pcdata *P = lm_pcb_inst(&th, d, k, 0.5, tau, rho, g, &cd);
     if (!P) return lm_fail(ev, "instance generation failed");
-    int M = lm_par_i(ev, "M");
+    int M = lm_int(prm.M);
     uint64_t key = lm_hash_u64(ev->seed, 0xb1a5);
-    int nc = lm_par_i(ev, "candidates");
+    int nc = lm_int(prm.candidates);
     if (ev->index % 2 && nc > 1) {
         /* screening: the candidate of the tube edge with the largest N ||bias||^2 at N = 16 */
         lm_pcth c = lm_pc_th_new(P), Gc = lm_pc_th_new(P);
@@ -95,7 +90,7 @@ static int eval(lm_eval *ev)
     lm_pcb_rbias B;
     lm_pcb_rbias_init(&B, P, &th);
     lm_pcth G = lm_pc_th_new(P);
-    double Ns[8], v[8], snr = lm_par(ev, "snr"), shareR = 0;
+    double Ns[8], v[8], snr = prm.snr, shareR = 0;
     int n = 0, rc = 0;
     lm_series_axes(ev, "N", "||E grad L_reg_hat - grad L_reg||_F^2", 1);
     for (int N = 8; N <= 256 && !rc; N *= 2, n++) {
@@ -126,7 +121,7 @@ static int eval(lm_eval *ev)
         lm_measure(ev, "N ||bias||^2 at N=8", 8.0 * v[0]);
         lm_measure(ev, "N ||bias||^2 at N=256", 256.0 * v[n - 1]);
         lm_measure(ev, "regulariser share ||bias_R||^2/||bias||^2 at N=256", shareR);
-        int r = lm_pcb_rate(ev, "total", Ns, v, n, lm_par(ev, "claimed"), lm_par(ev, "tol"), lm_par(ev, "maxw"));
+        int r = lm_pcb_rate(ev, "total", Ns, v, n, prm.claimed, prm.tol, prm.maxw);
         if (r < 0) rc = -1;
     }
     lm_pc_th_free(&G);

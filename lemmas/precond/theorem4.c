@@ -41,19 +41,15 @@
 
 static const char *const configs[] = {"tube d=2,k=3,tau=0.01", "tube d=2,k=3,tau=0.1", NULL};
 
-static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 1.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"snr", 4.0, "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N", NULL, "setting [0, 1e6]"},
-    {"rho", 0.5, "||Delta||_Sigma = rho * delta_r", NULL, "[0, 10]"},
-    {"M", 256,
-     "batches per N (quick mode too: fewer batches leave the fitted slope at N = 256 unstable by MC noise alone; at least 4; at most 4000: run length bound)",
-     NULL, "int [4, 4000]"},
-    {"noise", 0.0, "1: keep the response-noise terms (mean exactly zero) in the MC; 0: drop them", NULL, "[0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                                \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N in ||bias||^2 (paper: -1)")                                                                                            \
+    NUM(tol, 0.1, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                                                              \
+    NUM(maxw, 1.5, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)")                                          \
+    NUM(snr, 4.0, "setting [0, 1e6]", "minimal ||bias||^2 / (MC noise of ||bias||^2) at every N")                                                                                          \
+    NUM(rho, 0.5, "[0, 10]", "||Delta||_Sigma = rho * delta_r")                                                                                                                            \
+    NUM(M, 256, "int [4, 4000]", "batches per N (quick mode too: fewer batches leave the fitted slope at N = 256 unstable by MC noise alone; at least 4; at most 4000: run length bound)") \
+    NUM(noise, 0.0, "[0, 1]", "1: keep the response-noise terms (mean exactly zero) in the MC; 0: drop them")
+LM_PARAMS(PARAMS)
 
 /* cross-check of the double MC gradient against the core's lm_pc_emp on the first batch */
 static int crosscheck(lm_eval *ev, const lm_pcdata *P, const lm_pcth *th, uint64_t key, int N)
@@ -130,24 +126,25 @@ static int crosscheck(lm_eval *ev, const lm_pcdata *P, const lm_pcth *th, uint64
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     int d = 2, k = 3;
     double tau = ev->config == 0 ? 0.01 : 0.1;
     lm_rng *g = lm_eval_rng(ev);
     lm_ctx cd = lm_ctx_double();
     lm_pcth th;
-    lm_pcdata *P = lm_pcb_inst(&th, d, k, 0.5, tau, lm_par(ev, "rho"), g, &cd);
+    lm_pcdata *P = lm_pcb_inst(&th, d, k, 0.5, tau, prm.rho, g, &cd);
     if (!P) return lm_fail(ev, "instance generation failed");
-    int M = lm_par_i(ev, "M");
+    int M = lm_int(prm.M);
     uint64_t key = lm_hash_u64(ev->seed, 0xb1a5);
     int rc = crosscheck(ev, P, &th, key, 8);
     double Ns[8], vV[8], vK[8], vT[8];
     int n = 0, nV = k * d, nv = k * d + d * d;
-    double snr = lm_par(ev, "snr");
+    double snr = prm.snr;
     int okV = 1, okK = 1;
     lm_series_axes(ev, "N", "||E grad L_hat - grad L||_F^2", 1);
     for (int N = 8; N <= 256 && !rc; N *= 2, n++) {
         double bias[64], var[64];
-        lm_pcb_lbias_mc(bias, var, P, &th, N, M, key, lm_par(ev, "noise"));
+        lm_pcb_lbias_mc(bias, var, P, &th, N, M, key, prm.noise);
         double bV = 0, nVv = 0, bK = 0, nK = 0;
         for (int e = 0; e < nv; e++) {
             if (!isfinite(bias[e]) || !isfinite(var[e])) { rc = lm_fail(ev, "MC not finite at N=%d", N); break; }
@@ -173,7 +170,7 @@ static int eval(lm_eval *ev)
     if (!rc) {
         lm_measure(ev, "N^2 ||bias||^2 at N=8", 64.0 * vT[0]);
         lm_measure(ev, "N^2 ||bias||^2 at N=256", 256.0 * 256.0 * vT[n - 1]);
-        double cl = lm_par(ev, "claimed"), tl = lm_par(ev, "tol"), mw = lm_par(ev, "maxw");
+        double cl = prm.claimed, tl = prm.tol, mw = prm.maxw;
         int r = lm_pcb_rate(ev, "total", Ns, vT, n, cl, tl, mw);
         lm_measure(ev, "W_V part judged", okV);
         lm_measure(ev, "W_KQ part judged", okK);

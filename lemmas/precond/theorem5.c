@@ -40,21 +40,16 @@
 
 static const char *const configs[] = {"tube d=2,k=3", "tube d=3,k=4", "arbitrary theta d=2,k=3", NULL};
 
-static const lm_param_def params[] = {
-    {"claimed", -1.0, "claimed exponent of N in ||bias||^2 (paper: -1)", NULL, "exponent [-10, 10]"},
-    {"tol", 0.1, "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol", NULL,
-     "setting [-10, 10]"},
-    {"maxw", 0.5, "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC "
-     "too noisy)", NULL, "setting [0, 100]"},
-    {"tau", 0.01, "s_1 = tau (A3 regime)", NULL, "(0, 1]"},
-    {"rho", 0.5, "||Delta||_Sigma = rho * delta_r", NULL, "[0, 10]"},
-    {"mc_batches", 2000,
-     "batches of the Monte Carlo cross-check (double only; quick: /4; at least 8: two batches; at most 500000: run "
-     "length bound)",
-     NULL, "int [8, 500000]"},
-    {"mc_N", 8, "batch size of the Monte Carlo cross-check (at most 1000: run length bound)", NULL, "int [1, 1000]"},
-    {"mc_z", 4.0, "cross-check: ||MC mean - exact|| <= mc_z * SE", NULL, "setting [0, 100]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                \
+    NUM(claimed, -1.0, "exponent [-10, 10]", "claimed exponent of N in ||bias||^2 (paper: -1)")                                                                            \
+    NUM(tol, 0.1, "setting [-10, 10]", "tolerance on the slope: inconsistent when the whole 95% CI lies above claimed + tol")                                              \
+    NUM(maxw, 0.5, "setting [0, 100]", "largest admissible width of the 95% CI of the slope on the window [N_max/8, N_max] (else: MC too noisy)")                          \
+    NUM(tau, 0.01, "(0, 1]", "s_1 = tau (A3 regime)")                                                                                                                      \
+    NUM(rho, 0.5, "[0, 10]", "||Delta||_Sigma = rho * delta_r")                                                                                                            \
+    NUM(mc_batches, 2000, "int [8, 500000]", "batches of the Monte Carlo cross-check (double only; quick: /4; at least 8: two batches; at most 500000: run length bound)") \
+    NUM(mc_N, 8, "int [1, 1000]", "batch size of the Monte Carlo cross-check (at most 1000: run length bound)")                                                            \
+    NUM(mc_z, 4.0, "setting [0, 100]", "cross-check: ||MC mean - exact|| <= mc_z * SE")
+LM_PARAMS(PARAMS)
 
 static double frob2(const lm_pcth *G)
 {
@@ -70,7 +65,8 @@ static double frob2(const lm_pcth *G)
 
 static int mc_check(lm_eval *ev, const lm_pcdata *P, const lm_pcth *th, const lm_pcb_rbias *B)
 {
-    int N = lm_par_i(ev, "mc_N"), M = lm_par_i(ev, "mc_batches"), d = P->d, k = P->k;
+    const lm_params prm = lm_params_of(ev);
+    int N = lm_int(prm.mc_N), M = lm_int(prm.mc_batches), d = P->d, k = P->k;
     if (ev->quick) M /= 4;
     lm_pcth G = lm_pc_th_new(P), E = lm_pc_th_new(P), G0 = lm_pc_th_new(P);
     lm_mat *Sh = lm_mat_new(d, d, &P->ctx);
@@ -109,7 +105,7 @@ static int mc_check(lm_eval *ev, const lm_pcdata *P, const lm_pcth *th, const lm
     int rc = 0;
     if (!isfinite(dev) || !isfinite(se)) rc = lm_fail(ev, "MC cross-check not finite");
     else
-        lm_obs_le_d(ev, -1, dev, lm_par(ev, "mc_z") * se, 0.0,
+        lm_obs_le_d(ev, -1, dev, prm.mc_z * se, 0.0,
                     "MC cross-check of the Wick moments at N=%d (%d batches)", N, M);
     lm_pc_th_free(&G); lm_pc_th_free(&E); lm_pc_th_free(&G0);
     lm_mat_free(Sh);
@@ -118,11 +114,12 @@ static int mc_check(lm_eval *ev, const lm_pcdata *P, const lm_pcth *th, const lm
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     static const int dims[3][2] = {{2, 3}, {3, 4}, {2, 3}};
     int d = dims[ev->config][0], k = dims[ev->config][1];
     lm_rng *g = lm_eval_rng(ev);
     lm_pcth th;
-    lm_pcdata *P = lm_pcb_inst(&th, d, k, 0.5, lm_par(ev, "tau"), lm_par(ev, "rho"), g, ev->ctx);
+    lm_pcdata *P = lm_pcb_inst(&th, d, k, 0.5, prm.tau, prm.rho, g, ev->ctx);
     if (!P) return lm_fail(ev, "instance generation failed");
     if (ev->config == 2) lm_pc_th_randn(&th, g, 1.0);
     lm_pcb_rbias B;
@@ -151,8 +148,8 @@ static int eval(lm_eval *ev)
     if (!rc) {
         lm_measure(ev, "N ||bias||_F at N=2048", 2048.0 * sqrt(v[n - 1]));
         lm_measure(ev, "N^2 ||bias||^2 at N=8", 64.0 * v[0]);
-        int r2 = lm_pcb_rate(ev, "log ||bias||^2 vs log N", Ns, v, n, lm_par(ev, "claimed"), lm_par(ev, "tol"),
-                             lm_par(ev, "maxw"));
+        int r2 = lm_pcb_rate(ev, "log ||bias||^2 vs log N", Ns, v, n, prm.claimed, prm.tol,
+                             prm.maxw);
         if (r2 < 0) rc = -1;
     }
     if (!rc && !ev->searching && ev->ctx->backend == LM_DOUBLE) rc = mc_check(ev, P, &th, &B);

@@ -21,17 +21,18 @@
 #include <math.h>
 
 static const char *const configs[] = {"uniform", "rademacher", "gaussian", "rank-4", "pl-regime", NULL};
-static const lm_param_def params[] = {
-    {"gen_scale", 1.0, "the generators are called with R * gen_scale (1: as the harness does)", NULL, "setting (0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 4u + 4 eps_double", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                          \
+    NUM(gen_scale, 1.0, "setting (0, 1e6]", "the generators are called with R * gen_scale (1: as the harness does)") \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 4u + 4 eps_double")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     lm_prbd_plan pl;
     lm_prbd_plan_make(&pl, ev->index, g);
-    double R = pl.R, Rg = R * lm_par(ev, "gen_scale");
+    double R = pl.R, Rg = R * prm.gen_scale;
     int fam = ev->config;
     lm_ctx cd = lm_ctx_double();
     lm_prdata *P0 = lm_pr_new(pl.n, pl.d, &cd);
@@ -45,7 +46,7 @@ static int eval(lm_eval *ev)
     }
     lm_mat *M = lm_mat_new(pl.d, pl.d, &cd);
     /* the data are doubles: the rescaled families round R/m * m once in double */
-    double tol = lm_prbd_tol(ev, 4.0) + lm_par(ev, "tol_scale") * 4.0 * DBL_EPSILON;
+    double tol = lm_prbd_tol(ev, 4.0) + prm.tol_scale * 4.0 * DBL_EPSILON;
     for (int k = 0; k < LM_PR_M_OFFDOMAIN; k++) {
         lm_pr_fill_mask(M, (lm_pr_mkind)k, g);
         double lo = HUGE_VAL, hi = -HUGE_VAL;

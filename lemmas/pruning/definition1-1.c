@@ -31,10 +31,10 @@
 static const char *const configs[] = {"R=0.5", "R=1", "R=2", "R=8", NULL};
 static const double RS[] = {0.5, 1.0, 2.0, 8.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"formula", 0, "normalisation of the literal form (column: a wrong formula)", "row|column", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                         \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")            \
+    SWITCH(formula, 0, "row|column", "normalisation of the literal form (column: a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

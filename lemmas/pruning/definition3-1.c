@@ -21,12 +21,13 @@ static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 static const int NS[] = {1, 2, 3, 5, 8, 16, 32}, DS[] = {1, 2, 3, 4, 8, 16};
 
-static const lm_param_def params[] = {
-    {"mask", 0, "the mask construction (anti-causal: C_ij = [i <= j], a wrong mask)", "core|anti-causal", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                   \
+    SWITCH(mask, 0, "core|anti-causal", "the mask construction (anti-causal: C_ij = [i <= j], a wrong mask)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int n = NS[lm_rng_int(g, 0, 6)], d = DS[lm_rng_int(g, 0, 5)];
     if (ev->index % 7 == 3) n = 1;
@@ -37,7 +38,7 @@ static int eval(lm_eval *ev)
     lm_pr_fill(P0->X, (lm_pr_family)(ev->index % LM_PR_NFAMILY), R, g);
     lm_pr_fill(P0->W, (lm_pr_family)((ev->index / 2) % LM_PR_NFAMILY), R, g);
     lm_pr_set_causal(P0);
-    if (lm_par_i(ev, "mask") == 1) {
+    if (lm_int(prm.mask) == 1) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) P0->C[i * n + j] = (unsigned char)(i <= j);
     }

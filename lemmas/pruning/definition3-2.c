@@ -32,11 +32,11 @@ static const char *const configs[] = {"causal", "block", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"rec_factor", 0.5, "factor of ||D~^-1 A~ - D^-1 A||_F^2 in the literal loss", NULL, "constant [0, 1e6]"},
-    {"reg_factor", 0.5, "factor of lambda ||M||_F^2 in the literal loss", NULL, "constant [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                              \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")                 \
+    NUM(rec_factor, 0.5, "constant [0, 1e6]", "factor of ||D~^-1 A~ - D^-1 A||_F^2 in the literal loss") \
+    NUM(reg_factor, 0.5, "constant [0, 1e6]", "factor of lambda ||M||_F^2 in the literal loss")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

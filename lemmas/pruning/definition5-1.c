@@ -20,11 +20,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"x^2", "x^2+3sin^2x", NULL};
-static const lm_param_def params[] = {
-    {"mu_quad", 8.0, "mu for f(x) = x^2 (tight: 8)", NULL, "constant [0, 1e6]"},
-    {"mu_sin", 0.125, "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                  \
+    NUM(mu_quad, 8.0, "constant [0, 1e6]", "mu for f(x) = x^2 (tight: 8)")                   \
+    NUM(mu_sin, 0.125, "constant [0, 1e6]", "mu for f(x) = x^2 + 3 sin^2 x (tight ~ 0.702)") \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16u")
+LM_PARAMS(PARAMS)
 
 static void num_sin(lm_num *r, const lm_num *x, int cosine)
 {

@@ -24,10 +24,10 @@ static const char *const configs[] = {"causal", "block", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"transpose", 0, "1: the row formula uses X (M o W) X_j0^T (a wrong formula)", NULL, "int [0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                       \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")          \
+    NUM(transpose, 0, "int [0, 1]", "1: the row formula uses X (M o W) X_j0^T (a wrong formula)")
+LM_PARAMS(PARAMS)
 
 /* rows of the logits by the row formula: (X (M o W)^T) X_j0^T */
 static void row_logits(lm_mat *H, const lm_mat *X, const lm_mat *W, const lm_mat *M, int tr)

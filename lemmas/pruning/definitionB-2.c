@@ -22,10 +22,10 @@ static const char *const configs[] = {"causal", "block", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"sum", 0, "alpha = u 1 (rows) or u^T 1 (columns: a wrong formula)", "rows|columns", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                  \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")     \
+    SWITCH(sum, 0, "rows|columns", "alpha = u 1 (rows) or u^T 1 (columns: a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

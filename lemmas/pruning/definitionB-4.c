@@ -22,10 +22,10 @@ static const char *const configs[] = {"causal", "block", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"sign", 1.0, "c = sign (f - f0) in the literal form (-1: a wrong sign)", NULL, "constant [-1, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                        \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")           \
+    NUM(sign, 1.0, "constant [-1, 1]", "c = sign (f - f0) in the literal form (-1: a wrong sign)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

@@ -17,10 +17,10 @@
 static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"half", 0.5, "factor of lambda ||M||_F^2 in the literal forms", NULL, "constant [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")   \
+    NUM(half, 0.5, "constant [0, 1e6]", "factor of lambda ||M||_F^2 in the literal forms")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

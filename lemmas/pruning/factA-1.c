@@ -17,10 +17,10 @@
 static const char *const configs[] = {"default", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"transpose", 0, "1: (c) uses X (M o W) X_j0^T (a wrong formula)", NULL, "int [0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                              \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p") \
+    NUM(transpose, 0, "int [0, 1]", "1: (c) uses X (M o W) X_j0^T (a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

@@ -20,10 +20,10 @@ static const char *const configs[] = {"causal", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"transpose", 0, "1: the C.2 form reads p_{*,j0} (a wrong formula)", NULL, "int [0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                              \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p") \
+    NUM(transpose, 0, "int [0, 1]", "1: the C.2 form reads p_{*,j0} (a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

@@ -32,13 +32,11 @@
 enum { R_EXP, R_HAD, R_INNER, R_RECIP, R_MHAD, R_MEXP, R_AFB, NRULE };
 static const char *const configs[] = {"exp-chain", "hadamard", "inner-product", "reciprocal",
                                       "matrix-hadamard", "matrix-exp", "AFB", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
-    {"scale", 1.0, "coefficient on the right-hand side (1 as stated)", NULL, "constant [-1e6, 1e6]"},
-    {"formula", 0,
-     "the rules as stated, or each with a term dropped or a sign flipped (wrong)",
-     "stated|wrong", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                          \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the tolerance tau_p (truncation + rounding)")                \
+    NUM(scale, 1.0, "constant [-1e6, 1e6]", "coefficient on the right-hand side (1 as stated)")                      \
+    SWITCH(formula, 0, "stated|wrong", "the rules as stated, or each with a term dropped or a sign flipped (wrong)")
+LM_PARAMS(PARAMS)
 
 #define NN 4
 typedef struct {
@@ -206,10 +204,11 @@ static int deriv(lm_mat *D, lm_mat *A, const lm_prdata *P, const lm_mat *M, int 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     inst I;
     I.rule = ev->config;
-    I.wrong = lm_par_i(ev, "formula");
+    I.wrong = lm_int(prm.formula);
     for (int k = 0; k < 3; k++) I.g[k] = 0.5 * lm_rng_normal(g);
     for (int k = 0; k < NN; k++) {
         for (int q = 0; q < 3; q++) I.v[q][k] = 0.5 * lm_rng_normal(g);
@@ -226,7 +225,7 @@ static int eval(lm_eval *ev)
     lm_mat_set_d(M0, 0, 0, 2.0 * lm_rng_uniform(g) - 1.0);
     lm_prfd_spec S = {.what = configs[I.rule], .rows = shape_rows(I.rule), .cols = shape_cols(I.rule),
                       .value = value, .deriv = deriv, .arg = &I, .T3 = 8.0, .T3n = 0.0, .K = 64.0,
-                      .tol_scale = lm_par(ev, "tol_scale"), .scale = lm_par(ev, "scale")};
+                      .tol_scale = prm.tol_scale, .scale = prm.scale};
     int ca = 0, cb = 0;
     double rate = 4.0;
     char tag[64];

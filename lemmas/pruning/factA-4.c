@@ -22,11 +22,10 @@
 static const char *const configs[] = {"default", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"formula", 0, "tr(AB) = tr(BA) as stated (trace-transpose: tr(B^T A), a wrong formula)",
-     "stated|trace-transpose", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                 \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")                                    \
+    SWITCH(formula, 0, "stated|trace-transpose", "tr(AB) = tr(BA) as stated (trace-transpose: tr(B^T A), a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static double K_of(int n) { return 8.0 * (n * n + 4); }
 

@@ -34,10 +34,10 @@
 static const char *const configs[] = {"1-scaling", "2-triangle", "3-cauchy-schwarz", "4-spectral",
                                       "4-frobenius", "5-hadamard", "6-matvec", "7-lower",
                                       "7-upper", "8-transpose", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies every right-hand side (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (r+c+k)^2 u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                     \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies every right-hand side (the paper: 1)")      \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (r+c+k)^2 u")
+LM_PARAMS(PARAMS)
 
 /* C = A B for row-major doubles A (r x k), B (k x c) */
 static void dmul(double *C, const double *A, const double *B, int r, int k, int c)
@@ -72,6 +72,7 @@ static int top_right(lm_mat *v, const lm_mat *A)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int item = ev->config, kind = ev->index % 4;
     int r = lm_rng_int(g, 1, 6), cc = lm_rng_int(g, 1, 6), k = lm_rng_int(g, 1, 6);
@@ -224,7 +225,7 @@ static int eval(lm_eval *ev)
     }
     if (!lm_num_isfinite(&l) || !lm_num_isfinite(&rr)) { rc = lm_fail(ev, "non-finite norm"); goto out; }
     {
-        double coef = lm_par(ev, "coef"), tol = lm_prbd_tol(ev, 16.0 * (r + cc + k) * (r + cc + k));
+        double coef = prm.coef, tol = lm_prbd_tol(ev, 16.0 * (r + cc + k) * (r + cc + k));
         char wh[160];
         snprintf(wh, sizeof wh, "%s (kind %d, %dx%d, %dx%d, k=%d)", what, kind, ar, ac, br, bc, kr);
         lm_prbd_obs(ev, &l, coef, &rr, tol, wh);

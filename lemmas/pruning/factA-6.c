@@ -17,10 +17,10 @@ static const char *const configs[] = {"causal", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"cross_factor", 2.0, "factor of <A, B> in the expansion", NULL, "constant [-1e6, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                              \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p") \
+    NUM(cross_factor, 2.0, "constant [-1e6, 1e6]", "factor of <A, B> in the expansion")
+LM_PARAMS(PARAMS)
 
 static void expand(lm_prid_inst *I, const char *name, const lm_mat *A, const lm_mat *B)
 {

@@ -40,10 +40,10 @@
 #include <stdio.h>
 
 static const char *const configs[] = {"softmax", "tanh", "linear", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies sqrt(p) G (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (p + n m) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                     \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies sqrt(p) G (the paper: 1)")                  \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (p + n m) u")
+LM_PARAMS(PARAMS)
 
 #define PM 16
 #define EM 16
@@ -192,6 +192,7 @@ static double lip_partials(e1_inst *I, const double *v)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     e1_inst I = {.cfg = ev->config};
     int kind = ev->index % 3;
@@ -319,9 +320,9 @@ static int eval(lm_eval *ev)
     lm_num_set_d(&t, I.p); /* sqrt(p) in the context: a double sqrt(3) would break the equality in MPFR */
     lm_num_sqrt(&t, &t);
     lm_num_mul(&rhs, &rhs, &t);
-    lm_num_mul_d(&rhs, &rhs, lm_par(ev, "coef"));
+    lm_num_mul_d(&rhs, &rhs, prm.coef);
     {
-        double tau = lm_par(ev, "tol_scale") * 16.0 * (I.p + I.E) * lm_ctx_eps(&cw);
+        double tau = prm.tol_scale * 16.0 * (I.p + I.E) * lm_ctx_eps(&cw);
         lm_num_add(&t, &nx, &ny);
         lm_num_mul_d(&t, &t, tau);
         lm_num_add(&t, &rhs, &t);

@@ -35,11 +35,11 @@
 
 static const char *const configs[] = {"scalar", "hadamard", "matrix", "scalar,2^(k-1)", "hadamard,2^(k-1)",
                                       "matrix,2^(k-1)", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the factor (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"factor", 0, "the factor: k (RECON) or 2^(k-1) (the source's possible print)", "k|2^(k-1)", NULL},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 k (p + q^2) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                          \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies the factor (the paper: 1)")                      \
+    SWITCH(factor, 0, "k|2^(k-1)", "the factor: k (RECON) or 2^(k-1) (the source's possible print)") \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 k (p + q^2) u")
+LM_PARAMS(PARAMS)
 
 #define KMAX 4
 #define EMAX 9
@@ -120,6 +120,7 @@ static double ratio_d(const prod_inst *I, const double *x, const double *y)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     prod_inst I;
     I.cfg = ev->config % 3; /* configurations 3-5: the same instances, factor 2^(k-1) */
@@ -226,7 +227,7 @@ static int eval(lm_eval *ev)
     lm_num l, rr, x1, x2, lo, ro;
     lm_num_inits(&cw, &l, &rr, &x1, &x2, (lm_num *)NULL);
     lm_num_inits(ev->ctx, &lo, &ro, (lm_num *)NULL);
-    double kappa = lm_par_i(ev, "factor") == 0 ? I.k : ldexp(1.0, I.k - 1);
+    double kappa = lm_int(P.factor) == 0 ? I.k : ldexp(1.0, I.k - 1);
     lm_num_set_d(&rr, 0.0);
     for (int q = 0; q < I.p; q++) { /* ||x - y|| in the working context (x, y are doubles) */
         lm_num_set_d(&x1, x[q]);
@@ -235,7 +236,7 @@ static int eval(lm_eval *ev)
         lm_num_fma(&rr, &x1, &x1, &rr);
     }
     lm_num_sqrt(&rr, &rr);
-    lm_num_mul_d(&rr, &rr, lm_par(ev, "coef") * kappa * Lmax * Mprod);
+    lm_num_mul_d(&rr, &rr, P.coef * kappa * Lmax * Mprod);
     prod_eval(A, &I, x, &cw);
     prod_eval(B, &I, y, &cw);
     lm_mat_frob(&x1, A);
@@ -243,7 +244,7 @@ static int eval(lm_eval *ev)
     lm_mat_sub(A, A, B);
     lm_mat_frob(&l, A);
     lm_num_add(&x1, &x1, &x2);
-    double tau = lm_par(ev, "tol_scale") * 16.0 * I.k * (I.p + I.q * I.q) * lm_ctx_eps(&cw);
+    double tau = P.tol_scale * 16.0 * I.k * (I.p + I.q * I.q) * lm_ctx_eps(&cw);
     lm_num_mul_d(&x1, &x1, tau);
     lm_num_add(&x2, &rr, &x1);
     int rc = 0;
@@ -258,7 +259,7 @@ static int eval(lm_eval *ev)
                   CN[I.cfg], I.k, kind, I.p, I.q, sqrt(s2));
         double q = lm_num_sgn(&l) ? exp(lm_num_log_abs_d(&l) - lm_num_log_abs_d(&rr)) : 0.0;
         lm_measure(ev, "ratio / (coef kappa max L prod M) (1 = tight)", q);
-        lm_measure(ev, "ratio / (max L prod M) (k = sharp for the factor)", q * lm_par(ev, "coef") * kappa);
+        lm_measure(ev, "ratio / (max L prod M) (k = sharp for the factor)", q * P.coef * kappa);
         lm_measure(ev, "k", I.k);
         lm_measure(ev, "kind", kind);
         lm_measure(ev, "separation", sqrt(s2));

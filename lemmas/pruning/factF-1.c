@@ -19,13 +19,14 @@
 #include <math.h>
 
 static const char *const configs[] = {"part1", "part1-alt", "part2", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies the right-hand side (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                              \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies the right-hand side (the paper: 1)") \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 8u")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     double a = pow(10.0, 40.0 * lm_rng_uniform(g) - 20.0), b = pow(10.0, 40.0 * lm_rng_uniform(g) - 20.0);
     if (ev->x) {
@@ -45,7 +46,7 @@ static int eval(lm_eval *ev)
     lm_num_set_d(&B, b);
     lm_num_sqrt(&sa, &A);
     lm_num_sqrt(&sb, &B);
-    double coef = lm_par(ev, "coef"), tol = lm_prbd_tol(ev, 8.0);
+    double coef = P.coef, tol = lm_prbd_tol(ev, 8.0);
     if (ev->config == 0) {
         lm_num_add(&l, &A, &B);
         lm_num_sqrt(&l, &l);

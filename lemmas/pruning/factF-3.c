@@ -24,10 +24,10 @@
 #include <math.h>
 #include <stdio.h>
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                           \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies beta = lambda_min(A) (the paper: 1; larger = a tightened beta)")  \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (n+m)^2 u (times ||A|| ||C||_F^2)")
+LM_PARAMS(PARAMS)
 
 /* random orthogonal Q (n x n) in double by Gram-Schmidt of a Gaussian matrix */
 static void rand_orth(double *Q, int n, lm_rng *g)
@@ -49,6 +49,7 @@ static void rand_orth(double *Q, int n, lm_rng *g)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int kind = ev->index % 6;
     int n = lm_rng_int(g, 1, 8), m = lm_rng_int(g, 1, 4);
@@ -118,7 +119,7 @@ static int eval(lm_eval *ev)
         goto out;
     }
     lm_num_mul(&lhs, &beta, &nc2);
-    lm_num_mul_d(&lhs, &lhs, lm_par(ev, "coef"));
+    lm_num_mul_d(&lhs, &lhs, P.coef);
     double tau = lm_prbd_tol(ev, 16.0 * (n + m) * (n + m));
     lm_num_mul(&x, &na, &nc2);
     lm_num_mul_d(&x, &x, tau);

@@ -24,11 +24,11 @@
 
 static const char *const configs[] = {"mixed", "n>d", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies beta in the lower bound (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 64 (n+d)^2 kappa u", NULL, "setting [0, 1e6]"},
-    {"regime", 0, "mixed: one instance in 8 has n > d; n>d: all (beta = 0)", "mixed|n>d", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                         \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies beta in the lower bound (the paper: 1)")        \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 64 (n+d)^2 kappa u") \
+    SWITCH(regime, 0, "mixed|n>d", "mixed: one instance in 8 has n > d; n>d: all (beta = 0)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev) { return lm_prbd_sandwich_eval(ev, 0); }
 

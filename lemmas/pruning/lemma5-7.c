@@ -28,12 +28,11 @@
 #include "lm_prbd.h"
 
 static const char *const configs[] = {"full", "causal", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies delta in the lower bound (the paper: 1)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u", NULL, "setting [0, 1e6]"},
-    {"control", 0, "stated: B 1 = 0; drop-B1=0: the negative control without the hypothesis",
-     "stated|drop-B1=0", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                           \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies delta in the lower bound (the paper: 1)")                         \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 32 n^2 (1 + 1/(n delta)) u")           \
+    SWITCH(control, 0, "stated|drop-B1=0", "stated: B 1 = 0; drop-B1=0: the negative control without the hypothesis")
+LM_PARAMS(PARAMS)
 
 static const lm_reading readings[] = {
     {LM_READ_PAPER, NULL, NULL},

@@ -26,11 +26,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"full", "causal", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the rounding tolerance tau_p", NULL, "setting [0, 1e6]"},
-    {"scale", 1.0, "coefficient on the closed form (1 as stated)", NULL, "constant [-1e6, 1e6]"},
-    {"formula", 0, "the closed form as stated, or with i and j exchanged (wrong)", "stated|transpose", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance tau_p")                     \
+    NUM(scale, 1.0, "constant [-1e6, 1e6]", "coefficient on the closed form (1 as stated)")                \
+    SWITCH(formula, 0, "stated|transpose", "the closed form as stated, or with i and j exchanged (wrong)")
+LM_PARAMS(PARAMS)
 
 static const int NS[] = {5, 16, 2, 1};
 static const int DS[] = {3, 8, 1};
@@ -72,10 +72,11 @@ static int deriv(lm_mat *D, lm_mat *A, const lm_prdata *P, const lm_mat *M, int 
 
 static int eval(lm_eval *ev)
 {
-    int wrong = lm_par_i(ev, "formula");
+    const lm_params prm = lm_params_of(ev);
+    int wrong = lm_int(prm.formula);
     lm_prfd_grid gr = {NS, 4, DS, 3, RS, 3, LAMS, 1};
     lm_prfd_spec S = {.what = "dH/dM_ij", .value = value, .deriv = deriv, .arg = &wrong, .T3 = 0.0,
-                      .tol_scale = lm_par(ev, "tol_scale"), .scale = lm_par(ev, "scale")};
+                      .tol_scale = prm.tol_scale, .scale = prm.scale};
     int n = NS[(ev->index / 3) % 4], d = DS[(ev->index / 2) % 3];
     S.K = 4.0 * (n + d + 4) * (n + d + 4);
     return lm_prfd_eval_model(ev, &S, LM_PRFD_NN, &gr, 6);

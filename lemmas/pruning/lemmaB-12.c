@@ -25,12 +25,10 @@
 #include <math.h>
 
 static const char *const configs[] = {"full", "causal", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
-    {"scale", 1.0,
-     "coefficient on the closed form (1 as stated; other values: a wrong formula)",
-     NULL, "constant [-1e6, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the tolerance tau_p (truncation + rounding)")                      \
+    NUM(scale, 1.0, "constant [-1e6, 1e6]", "coefficient on the closed form (1 as stated; other values: a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static const int NS[] = {5, 16, 2, 1};
 static const int DS[] = {3, 8, 1};
@@ -94,12 +92,13 @@ static int deriv(lm_mat *D, lm_mat *A, const lm_prdata *P, const lm_mat *M, int 
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_prfd_grid gr = {NS, (int)(sizeof NS / sizeof NS[0]), DS, (int)(sizeof DS / sizeof DS[0]), RS,
                        (int)(sizeof RS / sizeof RS[0]), LAMS, (int)(sizeof LAMS / sizeof LAMS[0])};
     static int opt;
     opt = 0;
     lm_prfd_spec S = {.what = "dc_j0k/dM_i0j1", .value = value, .deriv = deriv, .arg = &opt, .T3 = 0.0,
-                      .T3n = 6.0, .tol_scale = lm_par(ev, "tol_scale"), .scale = lm_par(ev, "scale")};
+                      .T3n = 6.0, .tol_scale = prm.tol_scale, .scale = prm.scale};
     int n = NS[(ev->index / 3) % gr.nn], d = DS[(ev->index / 2) % gr.nd];
     S.K = 4.0 * (n + d + 4) * (n + d + 4);
     return lm_prfd_eval_model(ev, &S, LM_PRFD_NN, &gr, 6);

@@ -19,10 +19,10 @@ static const char *const configs[] = {"causal", "block", "full", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_BLOCK, LM_PRID_FULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"transpose_W", 0, "1: the entries read W_{j1,i0} (a wrong formula)", NULL, "int [0, 1]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                              \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p") \
+    NUM(transpose_W, 0, "int [0, 1]", "1: the entries read W_{j1,i0} (a wrong formula)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

@@ -20,12 +20,10 @@
 static const char *const configs[] = {"causal", NULL};
 static const double RS[] = {1.000001, 1.5, 2.0};
 
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies every rounding tolerance K u_p", NULL, "setting [0, 1e6]"},
-    {"lambda_factor", 1.0,
-     "the gradient compared with lambda_factor * lambda M (2: a wrong factor)",
-     NULL, "constant [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                 \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies every rounding tolerance K u_p")                                    \
+    NUM(lambda_factor, 1.0, "constant [0, 1e6]", "the gradient compared with lambda_factor * lambda M (2: a wrong factor)")
+LM_PARAMS(PARAMS)
 
 static int check(lm_prid_inst *I)
 {

@@ -14,14 +14,15 @@
 #include <float.h>
 #include <math.h>
 
-static const lm_param_def params[] = {
-    {"cX", 1.0, "||X||_F <= cX sqrt(nd) R", NULL, "constant [0, 1e6]"},
-    {"cW", 1.0, "||W||_F <= cW d R", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                               \
+    NUM(cX, 1.0, "constant [0, 1e6]", "||X||_F <= cX sqrt(nd) R")                                         \
+    NUM(cW, 1.0, "constant [0, 1e6]", "||W||_F <= cW d R")                                                \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 8 (n+d) u + 4 eps_double")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     lm_prbd_plan pl;
     lm_prbd_plan_make(&pl, ev->index, g);
@@ -31,16 +32,16 @@ static int eval(lm_eval *ev)
     lm_num a, b;
     lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
     /* plus the double rounding of the rescaled families' data (entries up to R(1 + eps)) */
-    double tol = lm_prbd_tol(ev, 8.0 * (pl.n + pl.d)) + lm_par(ev, "tol_scale") * 4.0 * DBL_EPSILON;
+    double tol = lm_prbd_tol(ev, 8.0 * (pl.n + pl.d)) + prm.tol_scale * 4.0 * DBL_EPSILON;
     lm_mat_frob(&a, P->X);
     lm_num_set_d(&b, (double)pl.n * pl.d);
     lm_num_sqrt(&b, &b);
     lm_num_mul_d(&b, &b, pl.R);
-    lm_prbd_obs(ev, &a, lm_par(ev, "cX"), &b, tol, "||X||_F <= cX sqrt(nd) R");
+    lm_prbd_obs(ev, &a, prm.cX, &b, tol, "||X||_F <= cX sqrt(nd) R");
     lm_measure(ev, "||X||_F / (sqrt(nd) R)", lm_num_get_d(&a) / lm_num_get_d(&b));
     lm_mat_frob(&a, P->W);
     lm_num_set_d(&b, pl.d * pl.R);
-    lm_prbd_obs(ev, &a, lm_par(ev, "cW"), &b, tol, "||W||_F <= cW d R");
+    lm_prbd_obs(ev, &a, prm.cW, &b, tol, "||W||_F <= cW d R");
     lm_measure(ev, "||W||_F / (d R)", lm_num_get_d(&a) / lm_num_get_d(&b));
     lm_measure(ev, "n", pl.n);
     lm_measure(ev, "d", pl.d);

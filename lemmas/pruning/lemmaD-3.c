@@ -32,19 +32,19 @@
 
 static const char *const configs[] = {"part1", "part2", "part3", "part4", "part5", "part6", "part7",
                                       "part8", "part9", "part10", NULL};
-static const lm_param_def params[] = {
-    {"c1", 1.0, "part 1: ||f||_F <= c1 sqrt(n)", NULL, "constant [0, 1e6]"},
-    {"c2", 2.0, "part 2: ||c||_F <= c2 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
-    {"c3", 2.0, "part 3: L_rec <= c3 n (RECON)", NULL, "constant [0, 1e6]"},
-    {"c4", 1.0, "part 4: ||f_j||_2 <= c4 and f_jk <= c4", NULL, "constant [0, 1e6]"},
-    {"c5", 2.0, "part 5: ||c_j||_2 <= c5 (RECON)", NULL, "constant [0, 1e6]"},
-    {"c6", 2.0, "part 6: |<f_j, c_j>| <= c6 (RECON)", NULL, "constant [0, 1e6]"},
-    {"c7", 1.0, "part 7: ||f_j||_1 = c7 (c7 > 0: the check divides by it)", NULL, "constant (0, 1e6]"},
-    {"c8", 2.0, "part 8: ||p1||_F <= c8 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
-    {"c9", 2.0, "part 9: ||p2||_F <= c9 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
-    {"c10", 4.0, "part 10: ||p||_F <= c10 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                       \
+    NUM(c1, 1.0, "constant [0, 1e6]", "part 1: ||f||_F <= c1 sqrt(n)")                            \
+    NUM(c2, 2.0, "constant [0, 1e6]", "part 2: ||c||_F <= c2 sqrt(n) (RECON)")                    \
+    NUM(c3, 2.0, "constant [0, 1e6]", "part 3: L_rec <= c3 n (RECON)")                            \
+    NUM(c4, 1.0, "constant [0, 1e6]", "part 4: ||f_j||_2 <= c4 and f_jk <= c4")                   \
+    NUM(c5, 2.0, "constant [0, 1e6]", "part 5: ||c_j||_2 <= c5 (RECON)")                          \
+    NUM(c6, 2.0, "constant [0, 1e6]", "part 6: |<f_j, c_j>| <= c6 (RECON)")                       \
+    NUM(c7, 1.0, "constant (0, 1e6]", "part 7: ||f_j||_1 = c7 (c7 > 0: the check divides by it)") \
+    NUM(c8, 2.0, "constant [0, 1e6]", "part 8: ||p1||_F <= c8 sqrt(n) (RECON)")                   \
+    NUM(c9, 2.0, "constant [0, 1e6]", "part 9: ||p2||_F <= c9 sqrt(n) (RECON)")                   \
+    NUM(c10, 4.0, "constant [0, 1e6]", "part 10: ||p||_F <= c10 sqrt(n) (RECON)")                 \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (n+d) u")
+LM_PARAMS(PARAMS)
 
 /* row statistics over j: which = 0 max ||A_j||_2, 1 max ||A_j||_1, 2 min ||A_j||_1,
  * 3 max |<A_j, B_j>|, 4 max A_jk, 5 max -A_jk */

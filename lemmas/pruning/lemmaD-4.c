@@ -37,12 +37,12 @@
 
 static const char *const configs[] = {"2 sqrt(n) R^3", "2 n R^3", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)", NULL, "constant [0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n (RECON: 1/2; the printed constant may use 1)", NULL, "exponent [-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON: 3)", NULL, "exponent [-16, 16]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                             \
+    NUM(coef, 2.0, "constant [0, 1e6]", "coefficient of the bound coef n^n_exp R^R_exp (RECON: 2)")     \
+    NUM(n_exp, 0.5, "exponent [-16, 16]", "exponent of n (RECON: 1/2; the printed constant may use 1)") \
+    NUM(R_exp, 3.0, "exponent [-16, 16]", "exponent of R (RECON: 3)")                                   \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (n+d) u")
+LM_PARAMS(PARAMS)
 
 /* max over (a, b) of ||D_ab||_F (and of its rows, into rowmax) at M, in P's context;
  * F holds the forward pass at M */
@@ -90,6 +90,7 @@ static double obj(const lm_prdata *P, const lm_mat *M, void *u)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     lm_prbd_plan pl;
     lm_prbd_plan_make(&pl, ev->index, g);
@@ -153,10 +154,10 @@ static int eval(lm_eval *ev)
     maxpart(&lhs, &rowm, F, P);
     lm_num_set_d(&rhs, pl.R);
     lm_num_log(&rhs, &rhs);
-    lm_num_mul_d(&rhs, &rhs, lm_par(ev, "R_exp"));
+    lm_num_mul_d(&rhs, &rhs, prm.R_exp);
     lm_num_set_d(&x, n);
     lm_num_log(&x, &x);
-    lm_num_mul_d(&x, &x, lm_par(ev, "n_exp"));
+    lm_num_mul_d(&x, &x, prm.n_exp);
     lm_num_add(&rhs, &rhs, &x);
     lm_num_exp(&rhs, &rhs); /* n^n_exp R^R_exp */
     {
@@ -164,7 +165,7 @@ static int eval(lm_eval *ev)
         snprintf(where, sizeof where, "max_ab ||df/dM_ab||_F <= coef n^e R^3: n=%d d=%d R=%g X:%s W:%s M:%s %s%s", n,
                  d, pl.R, lm_pr_family_name(pl.fx), lm_pr_family_name(pl.fw), lm_pr_mkind_name(pl.mk),
                  pl.causal ? "causal" : "full", witness ? " (witness)" : climbed ? " (hill-climbed)" : "");
-        double coef = lm_par(ev, "coef");
+        double coef = prm.coef;
         lm_prbd_obs(ev, &lhs, coef, &rhs, lm_prbd_tol(ev, 16.0 * (n + d)), where);
         double l = lm_num_get_d(&lhs), r3 = pow(pl.R, 3.0), re = lm_pr_reff(P0);
         lm_measure(ev, "max ||df/dM_ab|| / (coef n^e R^3)", l / (coef * lm_num_get_d(&rhs)));

@@ -39,18 +39,19 @@
 
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
-static const lm_param_def params[] = {
-    {"coef", 2.0, "coefficient of L_f = coef n^n_exp d^d_exp R^R_exp (RECON 2)", NULL, "constant [0, 1e6]"},
-    {"n_exp", 0.5, "exponent of n in L_f (RECON 1/2)", NULL, "exponent [-16, 16]"},
-    {"d_exp", 1.0, "exponent of d in L_f (RECON 1)", NULL, "exponent [-16, 16]"},
-    {"R_exp", 3.0, "exponent of R in L_f (RECON 3)", NULL, "exponent [-16, 16]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                            \
+    NUM(coef, 2.0, "constant [0, 1e6]", "coefficient of L_f = coef n^n_exp d^d_exp R^R_exp (RECON 2)") \
+    NUM(n_exp, 0.5, "exponent [-16, 16]", "exponent of n in L_f (RECON 1/2)")                          \
+    NUM(d_exp, 1.0, "exponent [-16, 16]", "exponent of d in L_f (RECON 1)")                            \
+    NUM(R_exp, 3.0, "exponent [-16, 16]", "exponent of R in L_f (RECON 3)")
+LM_PARAMS(PARAMS)
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
 {
+    const lm_params P = lm_params_of(ev);
     (void)lambda;
-    return lm_par(ev, "coef") * pow((double)n, lm_par(ev, "n_exp")) * pow((double)d, lm_par(ev, "d_exp")) *
-           pow(R, lm_par(ev, "R_exp"));
+    return P.coef * pow((double)n, P.n_exp) * pow((double)d, P.d_exp) *
+           pow(R, P.R_exp);
 }
 
 static int eval(lm_eval *ev)

@@ -29,20 +29,19 @@
 
 static const char *const configs[] = {"noncausal", "causal", NULL};
 
-static const lm_param_def params[] = {
-    {"coef_n", 4.0,
-     "coefficient of n in L_p = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)",
-     NULL, "constant [0, 1e6]"},
-    {"coef_sqrtn", 6.0, "coefficient of sqrt(n) (RECON 6)", NULL, "constant [0, 1e6]"},
-    {"d_exp", 1.0, "exponent of d (RECON 1)", NULL, "exponent [-16, 16]"},
-    {"R_exp", 3.0, "exponent of R (RECON 3)", NULL, "exponent [-16, 16]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                      \
+    NUM(coef_n, 4.0, "constant [0, 1e6]", "coefficient of n in L_p = (coef_n n + coef_sqrtn sqrt(n)) d^d_exp R^R_exp (RECON 4)") \
+    NUM(coef_sqrtn, 6.0, "constant [0, 1e6]", "coefficient of sqrt(n) (RECON 6)")                                                \
+    NUM(d_exp, 1.0, "exponent [-16, 16]", "exponent of d (RECON 1)")                                                             \
+    NUM(R_exp, 3.0, "exponent [-16, 16]", "exponent of R (RECON 3)")
+LM_PARAMS(PARAMS)
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
 {
+    const lm_params P = lm_params_of(ev);
     (void)lambda;
-    return (lm_par(ev, "coef_n") * n + lm_par(ev, "coef_sqrtn") * sqrt((double)n)) *
-           pow((double)d, lm_par(ev, "d_exp")) * pow(R, lm_par(ev, "R_exp"));
+    return (P.coef_n * n + P.coef_sqrtn * sqrt((double)n)) *
+           pow((double)d, P.d_exp) * pow(R, P.R_exp);
 }
 
 static int eval(lm_eval *ev)

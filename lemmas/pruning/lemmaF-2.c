@@ -33,15 +33,15 @@
 #include <stdio.h>
 
 static const char *const configs[] = {"part1", "part2", NULL};
-static const lm_param_def params[] = {
-    {"c_ab", 2.0, "the constant of 2ab (the paper: 2)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 d^2 u", NULL, "setting [0, 1e6]"},
-    {"bounds", 0, "a, b as the instance kind says, or a = b = sqrt(||A||^2+||B||^2) (part 2's side condition fails)",
-     "kind|exceed", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                              \
+    NUM(c_ab, 2.0, "constant [0, 1e6]", "the constant of 2ab (the paper: 2)")                                                            \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 d^2 u")                                                \
+    SWITCH(bounds, 0, "kind|exceed", "a, b as the instance kind says, or a = b = sqrt(||A||^2+||B||^2) (part 2's side condition fails)")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     int kind = ev->index % 6, part = ev->config + 1;
     int d = lm_rng_int(g, 1, 6);
@@ -105,7 +105,7 @@ static int eval(lm_eval *ev)
     lm_num_sqr(&x, &na);
     lm_num_sqr(&y, &nb);
     lm_num_add(&x, &x, &y); /* ||A||^2 + ||B||^2 */
-    if (lm_par_i(ev, "bounds") == 1) {
+    if (lm_int(prm.bounds) == 1) {
         lm_num_sqrt(&a, &x);
         lm_num_max(&b, &a, &nb); /* max: the rounded square root may fall an ulp short */
         lm_num_max(&a, &a, &na);
@@ -117,7 +117,7 @@ static int eval(lm_eval *ev)
                    lm_num_get_d(&na), lm_num_get_d(&a), lm_num_get_d(&nb), lm_num_get_d(&b), kind))
         goto out;
     lm_num_mul(&cab, &a, &b);
-    lm_num_mul_d(&cab, &cab, lm_par(ev, "c_ab")); /* c_ab a b */
+    lm_num_mul_d(&cab, &cab, prm.c_ab); /* c_ab a b */
     double tau = lm_prbd_tol(ev, 16.0 * d * d);
     lm_measure(ev, "kind", kind);
     lm_measure(ev, "d", d);

@@ -17,13 +17,14 @@
 #include <math.h>
 
 static const char *const configs[] = {"lower", "upper", NULL};
-static const lm_param_def params[] = {
-    {"coef", 1.0, "multiplies min|A| (lower) or max|A| (upper)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (d+2) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                \
+    NUM(coef, 1.0, "constant [0, 1e6]", "multiplies min|A| (lower) or max|A| (upper)")     \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 8 (d+2) u")
+LM_PARAMS(PARAMS)
 
 static int eval(lm_eval *ev)
 {
+    const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
     lm_prbd_plan pl;
     lm_prbd_plan_make(&pl, ev->index, g);
@@ -43,7 +44,7 @@ static int eval(lm_eval *ev)
     lm_num_inits(c, &h, &nb, &m, (lm_num *)NULL);
     lm_mat_frob(&h, H);
     lm_mat_frob(&nb, B);
-    double coef = lm_par(ev, "coef"), tol = lm_prbd_tol(ev, 8.0 * (d + 2));
+    double coef = P.coef, tol = lm_prbd_tol(ev, 8.0 * (d + 2));
     if (ev->config == 0) {
         lm_mat_min_abs(&m, A);
         lm_num_mul(&m, &m, &nb);

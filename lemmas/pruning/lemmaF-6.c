@@ -35,12 +35,11 @@ static const char *const configs[] = {"causal", "full", "inequality", NULL};
 static const int SUPPORT[] = {LM_PRID_CAUSAL, LM_PRID_FULL, LM_PRID_CAUSAL};
 static const double RS[] = {1.000001, 1.5, 2.0, 4.0};
 
-static const lm_param_def params[] = {
-    {"coef", 1.0, "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 8 (n+2)^2 u_p", NULL, "setting [0, 1e6]"},
-    {"formula", 0, "the identity's right-hand side: ||a||^2 + n c^2, or the wrong ||a||^2 + c^2",
-     "n-c2|c2", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                               \
+    NUM(coef, 1.0, "constant [0, 1e6]", "the inequality coef ||a||^2 <= ||a - c 1||^2 (the paper: 1, attained at c = 0)") \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 8 (n+2)^2 u_p")                            \
+    SWITCH(formula, 0, "n-c2|c2", "the identity's right-hand side: ||a||^2 + n c^2, or the wrong ||a||^2 + c^2")
+LM_PARAMS(PARAMS)
 
 /* the largest ||a||^2 / ||a - c 1||^2 of one evaluation (the runner evaluates one claim
  * instance at a time) */
@@ -79,11 +78,12 @@ static void one(lm_prid_inst *I, lm_num *a, const lm_num *c, const char *what, i
     lm_prid_resid(I, what, &diff, &rhs, K);
     if (tier0) { /* the inequality coef ||a||^2 <= ||a - c 1||^2 in the runner's context */
         lm_eval *ev = I->ev;
+        const lm_params P = lm_params_of(ev);
         lm_num_inits(ev->ctx, &x, &y, (lm_num *)NULL);
         lm_num_set(&x, &na);
-        lm_num_mul_d(&x, &x, lm_par(ev, "coef"));
+        lm_num_mul_d(&x, &x, P.coef);
         lm_num_set(&y, &ns);
-        lm_obs_le(ev, -1, &x, &y, lm_par(ev, "tol_scale") * K * lm_ctx_eps(ev->ctx),
+        lm_obs_le(ev, -1, &x, &y, P.tol_scale * K * lm_ctx_eps(ev->ctx),
                   "coef ||a||^2 <= ||a - c 1||^2 (%s, n=%d)", what, n);
         if (lm_num_sgn(&y) > 0) {
             double r = lm_num_sgn(&na) ? exp(lm_num_log_abs_d(&na) - lm_num_log_abs_d(&ns)) : 0.0;

@@ -19,11 +19,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"entry", "frobenius", NULL};
-static const lm_param_def params[] = {
-    {"c_entry", 2.0, "max |c_ij| <= c_entry (RECON)", NULL, "constant [0, 1e6]"},
-    {"c_frob", 2.0, "||c||_F <= c_frob n (RECON)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                 \
+    NUM(c_entry, 2.0, "constant [0, 1e6]", "max |c_ij| <= c_entry (RECON)")                 \
+    NUM(c_frob, 2.0, "constant [0, 1e6]", "||c||_F <= c_frob n (RECON)")                    \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (n+d) u")
+LM_PARAMS(PARAMS)
 
 static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
 {
@@ -57,16 +57,17 @@ static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata
 
 static int eval(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     /* c_ij = f_ij - f0_ij is a difference of two softmax entries, so |c_ij| <= 1 and
      * ||c||_F <= sqrt(2n) <= sqrt(2) n a priori: a constant at or above these cannot fail (vacuous) */
     if (ev->config == 1) {
-        int rf = lm_prbd_parts_eval(ev, 1, part_fn, lm_par(ev, "c_frob"), 1);
-        if (!rf) lm_rhs_trivial(ev, lm_par(ev, "c_frob"), M_SQRT2, "||c||_F / n (a priori <= sqrt(2/n) <= sqrt 2)");
+        int rf = lm_prbd_parts_eval(ev, 1, part_fn, prm.c_frob, 1);
+        if (!rf) lm_rhs_trivial(ev, prm.c_frob, M_SQRT2, "||c||_F / n (a priori <= sqrt(2/n) <= sqrt 2)");
         return rf;
     }
-    int rc = lm_prbd_parts_eval(ev, 0, part_fn, lm_par(ev, "c_entry"), 1);
+    int rc = lm_prbd_parts_eval(ev, 0, part_fn, prm.c_entry, 1);
     if (rc) return rc;
-    lm_rhs_trivial(ev, lm_par(ev, "c_entry"), 1.0, "max |c_ij| (a difference of two softmax entries: a priori <= 1)");
+    lm_rhs_trivial(ev, prm.c_entry, 1.0, "max |c_ij| (a difference of two softmax entries: a priori <= 1)");
     return lm_prbd_parts_eval(ev, 2, part_fn, 1.0, 0);
 }
 

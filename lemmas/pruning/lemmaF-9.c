@@ -18,11 +18,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"p1", "alt-p2", NULL};
-static const lm_param_def params[] = {
-    {"c_p1", 2.0, "||f o c||_F <= c_p1 n (RECON)", NULL, "constant [0, 1e6]"},
-    {"c_p2", 2.0, "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)", NULL, "constant [0, 1e6]"},
-    {"tol_scale", 1.0, "multiplies the rounding tolerance 16 (n+d) u", NULL, "setting [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                 \
+    NUM(c_p1, 2.0, "constant [0, 1e6]", "||f o c||_F <= c_p1 n (RECON)")                    \
+    NUM(c_p2, 2.0, "constant [0, 1e6]", "alternative: ||p2||_F <= c_p2 sqrt(n) (RECON)")    \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the rounding tolerance 16 (n+d) u")
+LM_PARAMS(PARAMS)
 
 static void part_fn(lm_num *lhs, lm_num *rhs, const lm_prfwd *F, const lm_prdata *P, int part)
 {

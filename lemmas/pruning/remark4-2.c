@@ -28,12 +28,10 @@
 static const char *const configs[] = {"(i) natural delta bound", "(ii) lambda sweep",
                                       "(iv) binarisation count", NULL};
 
-static const lm_param_def params[] = {
-    {"c_exp", 2.0, "bound f_ij >= exp(-c_exp d^2 R^3)/n_i", NULL, "constant [0, 1e6]"},
-    {"rho_shift", 0.0,
-     "added to the requested number of zeros (wrong-constant test; the counts are at most 64)",
-     NULL, "setting [-100, 100]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                               \
+    NUM(c_exp, 2.0, "constant [0, 1e6]", "bound f_ij >= exp(-c_exp d^2 R^3)/n_i")                                                         \
+    NUM(rho_shift, 0.0, "setting [-100, 100]", "added to the requested number of zeros (wrong-constant test; the counts are at most 64)")
+LM_PARAMS(PARAMS)
 
 static lm_prdata *make(lm_eval *ev, int *n, int *d, double *R, lm_rng *g)
 {
@@ -55,6 +53,7 @@ static lm_prdata *make(lm_eval *ev, int *n, int *d, double *R, lm_rng *g)
 
 static int eval_i(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 42));
     int n, d;
@@ -85,7 +84,7 @@ static int eval_i(lm_eval *ev)
             lmin = fmin(lmin, lf);
             worst = fmin(worst, lf + log((double)ni));
         }
-        double lb = -lm_par(ev, "c_exp") * d * d * R * R * R;
+        double lb = -prm.c_exp * d * d * R * R * R;
         if (kind < 2) {
             lm_num_set_d(&a, lb);
             lm_num_set_d(&b, worst);
@@ -145,6 +144,7 @@ static int eval_ii(lm_eval *ev)
 
 static int eval_iv(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_prt_spec s;
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 44));
@@ -165,7 +165,7 @@ static int eval_iv(lm_eval *ev)
         lm_pr_binarise(B, tr->MT, rho);
         int z = 0;
         for (int a = 0; a < N; a++) z += lm_mat_get_d(B, a / s.d, a % s.d) == 0.0;
-        double want = floor(rho * N) + lm_par(ev, "rho_shift");
+        double want = floor(rho * N) + prm.rho_shift;
         lm_obs_le_d(ev, -1, z, want, 0.0, "zeros <= floor(rho d^2), rho=%.1f", rho);
         lm_obs_le_d(ev, -1, want, z, 0.0, "floor(rho d^2) <= zeros, rho=%.1f", rho);
     }

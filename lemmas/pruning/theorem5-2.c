@@ -38,21 +38,17 @@ static const char *const configs[] = {"toy: a x^2", "toy: x^2+3 sin^2 x", "pruni
  * use only L_E8 (through the step eta = eta_c / L_E8), so mu_coef, U_coef, U_exp_n and xi_scale
  * are declared as settings: they enter no observation here (a constant mutant of them could not
  * break anything) */
-static const lm_param_def params[] = {
-    {"mu_coef", 4.0, "Theorem 4.1's mu coefficient (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
-    {"U_coef", 4.0, "Theorem 4.1's U coefficient (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
-    {"U_exp_n", 1.5, "Theorem 4.1's exponent of n in U (not used by this claim's checks)", NULL,
-     "setting [-16, 16]"},
-    {"xi_scale", 1.0, "Theorem 4.1's xi multiplier (not used by this claim's checks)", NULL, "setting (0, 1e300]"},
-    {"L_scale", 1.0, "multiplies the polynomial part of L_E8 = (4n^2+6n^1.5) d^2 R^6 + lambda (the step is eta_c/L_E8)",
-     NULL, "setting (0, 1e6]"},
-    {"eta_c", 1.0, "step eta = eta_c / L (the theorem needs eta_c <= 1)", NULL, "setting (0, 1e6]"},
-    {"T_scale", 1.0, "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)", NULL, "constant [0, 1e6]"},
-    {"eps", 1e-3, "accuracy epsilon (toy configurations)", NULL, "setting (0, 1e6]"},
-    {"steps", 300,
-     "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)",
-     NULL, "int [1, 20000]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                   \
+    NUM(mu_coef, 4.0, "setting (0, 1e300]", "Theorem 4.1's mu coefficient (not used by this claim's checks)")                                 \
+    NUM(U_coef, 4.0, "setting (0, 1e300]", "Theorem 4.1's U coefficient (not used by this claim's checks)")                                   \
+    NUM(U_exp_n, 1.5, "setting [-16, 16]", "Theorem 4.1's exponent of n in U (not used by this claim's checks)")                              \
+    NUM(xi_scale, 1.0, "setting (0, 1e300]", "Theorem 4.1's xi multiplier (not used by this claim's checks)")                                 \
+    NUM(L_scale, 1.0, "setting (0, 1e6]", "multiplies the polynomial part of L_E8 = (4n^2+6n^1.5) d^2 R^6 + lambda (the step is eta_c/L_E8)") \
+    NUM(eta_c, 1.0, "setting (0, 1e6]", "step eta = eta_c / L (the theorem needs eta_c <= 1)")                                                \
+    NUM(T_scale, 1.0, "constant [0, 1e6]", "multiplies T = 2 f(w0)/eta (2/(mu eps))^(2/alpha)")                                               \
+    NUM(eps, 1e-3, "setting (0, 1e6]", "accuracy epsilon (toy configurations)")                                                               \
+    NUM(steps, 300, "int [1, 20000]", "GD iterations on the pruning loss (quick: steps/4; at most 20000: run length bound)")
+LM_PARAMS(PARAMS)
 
 /* sin in the context: libm in double, the Taylor series in MPFR (|x| <= ~10) */
 static void num_sin(lm_num *r, const lm_num *x, const lm_ctx *c)
@@ -103,16 +99,17 @@ static void toy(lm_num *f, lm_num *fp, const lm_num *x, int kind, double a, cons
 
 static int eval_toy(lm_eval *ev, int kind)
 {
+    const lm_params prm = lm_params_of(ev);
     const lm_ctx *c = ev->ctx;
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 52));
     double a = kind == 0 ? 0.5 + 1.5 * lm_rng_uniform(&g) : 1.0;
     double x0 = kind == 0 ? -3.0 + 6.0 * lm_rng_uniform(&g) : -5.0 + 10.0 * lm_rng_uniform(&g);
     double L = kind == 0 ? 2.0 * a : 8.0, mu = kind == 0 ? 8.0 * a : 0.125;
-    double eta = lm_par(ev, "eta_c") / L, eps = lm_par(ev, "eps");
+    double eta = prm.eta_c / L, eps = prm.eps;
     lm_num x, f, fp, f1, fp1, a1, b1, mg, en;
     lm_num_inits(c, &x, &f, &fp, &f1, &fp1, &a1, &b1, &mg, &en, (lm_num *)NULL);
-    lm_num_set_d(&en, lm_par(ev, "eta_c"));
+    lm_num_set_d(&en, prm.eta_c);
     lm_num_div_d(&en, &en, L); /* eta in the context: the quadratic is an equality case */
     lm_num_set_d(&x, x0);
     toy(&f, &fp, &x, kind, a, c);
@@ -120,7 +117,7 @@ static int eval_toy(lm_eval *ev, int kind)
     lm_num f0n;
     lm_num_init(&f0n, c);
     lm_num_set(&f0n, &f);
-    double Tth = lm_par(ev, "T_scale") * 2.0 * f0 / eta * (2.0 / (mu * eps));
+    double Tth = prm.T_scale * 2.0 * f0 / eta * (2.0 / (mu * eps));
     /* in double first: T_scale / eps may make the formula T overflow a long (or NaN) */
     const double Tce = ceil(Tth);
     long T = !(Tce < 1e18) ? (long)1e18 : Tce < 1 ? 1 : (long)Tce;
@@ -179,6 +176,7 @@ static int descent_ok(const lm_prt_run *r, double eta, double tol)
 
 static int eval_pr(lm_eval *ev)
 {
+    const lm_params prm = lm_params_of(ev);
     lm_rng g;
     lm_rng_init(&g, lm_hash_u64(ev->seed, 53));
     lm_prt_spec s;
@@ -190,8 +188,8 @@ static int eval_pr(lm_eval *ev)
     lm_prdata *P = lm_prt_build(&s, ev->seed, c, &M0);
     lm_prt_consts K;
     lm_prt_consts_eval(&K, P, s.R, 0.0, &k);
-    double eta = lm_par(ev, "eta_c") / K.LE8;
-    int steps = lm_par_i(ev, "steps");
+    double eta = prm.eta_c / K.LE8;
+    int steps = lm_int(prm.steps);
     if (ev->quick) steps /= 4;
     if (steps < 2) steps = 2;
     double tol = 16.0 * (s.n * s.n + s.d * s.d) * lm_ctx_eps(c);
@@ -208,7 +206,7 @@ static int eval_pr(lm_eval *ev)
     for (int t = 0; t < r.T; t++) {
         lm_num_mul_d(&a, &r.g2[t], 0.5 * eta);
         lm_num_add(&a, &a, &r.L[t + 1]);
-        lm_obs_le(ev, t, &a, &r.L[t], tol, "(a) descent at t=%d, eta=%g/L_E8", t, lm_par(ev, "eta_c"));
+        lm_obs_le(ev, t, &a, &r.L[t], tol, "(a) descent at t=%d, eta=%g/L_E8", t, prm.eta_c);
         if (t == 0 || lm_num_cmp(&r.g2[t], &mg) < 0) lm_num_set(&mg, &r.g2[t]);
         lm_num_mul_d(&b, &r.L[0], 2.0 / (eta * (t + 1)));
         lm_obs_le(ev, t, &mg, &b, tol, "(b) min ||grad||^2 <= 2L(M0)/(eta T'), T'=%d", t + 1);
@@ -221,7 +219,7 @@ static int eval_pr(lm_eval *ev)
         if (Lt > xi) mut = fmin(mut, 2.0 * lm_num_get_d(&r.g2[t]) / (Lt - xi));
     }
     if (eps > 0 && mut < HUGE_VAL && mut > 0) {
-        double Tt = ceil(4.0 * lm_par(ev, "T_scale") * L0 / (eta * mut * eps));
+        double Tt = ceil(4.0 * prm.T_scale * L0 / (eta * mut * eps));
         lm_measure(ev, "mu_traj", mut);
         lm_measure(ev, "T(mu_traj)", Tt);
         if (Tt <= r.T) {

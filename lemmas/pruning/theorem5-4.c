@@ -40,22 +40,21 @@
 
 static const char *const configs[] = {"noncausal", NULL};
 
-static const lm_param_def params[] = {
-    {"coef_n2", 4.0,
-     "coefficient of n^2 in L = (coef_n2 n^2 + coef_n15 n^1.5) d^d_exp R^R_exp + lambda_coef lambda (RECON 4)",
-     NULL, "constant [0, 1e6]"},
-    {"coef_n15", 6.0, "coefficient of n^1.5 (RECON 6)", NULL, "constant [0, 1e6]"},
-    {"d_exp", 2.0, "exponent of d (RECON 2)", NULL, "exponent [-16, 16]"},
-    {"R_exp", 6.0, "exponent of R (RECON 6)", NULL, "exponent [-16, 16]"},
-    {"lambda_coef", 1.0, "coefficient of lambda (1: the regulariser's Hessian lambda I)", NULL, "constant [0, 1e6]"},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                           \
+    NUM(coef_n2, 4.0, "constant [0, 1e6]", "coefficient of n^2 in L = (coef_n2 n^2 + coef_n15 n^1.5) d^d_exp R^R_exp + lambda_coef lambda (RECON 4)") \
+    NUM(coef_n15, 6.0, "constant [0, 1e6]", "coefficient of n^1.5 (RECON 6)")                                                                         \
+    NUM(d_exp, 2.0, "exponent [-16, 16]", "exponent of d (RECON 2)")                                                                                  \
+    NUM(R_exp, 6.0, "exponent [-16, 16]", "exponent of R (RECON 6)")                                                                                  \
+    NUM(lambda_coef, 1.0, "constant [0, 1e6]", "coefficient of lambda (1: the regulariser's Hessian lambda I)")
+LM_PARAMS(PARAMS)
 
 static double stated(lm_eval *ev, int n, int d, double R, double lambda)
 {
+    const lm_params P = lm_params_of(ev);
     double nn = (double)n;
-    return (lm_par(ev, "coef_n2") * nn * nn + lm_par(ev, "coef_n15") * pow(nn, 1.5)) *
-               pow((double)d, lm_par(ev, "d_exp")) * pow(R, lm_par(ev, "R_exp")) +
-           lm_par(ev, "lambda_coef") * lambda;
+    return (P.coef_n2 * nn * nn + P.coef_n15 * pow(nn, 1.5)) *
+               pow((double)d, P.d_exp) * pow(R, P.R_exp) +
+           P.lambda_coef * lambda;
 }
 
 static int eval(lm_eval *ev)

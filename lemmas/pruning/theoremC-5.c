@@ -25,15 +25,11 @@
 #include <math.h>
 
 static const char *const configs[] = {"full", "causal", NULL};
-static const lm_param_def params[] = {
-    {"tol_scale", 1.0, "multiplies the tolerance tau_p (truncation + rounding)", NULL, "setting [0, 1e6]"},
-    {"scale", 1.0,
-     "coefficient on the closed form (1 as stated; other values: a wrong formula)",
-     NULL, "constant [-1e6, 1e6]"},
-    {"mutation", 0,
-     "the stated formula, or a mutation canary: p -> p^T, p2 dropped, lambda -> 2 lambda, W -> W^T",
-     "none|p-transpose|drop-p2|double-lambda|W-transpose", NULL},
-    {NULL, 0, NULL, NULL, NULL}};
+#define PARAMS(NUM, SWITCH)                                                                                                                                                   \
+    NUM(tol_scale, 1.0, "setting [0, 1e6]", "multiplies the tolerance tau_p (truncation + rounding)")                                                                         \
+    NUM(scale, 1.0, "constant [-1e6, 1e6]", "coefficient on the closed form (1 as stated; other values: a wrong formula)")                                                    \
+    SWITCH(mutation, 0, "none|p-transpose|drop-p2|double-lambda|W-transpose", "the stated formula, or a mutation canary: p -> p^T, p2 dropped, lambda -> 2 lambda, W -> W^T")
+LM_PARAMS(PARAMS)
 
 static const int NS[] = {5, 16, 2, 1};
 static const int DS[] = {3, 8, 1};

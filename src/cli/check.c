@@ -92,7 +92,7 @@ int lm_cmd_check(int argc, char **argv)
     o.progress = 1;
     int json = 0, strict = 0, nid = 0;
     const char **ids = malloc(sizeof *ids * (size_t)(argc > 0 ? argc : 1));
-    const lm_claim **cl = malloc(sizeof *cl * (size_t)(argc > 0 ? argc : 1));
+    const lm_claim **cl = malloc(sizeof *cl * ((size_t)(argc > 0 ? argc : 1) + (size_t)lm_registry_count));
     if (!ids || !cl) {
         free(ids);
         free(cl);
@@ -159,10 +159,19 @@ int lm_cmd_check(int argc, char **argv)
     }
     if (st < 0 && nid == 0) st = die_usage("%s", "check needs at least one claim id (see: lemmata list)");
     lm_cli_common_finish(&com);
+    /* "paper/" (an id prefix ending in '/') stands for every claim of the paper */
+    int ncl = 0;
     for (int k = 0; k < nid && st < 0; k++) {
-        cl[k] = lm_claim_find(ids[k]);
-        if (!cl[k]) st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
+        size_t l = strlen(ids[k]);
+        if (l > 1 && ids[k][l - 1] == '/') {
+            int before = ncl;
+            for (int j = 0; j < lm_registry_count && ncl < argc + lm_registry_count; j++)
+                if (!strncmp(lm_registry[j]->id, ids[k], l)) cl[ncl++] = lm_registry[j];
+            if (ncl == before) st = die_usage("no claim id starts with '%s' (see: lemmata papers)", ids[k]);
+        } else if (!(cl[ncl++] = lm_claim_find(ids[k])))
+            st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
     }
+    nid = ncl;
     /* every --set must name a parameter of at least one listed claim and parse there */
     for (int s = 0; s < nsets && st < 0; s++) {
         int used = 0;

@@ -60,7 +60,7 @@ int lm_cli_parse_prec(const char *s, mpfr_prec_t *out);
 const char *lm_cli_name_value(const char *v);
 /* 1 for --help and -h */
 int lm_cli_is_help(const char *a);
-/* the paper prefix of a claim id ("tutorial" of "tutorial/descent-lemma") */
+/* the paper prefix of a claim id ("mypaper" of "mypaper/lemma3") */
 const char *lm_cli_paper_of(const char *id, char *buf, size_t n);
 #define paper_of lm_cli_paper_of
 /* one summary line of a claim result on stdout (lm_schedule.h) */

@@ -12,7 +12,7 @@ static const struct {
     {"list", "list [--paper P]              one registered claim a line, id first\n"},
     {"params", "params ID                     the claim's named constants and switches\n"},
     {"check",
-     "check ID... [options]         run checks and print verdicts\n"
+     "check ID... [options]         run checks and print verdicts (ID may be PAPER/: all its claims)\n"
      "      --prec BITS   first precision: 53 = double (default), up to 8192 = MPFR\n"
      "      --seed S      random seed, a non-negative integer (default 20241122)\n"
      "      --budget N    instances per configuration, 1..100000 (default 64)\n"

@@ -25,11 +25,12 @@ static const char *template_text(const char *name)
 /* the kinds a claim template exists for, the wrong constant its test sets, its default title */
 static const struct {
     const char *kind, *wrong, *title;
+    int proxy; /* rate claims are proxies: consistent as stated, inconsistent when wrong */
 } kinds[] = {
-    {"pointwise", "c=2", "A pointwise bound (from the pointwise template)"},
-    {"identity", "shift=1e-3", "An identity checked as a residual (from the identity template)"},
-    {"trajectory", "c=3", "A bound along a gradient-descent run (from the trajectory template)"},
-    {"rate", "p=3", "A rate as a fitted exponent (from the rate template)"},
+    {"pointwise", "c=2", "A pointwise bound (from the pointwise template)", 0},
+    {"identity", "total=1.001", "An identity checked as a residual (from the identity template)", 0},
+    {"trajectory", "c=3", "A bound along a gradient-descent run (from the trajectory template)", 0},
+    {"rate", "p=3", "A rate as a fitted exponent (from the rate template)", 1},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
@@ -190,7 +191,11 @@ static int new_claim(created *cr, const char *paper, const char *claim, int k, c
     }
     const subst s[] = {{"PAPER", paper}, {"NAME", claim}, {"ID", id},           {"SYM", sym},
                        {"TITLE", title}, {"PSYM", psym},  {"TSYM", csym},       {"CLAIMID", id},
-                       {"WRONG", kinds[k].wrong}};
+                       {"WRONG", kinds[k].wrong},
+                       {"OK", kinds[k].proxy ? "consistent" : "holds"},
+                       {"BAD", kinds[k].proxy ? "inconsistent" : "violated"},
+                       {"OKV", kinds[k].proxy ? "LM_V_CONSISTENT" : "LM_V_HOLDS"},
+                       {"BADV", kinds[k].proxy ? "LM_V_INCONSISTENT" : "LM_V_VIOLATED"}};
     const int ns = (int)(sizeof s / sizeof s[0]);
     char tname[32];
     snprintf(tname, sizeof tname, "%s.c", kinds[k].kind);

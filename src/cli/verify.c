@@ -68,7 +68,7 @@ int lm_cmd_verify(int argc, char **argv)
         else if (!strcmp(a, "--force")) force = 1;
         else if (!strcmp(a, "--no-mutants")) mutants_on = 0;
         else if (!strcmp(a, "--only")) {
-            if (!lm_cli_name_value(v)) return verify_usage(a, "a claim id or id prefix (e.g. tutorial/ or tutorial/descent-lemma)", v);
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a claim id or id prefix (e.g. mypaper/ or mypaper/lemma3)", v);
             only = v;
             k++;
         } else if (!strcmp(a, "--db")) {

@@ -175,6 +175,16 @@ void lm_num_set_d(lm_num *r, double a)
     else r->d = a;
 }
 
+void lm_num_set_eps(lm_num *r, const lm_ctx *ctx)
+{
+    long e = lrint(lm_ctx_log2eps(ctx));
+    if (r->ab) {
+        arb_one(r->b);
+        arb_mul_2exp_si(r->b, r->b, e);
+    } else if (r->mp) mpfr_set_si_2exp(r->m, 1, e, RND);
+    else r->d = ldexp(1.0, (int)e);
+}
+
 void lm_num_set_si(lm_num *r, long a)
 {
     if (r->ab) arb_set_si(r->b, a);

@@ -1,8 +1,8 @@
 /* literate.c -- the LaTeX blocks at the top of a claim file.
  *
- *     / * lemmas/tutorial/descent-lemma.c
+ *     / * lemmas/mypaper/lemma3.c
  *      *
- *      * \claim{tutorial/descent-lemma}{The descent lemma along gradient descent}
+ *      * \claim{mypaper/lemma3}{Descent along gradient descent}
  *      * \source{transformer-gd-dynamics, Theorem 1}
  *      * \statement{$f(M_t;X) \le (1-\eta\alpha)^t f(M_0;X)$ ...
  *      *            ... continued lines}

@@ -7,8 +7,13 @@
  *   results.c   reads a run and its claims/configs rows back from the DB
  *   figures.c   figures/<id>-<config>.{dat,gp} and gnuplot
  *   proc.c      PATH lookup and running a tool in a directory
- *   report.c    lm_report_build: the LaTeX document, pdflatex in a temporary
- *               directory, the source tree claim files are read from
+ *   report.c    lm_report_build: the order of the sections, the preamble, the
+ *               writer they are drawn with, pdflatex in a temporary directory,
+ *               the source tree claim files are read from
+ *   summary.c   front page, summary table, where it broke, counterexamples
+ *   claim.c     a paper's heading and the section of each claim
+ *   live.c      the live training runs
+ *   slack.c     constant slack per paper
  *   code.c      claim code typeset for the report (instead of listings)
  */
 #ifndef LM_REPORT_PRIV_H
@@ -153,7 +158,7 @@ typedef struct {
     char caption[2400]; /* LaTeX (a live run's caption through lm_tex_safe) */
 } lm_figure;
 
-/* "tutorial/descent-lemma" -> "tutorial-descent-lemma" (letters, digits and '-' only) */
+/* "mypaper/lemma3" -> "mypaper-lemma3" (letters, digits and '-' only) */
 void lm_fig_sanitize(char *dst, size_t n, const char *s);
 /* Writes the .dat/.gp files of one configuration under root/figures as
  * figures/<sanitized id>-<tag>[-ratios] and appends the figures to
@@ -216,5 +221,74 @@ int lm_pdf_complete(const char *path);
 /* Writes text to path through path.tmp and rename(2): a reader sees the old
  * file or the whole new one.  0 or -1 (err set). */
 int lm_write_atomic(const char *path, const char *text, size_t n, char *err, int errlen);
+
+/* ---- the weave: report.c, summary.c, claim.c, live.c -------------------------- */
+
+/* One claim of the run as the weave sees it (filled by lm_report_build). */
+typedef struct {
+    lm_results_claim *c;
+    const lm_claim *reg;  /* registry entry with the same id, or NULL */
+    const char *title;    /* plain title (DB, else registry), may be NULL */
+    char file[512];       /* claim file as recorded (relative to root), "" if unknown */
+    char code[4096];      /* claim file to list (its real path), "" = none */
+    int file_ok;          /* file was read */
+    int outside;          /* the recorded file is no regular file of the source tree: not read */
+    lm_literate L;
+    lm_figure *fig;
+    int nfig;
+    char paper[64];
+    int low_recon;        /* reconstructed with low confidence */
+    int med_recon;        /* reconstructed with medium confidence */
+    int recon_const;      /* checked against a reconstructed (RECON) constant */
+} rp_doc;
+
+/* Lines of lemmata.tex woven from a claim file, so that a LaTeX error in
+ * them is reported at its line of the claim file. */
+typedef struct {
+    long first, last; /* lines of lemmata.tex */
+    int claim;        /* index into the docs */
+    const char *what; /* "\statement block", ... */
+    int src_line;     /* line of the claim file at `first`; 0: no line mapping */
+} rp_span;
+
+/* The LaTeX document being written. */
+typedef struct {
+    lm_tbuf b;
+    rp_span *sp;
+    int nsp, capsp;
+    long long run; /* the run being woven */
+} rp_writer;
+
+/* report.c: the writer, and the colour the preamble defines for each verdict */
+extern const char *const rp_vcolor[LM_V_COUNT];
+void rp_put(rp_writer *w, const char *s);         /* s as it is (LaTeX) */
+void rp_esc(rp_writer *w, const char *s);         /* s escaped as text (lm_tex_escape) */
+void rp_esc_tt(rp_writer *w, const char *s);      /* the same for \texttt (lm_tex_escape_tt) */
+void rp_put_verdict(rp_writer *w, lm_verdict v);  /* the verdict's name in its coloured box */
+/* a run's precision: "MPFR 256 bits", or (0) "double first, MPFR replay" */
+void rp_prec_text(char *buf, size_t n, int prec);
+
+/* summary.c: the sections before the claims' (docs[0..n), sorted by id) */
+void rp_put_front(rp_writer *w, const lm_results *R, const rp_doc *docs, const char *dbpath);
+void rp_put_summary(rp_writer *w, const rp_doc *docs, int n);
+void rp_put_findings(rp_writer *w, const rp_doc *docs, int n);        /* "Where it broke" */
+void rp_put_counterexamples(rp_writer *w, const rp_doc *docs, int n);
+
+/* claim.c: readings of a claim's configurations (also read by summary.c) */
+/* 1 when configuration k counts for the claim's verdict (it reads the paper as printed,
+ * or no configuration does) */
+int rp_counts_for_verdict(const lm_claim_result *r, int k);
+/* the worst verdict over the configurations of reading `kind` (and note `note`, when not
+ * NULL); -1 when there is none */
+int rp_reading_verdict(const lm_claim_result *r, lm_reading_kind kind, const char *note);
+const char *rp_reading_word(lm_reading_kind k); /* "paper", "repaired", "probe", or "?" */
+/* claim.c: the heading of docs[k]'s paper (docs[0..n)), before its first claim */
+void rp_put_paper(rp_writer *w, const rp_doc *docs, int n, int k);
+/* claim.c: the section of claim d, the k-th of the run (label claim:k) */
+void rp_put_claim(rp_writer *w, const rp_doc *d, int k);
+
+/* live.c: "Live training runs"; first[k], count[k]: live run k's figures in fig[] */
+void rp_put_live(rp_writer *w, const lm_results *R, const lm_figure *fig, const int *first,
+                 const int *count);
 
 #endif
