@@ -286,5 +286,12 @@ void lm_data_d(lm_eval *ev, const char *name, double v);
 /* Random stream of this instance. */
 lm_rng *lm_eval_rng(lm_eval *ev);
 
+/* Instance-scoped values: a matrix (zero-filled) or a number (0) in ev->ctx that the runner
+ * frees when the instance ends, so a claim writes no lm_mat_free / lm_num_clear for them.
+ * Use them for what lives as long as the instance; allocate what a loop makes anew in each
+ * pass with lm_mat_new / lm_num_init and free it in the loop. */
+lm_mat *lm_inst_mat(lm_eval *ev, int rows, int cols);
+lm_num *lm_inst_num(lm_eval *ev);
+
 
 #endif

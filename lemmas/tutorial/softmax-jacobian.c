@@ -27,10 +27,10 @@ static int eval(lm_eval *ev)
 {
     const lm_params P = lm_params_of(ev);
     lm_rng *g = lm_eval_rng(ev);
-    const int n = lm_size(ev, "n", lm_rng_int(g, 2, (int)P.n_max), 2, (int)P.n_max);
+    const int n = lm_size(ev, "n", lm_rng_int(g, 2, lm_int(P.n_max)), 2, lm_int(P.n_max));
     const double sigma = -3.0 + 5.0 * lm_rng_uniform(g);
-    lm_mat *z = lm_mat_new(1, n, ev->ctx), *s = lm_mat_new(1, n, ev->ctx);
-    lm_mat *J = lm_mat_new(n, n, ev->ctx);
+    lm_mat *z = lm_inst_mat(ev, 1, n), *s = lm_inst_mat(ev, 1, n), *J = lm_inst_mat(ev, n, n);
+    lm_num *sj = lm_inst_num(ev), *Jjj = lm_inst_num(ev), *lhs = lm_inst_num(ev), *rhs = lm_inst_num(ev);
     for (int j = 0; j < n; j++) {
         const double r = lm_rng_normal(g);
         double zj = pow(10.0, sigma) * r;
@@ -43,25 +43,18 @@ static int eval(lm_eval *ev)
     /* J = diag(s) - s^T s */
     lm_mat_mul(J, s, 1, s, 0);
     lm_mat_scale_d(J, J, -1.0);
-    lm_num sj, Jjj, lhs, rhs;
-    lm_num_inits(ev->ctx, &sj, &Jjj, &lhs, &rhs, (lm_num *)NULL);
     for (int j = 0; j < n; j++) {
-        lm_mat_get(&sj, s, 0, j);
-        lm_mat_get(&Jjj, J, j, j);
-        lm_num_add(&Jjj, &Jjj, &sj);
-        lm_mat_set(J, j, j, &Jjj);
+        lm_mat_get(sj, s, 0, j);
+        lm_mat_get(Jjj, J, j, j);
+        lm_num_add(Jjj, Jjj, sj);
+        lm_mat_set(J, j, j, Jjj);
     }
-    int rc = lm_mat_smax(&lhs, J);
-    lm_num_set_d(&rhs, P.c);
-    if (rc) rc = lm_fail(ev, "the SVD of J did not converge (n = %d)", n);
-    else if (!lm_num_isfinite(&lhs)) rc = lm_fail(ev, "||J(z)||_2 is not finite");
-    else lm_obs_le(ev, -1, &lhs, &rhs, 0.0, "||J(z)||_2 vs c (n = %d)", n);
     lm_measure(ev, "n", n);
-    lm_num_clears(&sj, &Jjj, &lhs, &rhs, (lm_num *)NULL);
-    lm_mat_free(z);
-    lm_mat_free(s);
-    lm_mat_free(J);
-    return rc;
+    if (lm_mat_smax(lhs, J)) return lm_fail(ev, "the SVD of J did not converge (n = %d)", n);
+    if (!lm_num_isfinite(lhs)) return lm_fail(ev, "||J(z)||_2 is not finite");
+    lm_num_set_d(rhs, P.c);
+    lm_obs_le(ev, -1, lhs, rhs, 0.0, "||J(z)||_2 vs c (n = %d)", n);
+    return 0;
 }
 
 LM_CLAIM(claim_tutorial_softmax_jacobian) = {

@@ -6,6 +6,7 @@
  * not finite turns the instance into an `error`, never a pass.
  */
 #include "eval_priv.h"
+#include "lm_alloc.h"
 #include "lm_stats.h"
 #include <math.h>
 #include <stdarg.h>
@@ -52,6 +53,51 @@ double lm_par(const lm_eval *ev, const char *name)
 int lm_par_i(const lm_eval *ev, const char *name) { return (int)lrint(lm_par(ev, name)); }
 
 lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
+
+/* ---- instance-scoped values ---- */
+
+static void keep(struct lm_eval_priv *p, void *v, int is_num)
+{
+    if (p->ntmp == p->captmp) {
+        int nc = p->captmp ? 2 * p->captmp : 16;
+        p->tmp = lm_xrealloc(p->tmp, sizeof *p->tmp * (size_t)nc);
+        p->tmp_is_num = lm_xrealloc(p->tmp_is_num, (size_t)nc);
+        p->captmp = nc;
+    }
+    p->tmp[p->ntmp] = v;
+    p->tmp_is_num[p->ntmp++] = (unsigned char)is_num;
+}
+
+lm_mat *lm_inst_mat(lm_eval *ev, int rows, int cols)
+{
+    lm_mat *m = lm_mat_new(rows, cols, ev->ctx);
+    keep(ev->p, m, 0);
+    return m;
+}
+
+lm_num *lm_inst_num(lm_eval *ev)
+{
+    lm_num *x = lm_xmalloc(sizeof *x);
+    lm_num_init(x, ev->ctx);
+    lm_num_set_d(x, 0.0);
+    keep(ev->p, x, 1);
+    return x;
+}
+
+void lm_eval_priv_release(struct lm_eval_priv *p)
+{
+    for (int k = p->ntmp - 1; k >= 0; k--) {
+        if (p->tmp_is_num[k]) {
+            lm_num_clear(p->tmp[k]);
+            free(p->tmp[k]);
+        } else lm_mat_free(p->tmp[k]);
+    }
+    free(p->tmp);
+    free(p->tmp_is_num);
+    p->tmp = NULL;
+    p->tmp_is_num = NULL;
+    p->ntmp = p->captmp = 0;
+}
 
 int lm_size(lm_eval *ev, const char *name, int def, int min, int max)
 {

@@ -52,6 +52,13 @@ struct lm_eval_priv {
     char size_err[160];     /* an override outside its size's range ("" if none) */
     int want_data;
     lm_sb data;             /* lm_data_* output */
+    /* instance-scoped values (lm_inst_mat, lm_inst_num), freed by lm_eval_priv_release */
+    void **tmp;
+    unsigned char *tmp_is_num;
+    int ntmp, captmp;
 };
+
+/* frees the instance-scoped values of p (after the claim's eval returned) */
+void lm_eval_priv_release(struct lm_eval_priv *p);
 
 #endif

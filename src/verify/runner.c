@@ -158,6 +158,7 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
                   .budget = o->budget, .quick = o->quick, .searching = searching,
                   .par = par, .p = &p};
     int rc = c->eval(&ev);
+    lm_eval_priv_release(&p);
     lm_rng_set_round(old_bits);
     if (!sq) sizes_used |= ov.used;
     if (!sq && p.size_err[0] && !size_err[0]) snprintf(size_err, sizeof size_err, "%s", p.size_err);
