@@ -144,6 +144,7 @@ Test(new_cmd, refusals_are_one_line_exit_2_and_write_nothing)
         "new zzq --bogus",              /* unknown option */
         "new zzq extra",                /* two names */
         "new dynamics",                 /* a paper that is registered */
+        "new tutorial/softmax_rows",    /* the C symbol of tutorial/softmax-rows */
     };
     int before = count_in(dir);
     for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
@@ -153,6 +154,14 @@ Test(new_cmd, refusals_are_one_line_exit_2_and_write_nothing)
                   "'%s': not one error line: %s", bad[j], out);
     }
     cr_expect_eq(count_in(dir), before, "a refused command wrote something");
+    /* a claim whose C symbol is an existing claim's: refused before anything is written */
+    char p[128];
+    snprintf(p, sizeof p, "%s/lemmas/tutorial", dir);
+    cr_assert_eq(mkdir(p, 0777), 0);
+    before = count_in(dir);
+    cr_expect_eq(run_in(dir, out, sizeof out, "new tutorial/softmax_rows"), 2, "%s", out);
+    cr_expect(strstr(out, "same C symbol claim_tutorial_softmax_rows"), "%s", out);
+    cr_expect_eq(count_in(dir), before);
     /* outside a source tree */
     char top[64];
     snprintf(top, sizeof top, "/tmp/lm_new_XXXXXX");

@@ -180,11 +180,22 @@ static int new_claim(created *cr, const char *paper, const char *claim, int k, c
     snprintf(sym, sizeof sym, "claim_%s_%s", psym, csym);
     snprintf(path, sizeof path, "lemmas/%s/%s.c", paper, claim);
     snprintf(tpath, sizeof tpath, "tests/%s/test_%s.c", paper, csym);
-    for (int j = 0; j < lm_registry_count; j++)
+    for (int j = 0; j < lm_registry_count; j++) {
+        char other[128];
+        c_ident(other, sizeof other, lm_registry[j]->id);
+        char mine[128];
+        c_ident(mine, sizeof mine, id);
         if (!strcmp(lm_registry[j]->id, id)) {
             fprintf(stderr, "lemmata: new: the claim %s exists already (%s)\n", id, lm_registry[j]->file);
             return LM_EXIT_USAGE;
         }
+        /* "b.1" and "b_1" would both declare claim_<paper>_b_1 */
+        if (!strcmp(other, mine)) {
+            fprintf(stderr, "lemmata: new: %s would clash with the claim %s (same C symbol %s)\n", id,
+                    lm_registry[j]->id, sym);
+            return LM_EXIT_USAGE;
+        }
+    }
     if (exists(path) || exists(tpath)) {
         fprintf(stderr, "lemmata: new: %s exists already; nothing written\n", exists(path) ? path : tpath);
         return LM_EXIT_USAGE;
@@ -278,6 +289,16 @@ int lm_cmd_new(int argc, char **argv)
         return rc;
     }
     /* a new paper folder, its declaration and one example claim */
+    for (int j = 0; j < lm_paper_count; j++) {
+        char a[64], b[64];
+        c_ident(a, sizeof a, lm_papers[j]->id);
+        c_ident(b, sizeof b, paper);
+        if (strcmp(lm_papers[j]->id, paper) && !strcmp(a, b)) {
+            fprintf(stderr, "lemmata: new: the paper %s would clash with the paper %s (same C symbol paper_%s)\n",
+                    paper, lm_papers[j]->id, b);
+            return LM_EXIT_USAGE;
+        }
+    }
     if (lm_paper_find(paper) || exists(dir) || exists(tdir)) {
         if (exists(dir) || exists(tdir))
             fprintf(stderr, "lemmata: new: the paper %s exists already (%s/); nothing written\n", paper,
