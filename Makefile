@@ -18,7 +18,7 @@ LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
 
 # The core (src/, include/) knows no paper; each paper is one folder lemmas/<paper>/ (its
 # claim files at the top, its model/, kit/ and runs/ below) with its tests in tests/<paper>/.
-LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/attn/*.c src/live/*.c \
+LIB_SRC    ?= $(wildcard src/num/*.c src/linalg/*.c src/sys/*.c src/attn/*.c src/live/*.c \
                 src/verify/*.c src/store/*.c src/report/*.c)
 LEMMA_SRC  ?= $(wildcard lemmas/*/*.c lemmas/*/*/*.c)
 TEST_SRC   ?= $(wildcard tests/*.c tests/*/*.c)

@@ -8,6 +8,7 @@
  * when, so the same seed gives the same table with any --jobs.  A worker that
  * exceeds the time limit is killed and replaced; its constant is stored as
  * undecided with the reason, as is one whose claim crashed the worker. */
+#include "lm_proc.h"
 #include "cli.h"
 #include "lm_constants.h"
 #include <poll.h>
@@ -165,9 +166,8 @@ static int spawn(worker *w, int self, int nw, const task *tasks, const settings 
         close(a[1]);
         return -1;
     }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
+    /* a constants run killed with -9 takes its workers with it */
+    pid_t pid = lm_proc_fork(SIGTERM, NULL);
     if (pid < 0) {
         close(a[0]);
         close(a[1]);
@@ -200,7 +200,7 @@ static void reap(worker *w, int *status)
     close(w->to);
     close(w->from);
     int st = 0;
-    while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {}
+    lm_proc_wait_raw(w->pid, &st);
     if (status) *status = st;
     w->pid = -1;
     w->busy = -1;

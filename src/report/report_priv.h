@@ -6,7 +6,7 @@
  *   literate.c  the \claim/\source/\statement/\check blocks of a claim file
  *   results.c   reads a run and its claims/configs rows back from the DB
  *   figures.c   figures/<id>-<config>.{dat,gp} and gnuplot
- *   proc.c      PATH lookup and running a tool in a directory
+ *   (processes: src/sys/proc.c, lm_proc.h)
  *   report.c    lm_report_build: the order of the sections, the preamble, the
  *               writer they are drawn with, pdflatex in a temporary directory,
  *               the source tree claim files are read from
@@ -19,6 +19,7 @@
 #ifndef LM_REPORT_PRIV_H
 #define LM_REPORT_PRIV_H
 
+#include "lm_proc.h"
 #include "lm_store.h"
 #include <stddef.h>
 #include <sys/types.h>
@@ -184,23 +185,7 @@ int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, i
 #define LM_FNV_INIT 14695981039346656037ULL
 unsigned long long lm_fnv_file(const char *path, unsigned long long h);
 
-/* ---- proc.c ----------------------------------------------------------------- */
-
-/* 1 when prog is an executable file in a directory of $PATH */
-int lm_proc_which(const char *prog);
-/* Runs argv (argv[0] looked up in $PATH) with cwd `dir`, stdin from
- * /dev/null and stdout+stderr appended to `logpath` (NULL: discarded).
- * Returns the exit status, 128+signal, or -1 when it could not start. */
-int lm_proc_run(const char *dir, const char *const *argv, const char *logpath);
-/* The same in two halves: start (returns the child's pid, -1 on failure)
- * and wait (the status as above). */
-pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpath);
-/* lm_proc_start with "NAME=value" entries (NULL-terminated, may be NULL) added
- * to the child's environment.  Children get SIGKILL when the process that
- * started them dies. */
-pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *logpath,
-                        const char *const *env);
-int lm_proc_wait(pid_t pid);
+/* processes: lm_proc.h */
 
 void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* slack.c: "Constant slack" section */
 /* ---- report.c --------------------------------------------------------------- */

@@ -8,6 +8,7 @@
  * there is `violated` (`inconsistent` for proxy claims); one that vanishes is
  * an `artifact`; a near miss that holds in MPFR holds.
  */
+#include "lm_proc.h"
 #include "eval_priv.h"
 #include "lm_verify.h"
 #include <gsl/gsl_multimin.h>
@@ -407,9 +408,8 @@ static int still_breaks(shrinker *S, const shrink_req *q, int *tbreak)
     if (S->evals >= S->cap) return 0;
     int fd[2];
     if (pipe(fd)) return 0;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
+    /* a shrink killed with -9 leaves no candidate running */
+    pid_t pid = lm_proc_fork(SIGKILL, NULL);
     if (pid < 0) {
         close(fd[0]);
         close(fd[1]);
@@ -435,7 +435,7 @@ static int still_breaks(shrinker *S, const shrink_req *q, int *tbreak)
     }
     close(fd[0]);
     int st = 0;
-    waitpid(pid, &st, 0);
+    lm_proc_wait_raw(pid, &st);
     if (got != (ssize_t)sizeof in || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         S->evals++;
         S->crashed++;

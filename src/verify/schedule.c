@@ -1,5 +1,6 @@
 /* schedule.c -- the verify scheduler (lm_schedule.h): claims and live runs as work items on N
  * worker processes, with incremental reuse of stored results by fingerprint. */
+#include "lm_proc.h"
 #include "lm_alloc.h"
 #include "lm_paper.h"
 #include "lm_schedule.h"
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -331,17 +331,16 @@ int lm_sched_run(const lm_sched *s, const lm_run_opts *opts, lm_sched_result *re
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = lm_sched_on_signal;
         sigemptyset(&sa.sa_mask);
-        pid_t parent = getpid();
         for (int w = 0; w < jobs; w++) {
-            pid_t p = fork();
+            /* a verify killed with -9 stops its workers after their current item: they hold
+             * its lock (an inherited descriptor) and would otherwise run the whole queue */
+            int orphan = 0;
+            pid_t p = lm_proc_fork(SIGTERM, &orphan);
             if (p < 0) break;
             if (p == 0) {
                 signal(SIGINT, lm_sched_on_signal);
                 signal(SIGTERM, lm_sched_on_signal);
-                /* a verify killed with -9 stops its workers after their current item: they hold
-                 * its lock (an inherited descriptor) and would otherwise run the whole queue */
-                prctl(PR_SET_PDEATHSIG, SIGTERM);
-                if (getppid() != parent) lm_sched_interrupted = 1;
+                if (orphan) lm_sched_interrupted = 1;
                 lm_mat_blas_threads(1); /* N workers already fill N cores */
                 _exit(verify_worker(db, run, items, nitems, sh, &o, force, mutants));
             }

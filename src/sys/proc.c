@@ -1,5 +1,6 @@
-/* proc.c -- find tools on $PATH and run them in a directory. */
-#include "report_priv.h"
+/* proc.c -- child processes (lm_proc.h): forking workers, finding tools on $PATH and running
+ * them in a directory. */
+#include "lm_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,18 +34,40 @@ int lm_proc_which(const char *prog)
     return 0;
 }
 
-pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *logpath,
-                        const char *const *env)
+pid_t lm_proc_fork(int deathsig, int *orphan)
 {
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();
+    if (pid == 0) {
+        if (deathsig) prctl(PR_SET_PDEATHSIG, deathsig);
+        if (orphan) *orphan = getppid() != parent;
+    }
+    return pid;
+}
+
+int lm_proc_wait_raw(pid_t pid, int *raw)
+{
+    int status = 0;
+    if (pid < 0) return -1;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (raw) *raw = status;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *logpath,
+                        const char *const *env)
+{
+    int orphan = 0;
+    /* a weave killed with -9 takes its gnuplot and pdflatex with it: no
+     * orphan goes on writing figures or a PDF the next weave reads */
+    pid_t pid = lm_proc_fork(SIGKILL, &orphan);
     if (pid < 0) return -1;
     if (pid == 0) {
-        /* a weave killed with -9 takes its gnuplot and pdflatex with it: no
-         * orphan goes on writing figures or a PDF the next weave reads */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(126);
+        if (orphan) _exit(126);
         int in = open("/dev/null", O_RDONLY);
         int out = logpath ? open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0666)
                           : open("/dev/null", O_WRONLY);
@@ -67,16 +90,7 @@ pid_t lm_proc_start(const char *dir, const char *const *argv, const char *logpat
     return lm_proc_start_env(dir, argv, logpath, NULL);
 }
 
-int lm_proc_wait(pid_t pid)
-{
-    int status;
-    if (pid < 0) return -1;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return -1;
-}
+int lm_proc_wait(pid_t pid) { return lm_proc_wait_raw(pid, NULL); }
 
 int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
 {
