@@ -429,13 +429,13 @@ static void aux_restore(const char *rdir, const char *wdir)
     fclose(f);
     if (!ok || want != aux_hash(rdir)) return;
     for (size_t k = 0; k < NAUX; k++) {
-        snprintf(path, sizeof path, "%s/" JOB "%s", rdir, aux_ext[k]);
-        snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[k]);
+        /* a path that does not fit is not copied (the weave then starts afresh) */
+        if (snprintf(path, sizeof path, "%s/" JOB "%s", rdir, aux_ext[k]) >= (int)sizeof path ||
+            snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[k]) >= (int)sizeof to)
+            return;
         if (access(path, F_OK) == 0 && copy_file(path, to)) {
-            for (size_t j = 0; j < NAUX; j++) { /* all or nothing */
-                snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[j]);
-                remove(to);
-            }
+            for (size_t j = 0; j < NAUX; j++) /* all or nothing */
+                if (snprintf(to, sizeof to, "%s/" JOB "%s", wdir, aux_ext[j]) < (int)sizeof to) remove(to);
             return;
         }
     }
@@ -446,8 +446,9 @@ static void aux_save(const char *rdir, const char *wdir)
 {
     char from[1100], to[1100];
     for (size_t k = 0; k < NAUX; k++) {
-        snprintf(from, sizeof from, "%s/" JOB "%s", wdir, aux_ext[k]);
-        snprintf(to, sizeof to, "%s/" JOB "%s", rdir, aux_ext[k]);
+        if (snprintf(from, sizeof from, "%s/" JOB "%s", wdir, aux_ext[k]) >= (int)sizeof from ||
+            snprintf(to, sizeof to, "%s/" JOB "%s", rdir, aux_ext[k]) >= (int)sizeof to)
+            return; /* no record: the next weave starts afresh */
         if (access(from, F_OK) == 0) {
             if (rename(from, to)) return; /* no record: the next weave starts afresh */
         } else
