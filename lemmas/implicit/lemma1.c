@@ -20,7 +20,7 @@
  *   horizon) is fitted again on $[T/16,T/2]$; the fit is stable when the two slopes differ by at
  *   most $\max(0.1\,r,2\sqrt{s_b^2+s_{b,1/2}^2})$, $r=c_1\eta/(D\|W_{mm}\|^2)$ the claimed rate
  *   with $c_1=\tfrac12\cdot\texttt{c1\_scale}$.  An unstable fit runs the same trajectory on to $2T$
- *   (within the bound 20000 of \texttt{steps}; (b) stays on $[0,T_{\max}]$) and is refitted;
+ *   (within the bound 10000 of \texttt{steps}; (b) stays on $[0,T_{\max}]$) and is refitted;
  *   still unstable, the instance is not-checkable (``horizon too short'').  A stable fit is
  *   inconsistent when its 95\% confidence interval lies below $r$ by more than $0.01\,r$: the
  *   exponential rate is at least the claimed one (the catalogue asks only $b>0$; this reading is
@@ -54,7 +54,7 @@ static const char *const configs[] = {"EX1-hetero", "A1 data: EX1 n=2, T=2, d=25
     NUM(c1_scale, 1.0, "[0, 1e6]", "multiplies the derived c_1 = 1/2 (in (a) and (b))")                                                                                                         \
     NUM(init_scale, 1.0, "[0, 1e6]", "multiplies the initialisation term ||W0||/(2||W_mm||)")                                                                                                   \
     NUM(eta, 0.5, "(0, 1e3]", "NGD step size")                                                                                                                                                  \
-    NUM(steps, 2000, "int [1, 20000]", "NGD iterations T_max (at most 20000: run length bound; an unstable fit (a) doubles the run up to that bound)")                                          \
+    NUM(steps, 2000, "int [1, 10000]", "NGD iterations T_max (at most 10000: run length bound; an unstable fit (a) doubles the run up to that bound)")                                          \
     NUM(d, 40, "int [1, 200]", "embedding dimension (at most 200: d x d matrices)")                                                                                                             \
     SWITCH(data, 0, "ex1|a1", "EX1 data: heterogeneous (n=6, T=4, d; outside A1-derived), or homogeneous n=2, T=2, mu=0.1, d=256 gated on A1-derived and Assumption 2 (the A1 configurations)")
 LM_PARAMS(PARAMS)
