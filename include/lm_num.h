@@ -33,7 +33,9 @@ lm_ctx lm_ctx_mpfr(mpfr_prec_t prec);
 lm_ctx lm_ctx_arb(mpfr_prec_t prec);
 /* "double", "mpfr256" or "arb256" etc. */
 const char *lm_ctx_name(const lm_ctx *ctx, char *buf, int len);
-/* Unit roundoff of the context: 2^-prec. */
+/* Unit roundoff of the context, 2^-prec, as a double: never below 2^-1074 (past 1074 bits
+ * it is that, the smallest positive double, where 2^-prec would underflow to 0 and make a
+ * tolerance 0); lm_num_set_eps gives it exactly. */
 double lm_ctx_eps(const lm_ctx *ctx);
 /* log2 of the unit roundoff (usable beyond double's exponent range). */
 double lm_ctx_log2eps(const lm_ctx *ctx);
@@ -58,8 +60,8 @@ void lm_num_clears(lm_num *x, ...);
 void lm_num_set(lm_num *r, const lm_num *a);
 void lm_num_set_d(lm_num *r, double a);
 void lm_num_set_si(lm_num *r, long a);
-/* r = the unit roundoff u = 2^lm_ctx_log2eps(ctx) of ctx, exactly (lm_ctx_eps as a double
- * underflows to 0 past 1074 bits): the unit to state a tolerance in */
+/* r = the unit roundoff u = 2^lm_ctx_log2eps(ctx) of ctx, exactly (lm_ctx_eps is a double and
+ * stops at 2^-1074): the unit to state a tolerance in */
 void lm_num_set_eps(lm_num *r, const lm_ctx *ctx);
 void lm_num_set_str(lm_num *r, const char *s); /* decimal, e.g. "0.1" */
 /* Arb: the midpoint rounded to double */

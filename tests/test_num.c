@@ -192,6 +192,21 @@ Test(num, contexts)
     cr_assert_eq(lm_ctx_eps(&d), 0x1p-53);
     cr_assert_eq(lm_ctx_eps(&m), 0x1p-256);
     cr_assert_eq(lm_ctx_log2eps(&big), -2000.0);
+    /* past 1074 bits the double eps stops at the smallest positive double instead of 0 (a
+     * tolerance of 0 made every identity claim "violated" at --prec 2048); the exact one is
+     * lm_num_set_eps */
+    cr_assert_eq(lm_ctx_eps(&big), 0x1p-1074);
+    lm_num e, two;
+    lm_num_init(&e, &big);
+    lm_num_init(&two, &big);
+    lm_num_set_eps(&e, &big);
+    cr_assert(lm_num_sgn(&e) > 0);
+    cr_assert(fabs(lm_num_log_abs_d(&e) + 2000.0 * M_LN2) < 1e-9);
+    lm_num_set_eps(&e, &m);
+    lm_num_set_d(&two, 0x1p-256);
+    cr_assert_eq(lm_num_cmp(&e, &two), 0);
+    lm_num_clear(&e);
+    lm_num_clear(&two);
     cr_assert_eq(d.prec, 53);
     const char *v = lm_versions();
     cr_assert(strstr(v, "MPFR 4") && strstr(v, "GMP ") && strstr(v, "GSL 2") && strstr(v, "SQLite 3") &&

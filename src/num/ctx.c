@@ -2,7 +2,10 @@
  *
  * A context is either IEEE double (unit roundoff u = 2^-53) or MPFR at p
  * bits with round-to-nearest (u = 2^-p).  lm_ctx_eps returns u as a double,
- * which underflows to 0 once p > 1074; lm_ctx_log2eps (= -p) never does.
+ * and 2^-1074 (the smallest positive double) once p > 1074, where u itself would underflow
+ * to 0: a tolerance stated in it is then looser than u, though still far below anything a
+ * real break could hide in; lm_num_set_eps (lm_num.h) gives u exactly, and lm_ctx_log2eps
+ * (= -p) never underflows.
  * An Arb context at p bits has the same eps as MPFR at p bits (the midpoint
  * of each result is rounded at p bits; the radius accounts for it).
  *
@@ -53,7 +56,10 @@ const char *lm_ctx_name(const lm_ctx *ctx, char *buf, int len)
 
 double lm_ctx_eps(const lm_ctx *ctx)
 {
-    return ldexp(1.0, (int)lm_ctx_log2eps(ctx));
+    /* never below the smallest positive double: past 1074 bits 2^-p underflows to 0, and a
+     * tolerance of 0 turns rounding into a violation */
+    double e = lm_ctx_log2eps(ctx);
+    return ldexp(1.0, e < -1074.0 ? -1074 : (int)e);
 }
 
 double lm_ctx_log2eps(const lm_ctx *ctx)

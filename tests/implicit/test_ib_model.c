@@ -515,3 +515,12 @@ Test(implicit_eq17_gradient, the_issues_command_lines_are_usage_errors, .timeout
         cr_expect(strstr(out, "takes an integer in [") != NULL, "`%s`: %s", cmds[k], out);
     }
 }
+
+/* an identity claim whose tolerance is in units of lm_ctx_eps holds at 2048 bits too (the double
+ * eps used to underflow to 0 past 1074 bits: every residual, however small, was a violation) */
+Test(ib_model, identity_tolerance_at_2048_bits)
+{
+    char out[65536];
+    cr_assert_eq(lm_test_cli(out, sizeof out, "check implicit/eq17-gradient --prec 2048 --quick --json"), 0, "%s", out);
+    cr_expect(strstr(out, "\"verdict\":\"holds\""), "%.400s", out);
+}
