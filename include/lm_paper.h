@@ -75,6 +75,9 @@ typedef struct lm_paper {
 extern const lm_paper *const lm_papers[];
 extern const int lm_paper_count;
 
+/* entry k of a NULL-terminated name table, NULL past its end (for live_name, train->name) */
+const char *lm_name_at(const char *const *names, int k);
+
 /* the paper with this id, NULL when none */
 const lm_paper *lm_paper_find(const char *id);
 /* the paper a claim id belongs to ("mypaper" of "mypaper/lemma3"), NULL when none */

@@ -23,7 +23,7 @@ static int run_in(const char *dir, char *out, size_t cap, const char *args)
 {
     char bin[PATH_MAX], cmd[2 * PATH_MAX + 512];
     cr_assert_not_null(realpath(lm_test_bin(), bin));
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, bin, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && umask 022 && '%s' %s 2>&1", dir, bin, args);
     FILE *p = popen(cmd, "r");
     cr_assert_not_null(p);
     size_t n = fread(out, 1, cap - 1, p);
@@ -73,6 +73,12 @@ Test(new_cmd, a_paper_folder_with_its_declaration_example_and_test)
     cr_expect(strstr(ex, "LM_PARAMS(PARAMS)") && strstr(ex, "P.c"));
     cr_expect(strstr(t, "lm_test_expect(\"zzprobe/example\", wrong, NULL, 8, LM_V_VIOLATED)"));
     cr_expect(strstr(t, "\"c=2\""));
+    /* written with the umask's mode, as any new source file (not mkstemp's 0600) */
+    char ep[PATH_MAX];
+    struct stat st;
+    snprintf(ep, sizeof ep, "%s/lemmas/zzprobe/example.c", dir);
+    cr_assert_eq(stat(ep, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0644, "mode %o", (unsigned)(st.st_mode & 0777));
     free(paper);
     free(ex);
     free(t);

@@ -66,12 +66,7 @@ static const lm_train_type train = {
 
 /* ---- lemmata verify: NGD in double and wholly in MPFR-256, GD vs NGD vs Polyak, the joint run ---- */
 
-static const char *live_name(int k)
-{
-    for (int j = 0; j <= k; j++)
-        if (!lm_iblive_names[j]) return NULL;
-    return lm_iblive_names[k];
-}
+static const char *live_name(int k) { return lm_name_at(lm_iblive_names, k); }
 
 LM_PAPER(paper_implicit) = {
     .id = "implicit",

@@ -88,12 +88,7 @@ static const lm_train_type train = {
 
 /* ---- lemmata verify: the paper's 3x3 figure, md-p2 in MPFR, R1 from several radii ---- */
 
-static const char *live_name(int k)
-{
-    for (int j = 0; j <= k; j++)
-        if (!lm_mdlive_names[j]) return NULL;
-    return lm_mdlive_names[k];
-}
+static const char *live_name(int k) { return lm_name_at(lm_mdlive_names, k); }
 
 LM_PAPER(paper_mirror) = {
     .id = "mirror",

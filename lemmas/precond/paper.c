@@ -5,12 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *live_name(int k)
-{
-    for (int j = 0; j <= k; j++)
-        if (!lm_pclive_names[j]) return NULL;
-    return lm_pclive_names[k];
-}
+static const char *live_name(int k) { return lm_name_at(lm_pclive_names, k); }
 
 static const char *run_doc(int k)
 {

@@ -40,12 +40,7 @@ static const lm_train_type train = {
 
 /* ---- lemmata verify: the panels of Figure 2 ---- */
 
-static const char *live_name(int k)
-{
-    for (int j = 0; j <= k; j++)
-        if (!lm_prlive_names[j]) return NULL;
-    return lm_prlive_names[k];
-}
+static const char *live_name(int k) { return lm_name_at(lm_prlive_names, k); }
 
 LM_PAPER(paper_pruning) = {
     .id = "pruning",

@@ -96,7 +96,8 @@ int lm_cli_help(const char *cmd);
  * link, a device, a fifo, a directory is refused) and creates a temporary file
  * ".<base>.XXXXXX" (mkstemp) in the target's directory; o->f writes to it and remembers the
  * first write error.  lm_outfile_commit flushes, syncs and closes it and renames it over the
- * target; lm_outfile_abort removes it.  While a temporary file is open, SIGINT, SIGTERM and
+ * target (with noreplace set: links it into place, failing when the target exists, so nothing
+ * is ever replaced); lm_outfile_abort removes it.  While a temporary file is open, SIGINT, SIGTERM and
  * SIGHUP remove it and exit 130. */
 typedef struct {
     const char *path; /* the target, as given */
@@ -105,6 +106,7 @@ typedef struct {
     int fd;
     int err;          /* first errno of a failed write (0: none) */
     mode_t mode;      /* of the committed file */
+    int noreplace;    /* 1: commit never replaces an existing target (lemmata new) */
 } lm_outfile;
 
 /* 0, or 2 with a one-line message on stderr (bad target, cannot create the temporary file) */

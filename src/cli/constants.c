@@ -434,35 +434,35 @@ done_args:
         return 2;
     }
     /* what is already measured (same key, rtol, run cap and commit) is not redone */
-    int *todo = lm_xmalloc(sizeof *todo * (size_t)(ntask ? ntask : 1));
+    int *pending = lm_xmalloc(sizeof *pending * (size_t)(ntask ? ntask : 1));
     lm_constant_row *done = lm_xcalloc((size_t)(ntask ? ntask : 1), sizeof *done);
     char *filled = lm_xcalloc((size_t)(ntask ? ntask : 1), 1);
-    if (!todo || !done || !filled) {
+    if (!pending || !done || !filled) {
         free(filled);
         lm_constdb_close(cdb);
         free(tasks);
-        free(todo);
+        free(pending);
         free(done);
         return 2;
     }
-    int ntodo = 0, nskip = 0;
+    int npending = 0, nskip = 0;
     for (int k = 0; k < ntask; k++) {
         lm_constant_row key;
         row_key(&key, &tasks[k], &s);
         if (!redo && lm_constdb_has(cdb, &key) == 1) nskip++;
-        else todo[ntodo++] = k;
+        else pending[npending++] = k;
     }
     fprintf(stderr,
             "lemmata constants (commit %s): %d constants in %d claims, seed %llu, budget %d%s, rtol %g, "
             "at most %d runs and %.0f s each, %ld jobs\n",
             lm_commit, ntask, nclaims, (unsigned long long)s.o.seed, s.o.budget, s.o.quick ? " (quick)" : "",
-            s.rtol, s.max_runs, s.timeout, jobs < ntodo ? jobs : (long)(ntodo ? ntodo : 1));
+            s.rtol, s.max_runs, s.timeout, jobs < npending ? jobs : (long)(npending ? npending : 1));
     if (nskip)
         fprintf(stderr, "lemmata constants: %d already measured with these settings (--redo measures again)\n",
                 nskip);
 
     double t0 = now_s();
-    int nw = (int)(jobs < ntodo ? jobs : ntodo);
+    int nw = (int)(jobs < npending ? jobs : npending);
     worker *w = lm_xcalloc((size_t)(nw ? nw : 1), sizeof *w);
     int ndone = 0, next = 0, save_failed = 0;
     message *msg = lm_xmalloc(sizeof *msg);
@@ -471,7 +471,7 @@ done_args:
         free(msg);
         lm_constdb_close(cdb);
         free(tasks);
-        free(todo);
+        free(pending);
         free(done);
         free(filled);
         return 2;
@@ -486,11 +486,11 @@ done_args:
             fprintf(stderr, "lemmata: constants: cannot start a worker: %s\n", strerror(errno));
             interrupted = 1;
         }
-    while (ndone < ntodo && !interrupted) {
+    while (ndone < npending && !interrupted) {
         /* hand out work */
         for (int j = 0; j < nw; j++) {
-            if (w[j].pid <= 0 || w[j].busy >= 0 || next >= ntodo) continue;
-            int k = todo[next];
+            if (w[j].pid <= 0 || w[j].busy >= 0 || next >= npending) continue;
+            int k = pending[next];
             if (write_all(w[j].to, &k, sizeof k)) {
                 fprintf(stderr, "lemmata: constants: worker %d is gone\n", j);
                 reap(&w[j], NULL);
@@ -535,7 +535,7 @@ done_args:
                     interrupted = 1; /* ^C reached the workers too: not the claim's fault */
                     break;
                 }
-                row_key(r, &tasks[todo[pos]], &s);
+                row_key(r, &tasks[pending[pos]], &s);
                 r->seconds = now_s() - x->started;
                 if (WIFSIGNALED(st))
                     snprintf(r->msg, sizeof r->msg, "%s: the claim crashed the worker (signal %d)", r->param,
@@ -550,7 +550,7 @@ done_args:
             ndone++;
             if (lm_constdb_save(cdb, r)) save_failed = 1;
             double sl = lm_constant_slack(r);
-            fprintf(stderr, "[%d/%d] %s %s: %s", ndone, ntodo, r->claim_id, r->param,
+            fprintf(stderr, "[%d/%d] %s %s: %s", ndone, npending, r->claim_id, r->param,
                     lm_slack_class_name(lm_constant_class(r)));
             if (!isnan(sl)) fprintf(stderr, " (slack %.3g)", sl);
             fprintf(stderr, ", %d runs, %.1f s%s%s\n", r->runs, r->seconds, got ? ": " : "", got ? r->msg : "");
@@ -564,7 +564,7 @@ done_args:
             int pos = w[j].busy;
             reap(&w[j], NULL);
             lm_constant_row *r = &done[pos];
-            row_key(r, &tasks[todo[pos]], &s);
+            row_key(r, &tasks[pending[pos]], &s);
             r->seconds = t - w[j].started;
             snprintf(r->msg, sizeof r->msg,
                      "%s: no result within the time limit of %.0f s (%g runs as long as the one at the stated "
@@ -573,7 +573,7 @@ done_args:
             filled[pos] = 1;
             ndone++;
             if (lm_constdb_save(cdb, r)) save_failed = 1;
-            fprintf(stderr, "[%d/%d] %s %s: timed out after %.0f s\n", ndone, ntodo, r->claim_id, r->param,
+            fprintf(stderr, "[%d/%d] %s %s: timed out after %.0f s\n", ndone, npending, r->claim_id, r->param,
                     r->seconds);
             if (spawn(w, j, nw, tasks, &s)) interrupted = 1;
         }
@@ -592,18 +592,18 @@ done_args:
     if (interrupted) {
         fprintf(stderr, "\nlemmata constants: interrupted after %d of %d constants; the measured ones are "
                         "saved, run the same command again to go on\n",
-                ndone, ntodo);
+                ndone, npending);
         rc = 130;
     } else {
         printf("%-40s %-16s %-10s %-12s %-9s %-10s %s\n", "claim", "constant", "stated", "sharpest", "slack",
                "class", "what was found");
         int m = 0;
-        for (int k = 0; k < ntodo; k++)
+        for (int k = 0; k < npending; k++)
             if (filled[k]) done[m++] = done[k];
         for (int k = 0; k < m; k++) print_row(stdout, &done[k]);
         print_summary(done, m, secs);
-        if (m < ntodo) {
-            fprintf(stderr, "lemmata: constants: %d of %d constants were not measured (no worker)\n", ntodo - m, ntodo);
+        if (m < npending) {
+            fprintf(stderr, "lemmata: constants: %d of %d constants were not measured (no worker)\n", npending - m, npending);
             save_failed = 1;
         }
         if (nskip) printf("(%d more measured earlier with the same settings: see the table constants in %s)\n", nskip, db);
@@ -612,7 +612,7 @@ done_args:
     free(w);
     free(msg);
     free(tasks);
-    free(todo);
+    free(pending);
     free(done);
     free(filled);
     return rc;

@@ -8,7 +8,6 @@
  * Every file is written whole or not at all (a temporary file linked into place, never over an
  * existing one), and a command that fails half-way removes what it had created. */
 #include "cli.h"
-#include <fcntl.h>
 
 struct lm_template {
     const char *name, *text;
@@ -134,33 +133,15 @@ static int make_dir(created *c, const char *path)
     return note(c, path, 1);
 }
 
-/* writes text to path, which must not exist: a temporary file beside it, linked into place
- * (link fails on an existing name, so nothing is ever replaced) */
+/* writes text to path, which must not exist, whole or not at all (lm_outfile: a temporary file
+ * beside it, removed on SIGINT/SIGTERM, linked into place with the umask's mode) */
 static int write_new(created *c, const char *path, const char *text)
 {
-    char tmp[600];
-    const char *slash = strrchr(path, '/');
-    snprintf(tmp, sizeof tmp, "%.*s.new.XXXXXX", slash ? (int)(slash - path + 1) : 0, path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "lemmata: new: cannot write beside %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    size_t n = strlen(text), off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, text + off, n - off);
-        if (w <= 0) break;
-        off += (size_t)w;
-    }
-    int bad = off < n || fsync(fd) != 0;
-    int err = errno;
-    if (close(fd)) bad = 1, err = errno;
-    if (!bad && link(tmp, path)) bad = 1, err = errno;
-    unlink(tmp);
-    if (bad) {
-        fprintf(stderr, "lemmata: new: cannot write %s: %s\n", path, strerror(err));
-        return -1;
-    }
+    lm_outfile o;
+    if (lm_outfile_open(&o, path)) return -1;
+    o.noreplace = 1;
+    fputs(text, o.f);
+    if (lm_outfile_commit(&o)) return -1;
     return note(c, path, 0);
 }
 
@@ -180,11 +161,11 @@ static int new_claim(created *cr, const char *paper, const char *claim, int k, c
     snprintf(sym, sizeof sym, "claim_%s_%s", psym, csym);
     snprintf(path, sizeof path, "lemmas/%s/%s.c", paper, claim);
     snprintf(tpath, sizeof tpath, "tests/%s/test_%s.c", paper, csym);
+    char mine[128];
+    c_ident(mine, sizeof mine, id);
     for (int j = 0; j < lm_registry_count; j++) {
         char other[128];
         c_ident(other, sizeof other, lm_registry[j]->id);
-        char mine[128];
-        c_ident(mine, sizeof mine, id);
         if (!strcmp(lm_registry[j]->id, id)) {
             fprintf(stderr, "lemmata: new: the claim %s exists already (%s)\n", id, lm_registry[j]->file);
             return LM_EXIT_USAGE;

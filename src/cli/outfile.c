@@ -208,7 +208,8 @@ int lm_outfile_commit(lm_outfile *o)
             disarm();
             return LM_EXIT_FAILED;
         }
-        if (rename(o->tmp, o->path)) o->err = errno;
+        if (o->noreplace ? link(o->tmp, o->path) != 0 : rename(o->tmp, o->path) != 0) o->err = errno;
+        else if (o->noreplace) unlink(o->tmp);
     }
     if (o->err) {
         unlink(o->tmp);

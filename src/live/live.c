@@ -74,6 +74,13 @@ void lm_live_clear(lm_live *L)
     memset(L, 0, sizeof *L);
 }
 
+const char *lm_name_at(const char *const *names, int k)
+{
+    for (int j = 0; j <= k; j++)
+        if (!names[j]) return NULL;
+    return names[k];
+}
+
 const lm_paper *lm_paper_find(const char *id)
 {
     for (int k = 0; k < lm_paper_count; k++)

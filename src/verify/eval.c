@@ -50,7 +50,7 @@ double lm_par(const lm_eval *ev, const char *name)
     abort();
 }
 
-int lm_par_i(const lm_eval *ev, const char *name) { return (int)lrint(lm_par(ev, name)); }
+int lm_par_i(const lm_eval *ev, const char *name) { return lm_int(lm_par(ev, name)); }
 
 lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
 

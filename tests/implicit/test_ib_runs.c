@@ -252,7 +252,7 @@ Test(ib_runs, live_compare_has_four_labelled_log_figures)
     }
     rmdir(dir);
     rmdir(root);
-    lm_iblive_clear(&L);
+    lm_live_clear(&L);
 }
 
 /* ---- the command line ---- */

@@ -378,7 +378,7 @@ Test(md_runs, live_entries_write_labelled_figures)
                       "%s", L.summary);
             cr_expect(strstr(L.summary, "R0 = 2: never frozen") != NULL, "%s", L.summary);
         }
-        lm_mdlive_clear(&L);
+        lm_live_clear(&L);
     }
     rmdir(dir);
     rmdir(root);

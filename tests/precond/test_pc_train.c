@@ -127,7 +127,7 @@ Test(pc_train, live_runs_quick)
         cr_expect(L.series && strstr(L.series, "#figure\t") != NULL, "%s: no figure", L.name);
         cr_expect(L.summary && strlen(L.summary) > 40, "%s: summary", L.name);
         cr_expect(L.summary && strstr(L.summary, "nan") == NULL, "%s: NaN in summary: %s", L.name, L.summary);
-        lm_pclive_clear(&L);
+        lm_live_clear(&L);
     }
 }
 

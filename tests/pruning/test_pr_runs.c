@@ -286,9 +286,9 @@ Test(pr_runs, live_reproducible)
         cr_expect(strstr(A.series, "nan") == NULL && strstr(A.series, "inf") == NULL);
         cr_expect_str_eq(A.name, lm_prlive_names[k]);
         cr_expect_eq(A.prec, 53);
-        lm_prlive_clear(&A);
-        lm_prlive_clear(&B);
-        lm_prlive_clear(&C);
+        lm_live_clear(&A);
+        lm_live_clear(&B);
+        lm_live_clear(&C);
     }
     lm_prlive L;
     char err[256];

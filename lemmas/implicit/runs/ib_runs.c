@@ -771,9 +771,3 @@ int lm_iblive_run(lm_iblive *L, int k, int quick, uint64_t seed, char *err, int 
     }
 }
 
-void lm_iblive_clear(lm_iblive *L)
-{
-    free(L->series);
-    free(L->summary);
-    memset(L, 0, sizeof *L);
-}

@@ -94,9 +94,8 @@ int lm_ibrun_drift(lm_ibrun_rec **rd, lm_ibrun_rec **rm, lm_ibrun_drift_rec **dr
 extern const char *const lm_iblive_names[];
 typedef lm_live lm_iblive; /* lm_live.h */
 /* Runs live entry k (quick: fewer iterations).  Returns 0 and fills L (free
- * with lm_iblive_clear), nonzero on error (message in err). */
+ * with lm_live_clear), nonzero on error (message in err). */
 int lm_iblive_run(lm_iblive *L, int k, int quick, uint64_t seed, char *err, int errlen);
-void lm_iblive_clear(lm_iblive *L);
 
 /* least squares of log L_t = -c t^{1/3} over t = 1..steps (the curve
  * exp(-c t^{1/3}), which equals L_0 = 1 at t = 0); also the two-parameter

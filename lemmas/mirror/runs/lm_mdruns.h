@@ -136,6 +136,5 @@ int lm_mdr_frozen_from(const lm_mdr_drift_rec *dr, int steps);
 extern const char *const lm_mdlive_names[];
 typedef lm_live lm_mdlive; /* lm_live.h */
 int lm_mdlive_run(lm_mdlive *L, int k, int quick, uint64_t seed, char *err, int errlen);
-void lm_mdlive_clear(lm_mdlive *L);
 
 #endif

@@ -1379,9 +1379,3 @@ int lm_mdlive_run(lm_mdlive *L, int k, int quick, uint64_t seed, char *err, int 
     }
 }
 
-void lm_mdlive_clear(lm_mdlive *L)
-{
-    free(L->series);
-    free(L->summary);
-    memset(L, 0, sizeof *L);
-}

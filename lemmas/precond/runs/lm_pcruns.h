@@ -26,7 +26,6 @@ extern const char *const lm_pclive_names[];
 typedef lm_live lm_pclive; /* lm_live.h */
 /* run live entry k (0 .. 2); 0, or -1 with a message in err */
 int lm_pclive_run(lm_pclive *L, int k, int quick, uint64_t seed, char *err, int errlen);
-void lm_pclive_clear(lm_pclive *L);
 
 /* `lemmata train pc-...`: index of a live entry by name (-1: none) */
 int lm_pcr_find(const char *name);

@@ -232,12 +232,6 @@ int lm_pclive_run(lm_pclive *L, int k, int quick, uint64_t seed, char *err, int 
     return k == 2 ? run_scaling(L, quick, seed, err, errlen) : run_trd(L, k, quick, seed, err, errlen);
 }
 
-void lm_pclive_clear(lm_pclive *L)
-{
-    free(L->series);
-    free(L->summary);
-    memset(L, 0, sizeof *L);
-}
 
 int lm_pcr_find(const char *name)
 {
@@ -273,6 +267,6 @@ int lm_pcr_run(FILE *f, int k, uint64_t seed, char *err, int errlen)
         p += n + (e ? 1 : 0);
     }
     fprintf(f, "# %s\n", L.summary ? L.summary : "");
-    lm_pclive_clear(&L);
+    lm_live_clear(&L);
     return 0;
 }

@@ -111,6 +111,5 @@ int lm_prr_run(FILE *f, const lm_prr_def *r, uint64_t seed, char *err, int errle
 extern const char *const lm_prlive_names[];
 typedef lm_live lm_prlive; /* lm_live.h */
 int lm_prlive_run(lm_prlive *L, int k, int quick, uint64_t seed, char *err, int errlen);
-void lm_prlive_clear(lm_prlive *L);
 
 #endif

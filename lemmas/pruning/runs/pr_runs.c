@@ -701,9 +701,3 @@ int lm_prlive_run(lm_prlive *L, int k, int quick, uint64_t seed, char *err, int 
     return 0;
 }
 
-void lm_prlive_clear(lm_prlive *L)
-{
-    free(L->series);
-    free(L->summary);
-    memset(L, 0, sizeof *L);
-}
