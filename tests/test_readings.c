@@ -23,11 +23,16 @@ Test(readings, every_claim_has_a_paper_reading_and_its_values_parse)
         for (int k = 0; k < nc; k++) {
             lm_reading rd = lm_claim_reading(c, k);
             paper += rd.kind == LM_READ_PAPER;
-            if (rd.kind != LM_READ_PAPER) {
-                nrep++;
-                cr_assert(rd.note && *rd.note, "%s configuration %s: a %s reading must say what it changes",
-                          c->id, lm_claim_config(c, k), lm_reading_name(rd.kind));
-            }
+            if (rd.kind != LM_READ_PAPER) nrep++;
+            /* every configuration says, in one sentence, what it tests (the report and --json
+             * show it beside the verdict): plain text, one line, short enough to be kept whole
+             * (lm_config_result.reading_note) */
+            cr_assert(rd.note && *rd.note, "%s configuration %s (%s): no sentence saying what it tests", c->id,
+                      lm_claim_config(c, k), lm_reading_name(rd.kind));
+            cr_assert(strlen(rd.note) <= 190, "%s configuration %s: its sentence has %zu characters (at most 190)",
+                      c->id, lm_claim_config(c, k), strlen(rd.note));
+            cr_assert(!strpbrk(rd.note, "\n\t\\"), "%s configuration %s: its sentence is not one line of plain text",
+                      c->id, lm_claim_config(c, k));
             double par[128];
             char err[256];
             cr_assert_eq(lm_claim_config_params(c, k, par, err, sizeof err), 0, "%s", err);

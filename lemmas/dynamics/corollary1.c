@@ -194,6 +194,21 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Witness for a 1-layer MLP head (L = 1, widths (1)): GD on all variables from an M_0 meeting "
+     "(8) must give a negative fitted log-loss slope and a fitted C <= C_max = 10.",
+     NULL},
+    {LM_READ_PAPER,
+     "Witness for a 2-layer MLP head (L = 2, widths (1,3,1)): GD on all variables from an M_0 "
+     "meeting (8) must give a negative fitted log-loss slope and a fitted C <= C_max = 10.",
+     NULL},
+    {LM_READ_PAPER,
+     "Witness for a 3-layer MLP head (L = 3, widths (1,4,2,1)): GD on all variables from an M_0 "
+     "meeting (8) must give a negative fitted log-loss slope and a fitted C <= C_max = 10.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_corollary1) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Corollary 1, eq. (10), Section 4.1",
@@ -201,6 +216,7 @@ LM_CLAIM(claim_dynamics_corollary1) = {
     .confidence = "medium (dimensions ambiguous: n_0 = d^O is undefined in the paper)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

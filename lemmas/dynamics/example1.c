@@ -317,6 +317,21 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "The Example at a = 1 (W^V, W^O exact in binary): at W^Q, W^K meeting (12) the W^Q and W^K "
+     "gradients vanish with f > 0, eq. (15) holds, and Gaussian GD still decreases f.",
+     NULL},
+    {LM_READ_PAPER,
+     "The Example at a = 2, a second exactly representable scale: vanishing W^Q, W^K gradients at "
+     "f > 0 under (12), eq. (15), the dF/dC formula and a decreasing Gaussian run.",
+     NULL},
+    {LM_READ_PAPER,
+     "The Example at a = 0.37, not representable in binary, so W^V and W^O carry rounding: the "
+     "same vanishing gradients, eq. (15) and dF/dC formula under relative tolerances.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_example1) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Example after Remark 4, Section 4.2.2, eq. (15)",
@@ -324,6 +339,7 @@ LM_CLAIM(claim_dynamics_example1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.6,
     .search_dim = 2,
     .eval = eval,

@@ -237,6 +237,17 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Synthetic proxy R4 training only W^Q (labels not realizable, f_t plateaus): Gaussian must "
+     "reach a lower median f_T/f_0 and a smaller log-spread over seeds than Softmax.",
+     NULL},
+    {LM_READ_PAPER,
+     "Synthetic proxy R4 training W^Q, W^K and W^V together: Gaussian must reach a lower median "
+     "f_T/f_0 and a smaller log-spread over seeds than Softmax.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_experiment_fig2_fig3) = {
     .kind = LM_KIND_RATE,
     .source = "Section 5.3.1, Figures 2 and 3 (synthetic analogue R4)",
@@ -244,6 +255,7 @@ LM_CLAIM(claim_dynamics_experiment_fig2_fig3) = {
     .confidence = "high (transcription); the proxy is ours",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .proxy = 1,
     .no_replay = 1,

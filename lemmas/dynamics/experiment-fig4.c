@@ -274,6 +274,13 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Synthetic proxy R5: after T1 Softmax GD steps and T1/16 more per kernel, the 50x50 loss "
+     "grid along W^Q and W^K directions must be rougher for Softmax in a majority of seeds.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_experiment_fig4) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Sections 5.2 and 5.3.2, Figure 4 (synthetic analogue R5)",
@@ -281,6 +288,7 @@ LM_CLAIM(claim_dynamics_experiment_fig4) = {
     .confidence = "medium",
     .params = params,
     .configs = NULL,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .proxy = 1,
     .no_replay = 1,

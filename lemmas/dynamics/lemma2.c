@@ -519,6 +519,41 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Item (1), differential form: the exact operator norm of d(W^Q) -> d(S_i) (largest singular "
+     "value of the Jacobian) against phi_i, on random single samples of eight sizes.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (1), finite form: ||S_i(W^Q+D) - S_i(W^Q)||_F against phi_i ||D||_F for ||D|| in "
+     "{1e-3, 0.1, 1, dmax = 10} along the worst and a random direction.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (2), differential form: the exact operator norm of d(W^K) -> d(S_i) (largest singular "
+     "value of the Jacobian) against psi_i, on random single samples of eight sizes.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (2), finite form: ||S_i(W^K+D) - S_i(W^K)||_F against psi_i ||D||_F for ||D|| in "
+     "{1e-3, 0.1, 1, dmax = 10} along the worst and a random direction.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (3), differential form: the operator norm of the joint Jacobian in (d(W^Q), d(W^K)) "
+     "against sqrt(phi_i^2 + psi_i^2), on random single samples of eight sizes.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (3), finite form: W^Q and W^K moved together by ||D|| in {1e-3, 0.1, 1, 10}, against "
+     "the largest sqrt(phi_i^2 + psi_i^2) over the segment (attained at an end).",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (4): the supremum over labels of ||df/dW^Q||_F / ||MH - y_i|| (largest singular value "
+     "over unit residuals) and a random label, against Q_i.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (5): the supremum over labels of ||df/dW^K||_F / ||MH - y_i|| (largest singular value "
+     "over unit residuals) and a random label, against K_i.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_lemma2) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 2, Appendix 1.2 (eqs. 33-37); proof Appendix 1.6",
@@ -526,6 +561,7 @@ LM_CLAIM(claim_dynamics_lemma2) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 8.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,

@@ -518,6 +518,70 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Softmax loss in W^V (quadratic), y = x + a GD step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Softmax loss in W^V (quadratic), y = x + a random step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Softmax loss in W^Q alone, y = x + a GD step of length rho ||x||, rho = 10^U(-3,-0.3): "
+     "descent inequality with C the refined sup of the gradient quotient on the segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Softmax loss in W^Q alone, y = x + a random step of length rho ||x||, rho = 10^U(-3,-0.3): "
+     "descent inequality with C the refined sup of the gradient quotient on the segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Softmax loss in W^Q, W^K, W^V, y = x + a GD step of length rho ||x||, rho = 10^U(-3,-0.3): "
+     "descent inequality with C the refined sup of the gradient quotient on the segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Softmax loss in W^Q, W^K, W^V, y = x + a random step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^V (quadratic), y = x + a GD step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^V (quadratic), y = x + a random step of length rho ||x||, rho "
+     "= 10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^Q alone, y = x + a GD step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^Q alone, y = x + a random step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^Q, W^K, W^V, y = x + a GD step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian (c_G = 2) loss in W^Q, W^K, W^V, y = x + a random step of length rho ||x||, rho = "
+     "10^U(-3,-0.3): descent inequality with C the refined sup of the gradient quotient on the "
+     "segment.",
+     NULL},
+    {LM_READ_PAPER,
+     "Exact equality case: dense W^V loss along B^T u (W^O)^T, u the top eigenvector of K, with C "
+     "= lambda_max(K); both sides equal, so the verdict rests on the MPFR replay.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_lemma4) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 4, Appendix 1.2",
@@ -525,6 +589,7 @@ LM_CLAIM(claim_dynamics_lemma4) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 4,
     .eval = eval,

@@ -222,6 +222,17 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "All five vec identities on all 625 shapes (k,l,m,n) in {1..5}^4 with integer entries in "
+     "[-8, 8]: computed exactly, so both sides must agree bit for bit.",
+     NULL},
+    {LM_READ_PAPER,
+     "All five vec identities on all 625 shapes (k,l,m,n) in {1..5}^4 with Gaussian entries, "
+     "residuals within the a-priori dot-product bound 4(l+m+2)u.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_lemma5) = {
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 5, Appendix 1.2",
@@ -229,6 +240,7 @@ LM_CLAIM(claim_dynamics_lemma5) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 0,
     .eval = eval,

@@ -620,6 +620,34 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Item (1), differential form: sigma_max of the Jacobian of C_ih in W^Q_h against c_ih for "
+     "each head (Gaussian kernel, c_G = 2), with an equality case W^K_h = -W^Q_h every eighth "
+     "instance.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (1), finite form: ||C_ih(W^Q_h+D) - C_ih(W^Q_h)||_F against c_ih ||D||_F for ||D|| in "
+     "{1e-3, 0.1, 1, dmax = 10} along the worst and a random direction.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (2) on random instances: the largest change of dC_ih/dW^Q_h over unit directions E "
+     "(exact: the Jacobian is affine in W^Q_h) against sqrt(n) ||X_i||_F^2, plus a random E.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (2) at the paper's equality witness (d = 1, one nonzero row x of X_i, dW = x^T), where "
+     "both sides of the bound are equal in exact arithmetic.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (3), a lower bound: ||df/dC_i||_F at the least favourable unit residual and a random "
+     "label must be at least min|V'_i W^O| min S_i ||MH - y_i||; MPFR when min S_i underflows.",
+     NULL},
+    {LM_READ_PAPER,
+     "Item (4): per head, the supremum over labels of ||df/dW^Q_h||_F / ||MH - y_i|| (largest "
+     "singular value over unit residuals) and a random label, against Q'_i.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_lemma7) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 7, Appendix 1.4 (eqs. 55-60); proof Appendix 1.7",
@@ -627,6 +655,7 @@ LM_CLAIM(claim_dynamics_lemma7) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 8.0,
     .search_dim = SEARCH_DIM,
     .eval = eval,

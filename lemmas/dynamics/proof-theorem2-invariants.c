@@ -58,8 +58,26 @@ static const char *const configs[] = {"sigma_max(W^V_r)<=3/2 lambda^V",
                                       "pointwise ||B||_F<=sqrt(nH)||X||_F",
                                       NULL};
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL}, {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Invariant sigma_max(W^V_r) <= 3/2 lambda^V (appendix lambda^V) at every iterate of a "
+     "Theorem-2 GD run at eta = 0.99/(2G) from inits meeting (46) via the Remark 5 balancing.",
+     NULL},
+    {LM_READ_PAPER,
+     "Invariant sigma_max(W^Q_h,r) <= 3/2 lambda^Q_h for every head at every iterate of a "
+     "Theorem-2 GD run at eta = 0.99/(2G) from inits meeting (46).",
+     NULL},
+    {LM_READ_PAPER,
+     "Invariant sigma_max(W^K_h,r) <= 3/2 lambda^K_h for every head at every iterate of a "
+     "Theorem-2 GD run at eta = 0.99/(2G) from inits meeting (46).",
+     NULL},
+    {LM_READ_PAPER,
+     "Invariant sigma_min(B_r) >= lambda^B/2 at every iterate of a Theorem-2 GD run at eta = "
+     "0.99/(2G) from inits meeting (46).",
+     NULL},
+    {LM_READ_PAPER,
+     "Loss invariant f(M_r) <= (1 - eta mu)^r f(M_0), mu = (lambda^B)^2 ||W^O||^2 / 4, in the log "
+     "domain at every iterate of a Theorem-2 GD run at eta = 0.99/(2G).",
+     NULL},
     {LM_READ_PAPER, "the proof's step ||B_r||_F <= sqrt(HN) ||X||_F as printed", "nrmB_reading=sqrt(HN)"},
     {LM_READ_REPAIRED, "sqrt(nH) in place of the printed sqrt(HN): rows of a softmax sum to one, so ||S_ih||_2 <= sqrt(n)", "nrmB_reading=sqrt(nH)"},
     LM_READINGS_END};

@@ -166,6 +166,21 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "1-layer linear MLP head (widths (1)) from an init meeting (8): the fitted linear rate of GD "
+     "on all variables must be within a factor 2 of the attention-only Theorem 2 run.",
+     NULL},
+    {LM_READ_PAPER,
+     "2-layer linear MLP head (widths (1,3,1)) from an init meeting (8): the fitted linear rate "
+     "of GD on all variables must be within a factor 2 of the attention-only Theorem 2 run.",
+     NULL},
+    {LM_READ_PAPER,
+     "3-layer linear MLP head (widths (1,4,2,1)) from an init meeting (8): the fitted linear rate "
+     "of GD on all variables must be within a factor 2 of the attention-only Theorem 2 run.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_remark2) = {
     .kind = LM_KIND_RATE,
     .source = "Remark 2, eq. (10), Section 4.1",
@@ -173,6 +188,7 @@ LM_CLAIM(claim_dynamics_remark2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .proxy = 1,
     .eval = eval,

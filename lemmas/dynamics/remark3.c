@@ -210,6 +210,29 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Balancing (W^V/c, c W^O), c = 2^k up to 10^6, on Softmax inits: log LHS(8) with the "
+     "main-text lambda^V must have slope -2 in log c, and (8) must be met for some c.",
+     NULL},
+    {LM_READ_PAPER,
+     "Balancing (W^V/c, c W^O) on Softmax inits with the appendix lambda^V = 2/3 (1 + "
+     "sigma_max(W^V_0)): log LHS(8) must reach slope -1 in log c, and (8) must be met for some c.",
+     NULL},
+    {LM_READ_PAPER,
+     "Balancing (W^V/c, c W^O) on Gaussian-kernel inits with Dd = Nn^2: log LHS(12) with the "
+     "main-text lambda^V must have slope 0, so Remark 6's claim that (12) is met is tested.",
+     NULL},
+    {LM_READ_PAPER,
+     "Balancing (W^V/c, c W^O) on Gaussian-kernel inits with the appendix lambda^V: log LHS(12) "
+     "must reach slope +1, so balancing makes (12) worse, against Remark 6.",
+     NULL},
+    {LM_READ_PAPER,
+     "Option (1), small residual: labels y = MH_0 + eps u with eps = 2^-k ||MH_0||, k = 0..20; "
+     "log LHS(8) must have slope +1 in log eps.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_remark3) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Remark 3, Section 4.1; Remarks 5 and 6",
@@ -217,6 +240,7 @@ LM_CLAIM(claim_dynamics_remark3) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

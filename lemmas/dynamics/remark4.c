@@ -146,6 +146,17 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Necessity (a) for the Gaussian kernel: on ten dyadic sizes with Dd < Nn^2 (several Dd = "
+     "Nn^2 - 1) the Jacobian J_h must have sigma_Nn^2 = 0 to working precision.",
+     NULL},
+    {LM_READ_PAPER,
+     "Necessity (a) for the Softmax kernel: on ten dyadic sizes with Dd < Nn^2 (several Dd = Nn^2 "
+     "- 1) the Jacobian J_h must have sigma_Nn^2 = 0 to working precision.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_remark4) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Remark 4, Section 4.2.2",
@@ -153,6 +164,7 @@ LM_CLAIM(claim_dynamics_remark4) = {
     .confidence = "high for (a)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -263,6 +263,33 @@ static int eval(lm_eval *ev)
     return run_global(ev, cfg == 4 ? LM_VAR_V : LM_VAR_ALL);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Theorem 1 check with the Gaussian kernel (c_G = 2): GD on dense W^V at eta = 1/G_V must "
+     "keep f_t <= (1 - eta alpha)^t f_0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Theorem 1 check with the Gaussian kernel (c_G = 2): GD on block (multi-head) W^V at eta = "
+     "1/G_V must keep f_t <= (1 - eta alpha)^t f_0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Theorem 2 check with the Gaussian kernel: GD on W^Q, W^K and dense W^V at eta = 0.99/(2G') "
+     "from inits meeting (8) must keep f_t <= (1 - eta beta)^t f_0.",
+     NULL},
+    {LM_READ_PAPER,
+     "Theorem 2 check with the Gaussian kernel: GD on W^Q, W^K and block W^V at eta = 0.99/(2G') "
+     "from inits meeting (8) must keep f_t <= (1 - eta beta)^t f_0.",
+     NULL},
+    {LM_READ_PAPER,
+     "Global optimum with D >= Nn: Gaussian-kernel GD on M = {W^V} at the best eta in {1, 1/2, "
+     "1/5, 1/10}/G_V must reach f/f_0 <= 1e-20, or a rate that does so by T_max = 1e5.",
+     NULL},
+    {LM_READ_PAPER,
+     "Global optimum with D >= Nn: Gaussian-kernel GD on M = {W^Q, W^K, W^V} at the best eta in "
+     "{1, 1/2, 1/5, 1/10}/G_V must reach f/f_0 <= 1e-20, or a rate that does so by 1e5.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_section4_1_gaussian_analogue) = {
     .kind = LM_KIND_RATE,
     .source = "Section 4.1 (end) and the summary of Section 4",
@@ -270,6 +297,7 @@ LM_CLAIM(claim_dynamics_section4_1_gaussian_analogue) = {
     .confidence = "medium (no formal statement in the paper)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .proxy = 1,
     .eval = eval,

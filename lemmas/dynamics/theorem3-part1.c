@@ -283,6 +283,43 @@ done:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Appendix condition (12-app) enforced (appendix lambda^V) at the appendix step eta = "
+     "1/(2G'): f_t <= (1 - eta gamma)^t f_0 at every iterate, on the Example and T3 sizes.",
+     NULL},
+    {LM_READ_PAPER,
+     "Main-text condition (12) enforced (nu' = 1/8) at the appendix step eta = 1/(2G'): f_t <= (1 "
+     "- eta gamma)^t f_0 at every iterate, on the Example and T3 sizes.",
+     NULL},
+    {LM_READ_PAPER,
+     "Main-text condition (12) enforced with the smallest catalogue grid step eta = 1e-3 "
+     "(instances with 2 eta G' >= 1 are outside the theorem): f_t <= (1 - eta gamma)^t f_0 at "
+     "every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Main-text condition (12) enforced with a catalogue grid step eta = 1e-2 (instances with 2 "
+     "eta G' >= 1 are outside the theorem): f_t <= (1 - eta gamma)^t f_0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Main-text condition (12) enforced with a catalogue grid step eta = 1e-1 (instances with 2 "
+     "eta G' >= 1 are outside the theorem): f_t <= (1 - eta gamma)^t f_0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Main-text condition (12) enforced with the largest catalogue grid step eta = 0.5 (instances "
+     "with 2 eta G' >= 1 are outside the theorem): f_t <= (1 - eta gamma)^t f_0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Robustness: residual eps = eps_free ||MH_0||, (12) not enforced, eta = 1/(2G'); only "
+     "instances meeting (12) or (12-app) anyway are judged, the others keep their run as "
+     "measures.",
+     NULL},
+    {LM_READ_PAPER,
+     "Robustness: residual eps = eps_free ||MH_0||, (12) not enforced, eta = 1e-2; only instances "
+     "meeting (12) or (12-app) anyway are judged, the others keep their run as measures.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_dynamics_theorem3_part1) = {
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 3(1), Section 4.2.2; condition (12), Remark 6; Appendix 1.5 (68)",
@@ -290,6 +327,7 @@ LM_CLAIM(claim_dynamics_theorem3_part1) = {
     .confidence = "medium-high (main-text and appendix conditions differ)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 2,
     .eval = eval,

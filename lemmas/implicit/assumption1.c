@@ -103,10 +103,20 @@ done:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Gate on EX1 homogeneous data at the catalogue default (d = 800, n = 6, T = 4): instances "
+     "meeting A1-derived record Lambda rho^2 <= b^2(b^2 - 3 rho); misses are counted as "
+     "assumption-failed.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gate on EX1 heterogeneous data at the catalogue default (d = 800, n = 6, T = 4): instances "
+     "meeting A1-derived record Lambda rho^2 <= b^2(b^2 - 3 rho); misses are assumption-failed.",
+     NULL},
     {LM_READ_PROBE, "antipodal optimal tokens y_i mu e_1 (footnote 5): not nearly orthogonal by construction, covered by the footnote and outside Assumption 1", NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "A1 regime (EX1 homogeneous, n = 4, T = 3, mu = 0.1, d = 8000) where the generator is meant "
+     "to meet Assumption 1: Lambda rho^2 <= b^2(b^2 - 3 rho) on every instance, a miss breaks.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_assumption1) = {

@@ -76,9 +76,18 @@ done:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "EX1 homogeneous data (d = 800, n = 6, T = 4): the spread of the non-optimal scores gamma_it "
+     "per sequence must be zero within 4 ulps of max |gamma_it|.",
+     NULL},
+    {LM_READ_PAPER,
+     "EX1 heterogeneous data (d = 800, n = 6, T = 4): the spread of the non-optimal scores "
+     "gamma_it per sequence must be zero within 4 ulps of max |gamma_it|.",
+     NULL},
+    {LM_READ_PAPER,
+     "EX1-antipodal data of Fig. 5 (d = 800): the spread of the non-optimal scores gamma_it per "
+     "sequence must be zero within 4 ulps of max |gamma_it|.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_assumption2) = {

@@ -166,8 +166,16 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "EX1 data (Assumption 2 exact, n = 4, T = 4, d = 16): output equals the softmax average of "
+     "scores, stays below gamma_opt at random W, and tends to it at the rate exp(-R h) as W = RV "
+     "grows.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian tokens and decoder (n = 4, T = 4, d = 16): output equals the softmax average of "
+     "scores, stays below gamma_opt at random W, and tends to it at the rate exp(-R h) as W = RV "
+     "grows.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_definition1) = {

@@ -99,8 +99,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Catalogue DM default (d = 600, n = 8, zeta = 1.5, sigma = d^-1/2): labels are the signs of "
+     "u_star^T x_opt, the pooled variance ratio matches zeta^2 within 6 sd, and u_0 = 0.",
+     NULL},
+    {LM_READ_PAPER,
+     "Smaller DM set-up (d = 100, n = 8, zeta = 1.5): labels are the signs of u_star^T x_opt, the "
+     "pooled variance ratio matches zeta^2 within 6 sd (a wider band at small nd), and u_0 = 0.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_dm) = {

@@ -177,10 +177,23 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "General form, exponential loss: Eq. (17) gradients in W and u along random directions "
+     "against 256-bit central differences, Gaussian tokens and decoder, ||W||_F cycling "
+     "1e-3..100.",
+     NULL},
+    {LM_READ_PAPER,
+     "General form, logistic loss: Eq. (17) gradients in W and u along random directions against "
+     "256-bit central differences, Gaussian tokens and decoder, ||W||_F cycling 1e-3..100.",
+     NULL},
+    {LM_READ_PAPER,
+     "Assumption-2 form, exponential loss, on Example-1-like data: the Gamma_i s_opt form against "
+     "the general form and against 256-bit central differences, ||W||_F cycling 1e-3..100.",
+     NULL},
+    {LM_READ_PAPER,
+     "Assumption-2 form, logistic loss, on Example-1-like data: the Gamma_i s_opt form against "
+     "the general form and against 256-bit central differences, ||W||_F cycling 1e-3..100.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_eq17_gradient) = {

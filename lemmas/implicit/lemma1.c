@@ -204,7 +204,11 @@ out:
 
 static const lm_reading readings[] = {
     {LM_READ_PROBE, "Example-1-like heterogeneous data at d=40, outside A1-derived: Assumption 1 is not met (the catalogue counts a failure there as outside the hypotheses)", NULL},
-    {LM_READ_PAPER, NULL, "data=a1,steps=1000"},
+    {LM_READ_PAPER,
+     "Paper setting on A1 data (EX1 homogeneous n = 2, T = 2, mu = 0.1, d = 256, 1000 NGD steps, "
+     "eta = 0.5): fitted rate of -log(1 - s_opt) at least c1 eta/(D ||W_mm||^2), and the explicit "
+     "bound.",
+     "data=a1,steps=1000"},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma1) = {

@@ -219,7 +219,10 @@ static int search_in(int config) { return config == 0; }
 static const lm_reading readings[] = {
     {LM_READ_PAPER, "the derived pointwise inequality, claimed for every W", NULL},
     {LM_READ_PROBE, "NGD run on Example-1-like heterogeneous data at d=40, outside A1-derived: Assumption 1 is not met (the catalogue counts a failure there as outside the hypotheses)", NULL},
-    {LM_READ_PAPER, NULL, "data=a1,steps=1000"},
+    {LM_READ_PAPER,
+     "NGD run on A1 data (EX1 homogeneous n = 2, T = 2, mu = 0.1, d = 256, 1000 steps, eta = "
+     "0.5): max_i log(1 - s_opt) below the explicit Lemma 1 bound at every t >= t1.",
+     "data=a1,steps=1000"},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma10) = {

@@ -196,8 +196,15 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, eta = 0.5, 40000 steps of update (13)): ||u_t|| <= 3 "
+     "eta B t^(1/3), ||W_t|| <= 4.5 eta^2 B^4 t^(2/3) and both gradient bounds at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Smaller DM set of theorem2 (d = 100, n = 4, zeta = 1.5, eta = 0.5, 40000 steps): ||u_t|| <= "
+     "3 eta B t^(1/3), ||W_t|| <= 4.5 eta^2 B^4 t^(2/3) and both gradient bounds at every "
+     "iterate.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma12) = {

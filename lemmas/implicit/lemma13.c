@@ -432,7 +432,10 @@ static int eval(lm_eval *ev)
 
 static const lm_reading readings[] = {
     {LM_READ_PROBE, "stricter than printed: every invariant at every iterate of every run, with no delta allowance for exceptional data sets (gap bound from t=2)", "t_start=2"},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "As printed: runs R4 (DM d = 600, n = 8, zeta = 1.5, eta = 0.5) keep gap growth from t >= 1, "
+     "loss ratio <= e and non-decreasing s_opt >= 1/2 w.p. >= 1 - delta = 0.95 over data sets.",
+     NULL},
     {LM_READ_REPAIRED, "gap bound (i) observed from t=2 instead of the printed t>=1: at t=1 the gap is the first step's data noise, which Condition 2 controls and R4 (outside the derived Condition 2) does not", "t_start=2"},
     LM_READINGS_END};
 

@@ -96,8 +96,14 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "DM at d = 1200, n = 8 (the overparameterised regime read for Condition 2): min over W with "
+     "s_opt >= 1/2 of y_i u~^T X_i^T s_i >= c14 zeta^2 sigma^2 d with c14 = 1/4, for every i.",
+     NULL},
+    {LM_READ_PAPER,
+     "DM at d = 2400, n = 8 (deeper in the overparameterised regime): min over W with s_opt >= "
+     "1/2 of y_i u~^T X_i^T s_i >= c14 zeta^2 sigma^2 d with c14 = 1/4, for every i.",
+     NULL},
     {LM_READ_PROBE, "the catalogue's R4 size d=600, n=8, below the overparameterised regime read here (d >= 1200 for n=8), every data set required", NULL},
     LM_READINGS_END};
 

@@ -153,8 +153,15 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 with kappa = c14 zeta sigma sqrt(d/2n) (from Lemma 11's bound on ||u~||): Eq. (52) "
+     "at every iterate, plus the log-Lipschitz and Hessian self-bound probes on the step "
+     "segments.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R4 with the stricter kappa = c14 zeta^2 sigma^2 d / ||u~|| from the draw's own ||u~|| "
+     "(Lemma 14 alone): Eq. (52) at every iterate, without the segment probes.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma15) = {

@@ -193,7 +193,10 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "W = R (W_mm/||W_mm|| + delta P) normalised, delta in {0.05..2}, R/||W_mm|| in {10..80}, on "
+     "A1-derived EX1 data (n = 2, T = 2, d = 200): eps*(W) <= eps(R), plus a search over R and P.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma2) = {

@@ -191,7 +191,11 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, joint update (13), eta = 0.5, alpha = 2/3): PL bound "
+     "(i) at every iterate, log-Lipschitz (ii) on step segments, Hessian bound (iii) with C_H = "
+     "16.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma3) = {

@@ -171,8 +171,15 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "NGD at the paper's eta = 0.5 on A1-derived EX1 data (n = 2, T = 2, d = 200, 300 steps): "
+     "gaps h_it and s_opt never decrease while min h < 1, and s_opt stays above the Eq. (18) "
+     "floor.",
+     NULL},
+    {LM_READ_PAPER,
+     "NGD at eta = 1/D, the largest step the hypothesis eta D <= 1 allows (n = 2, T = 2, d = 200, "
+     "300 steps): gaps and s_opt never decrease while min h < 1, and s_opt stays above Eq. (18).",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma5) = {

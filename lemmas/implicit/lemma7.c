@@ -161,10 +161,22 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R1 at eta = 0.5 (EX1-like hetero, n = 6, T = 4, d = 32, 300 NGD steps): eta t/(D "
+     "||W_mm||) - ||W_0|| <= <W_t, W_mm/||W_mm||> <= ||W_t|| <= ||W_0|| + eta t at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R1 at a small step eta = 0.05 (n = 6, T = 4, d = 32, 300 NGD steps): the Eq. (12) "
+     "sandwich of <W_t, W_mm/||W_mm||> and ||W_t|| at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R1 at a large step eta = 5, outside the eta D <= 1 regime of the other lemmas (Lemma 7 "
+     "needs no step condition): the Eq. (12) sandwich at every iterate of 300 NGD steps.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R5 with noise-free antipodal optimal tokens at eta = 0.5: the Eq. (12) sandwich of "
+     "<W_t, W_mm/||W_mm||> and ||W_t|| at every iterate of 300 NGD steps.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma7) = {

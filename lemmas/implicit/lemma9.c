@@ -192,7 +192,10 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R1: NGD at eta = 0.5 on A1-derived EX1 data (n = 2, T = 2, d = 200, 300 steps): "
+     "eps*(W_t) <= eps(||W_t||) at every iterate with eps(R) < 1 and s_opt above its floor.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_lemma9) = {

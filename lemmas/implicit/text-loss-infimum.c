@@ -118,9 +118,18 @@ out:
 static int search_in(int config) { return config < 2; }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "W = R G/d + R' V with R in {0.1, 1, 10}, R' in {0, 1, 3, 10}, exponential loss, EX1-like "
+     "data (n = 4, T = 4, d = 16): L(W) > L* strictly, plus a search towards saturation.",
+     NULL},
+    {LM_READ_PAPER,
+     "The same random W = R G/d + R' V under the logistic loss (the claim holds for any "
+     "decreasing loss): L(W) > L* strictly, with near misses at saturation replayed in MPFR.",
+     NULL},
+    {LM_READ_PAPER,
+     "Infimum along the ray W = R V, R in {10, 30, 100} (exponential loss): the relative excess "
+     "(L(RV) - L*)/L*, about e^-R, must fall below 1e-3, so inf L = L*.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_loss_infimum) = {

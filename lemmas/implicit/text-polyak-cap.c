@@ -131,7 +131,10 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R3b: capped Polyak with eta_max = 50 from W_0 = 0.01 G/d on EX1-like data (n = 4, T = "
+     "4, d = 16, 300 steps): the cap must bind at every iterate from t_sw = 20 on.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_polyak_cap) = {

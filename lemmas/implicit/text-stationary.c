@@ -168,12 +168,30 @@ out:
 static int search_in(int config) { return config < 4; }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Random W with ||W|| in {0.1, 1, 10, 100}, exponential loss, EX1-like data (n = 4, T = 4, d "
+     "= 16): gradient nonzero and cos(-grad L, V) > 0, plus a search making it small.",
+     NULL},
+    {LM_READ_PAPER,
+     "Random W with ||W|| in {0.1, 1, 10, 100} under the logistic loss: gradient nonzero and "
+     "cos(-grad L, V) > 0 at every W, V the minimum-norm feasible W-SVM point.",
+     NULL},
+    {LM_READ_PAPER,
+     "Anti-saturation W = W_rand - R sum_i (x_opt - x_tau) x_i1^T, R in {1..1000}, driving s_opt "
+     "-> 0: gradient nonzero and cos(-grad L, V) > 0.",
+     NULL},
+    {LM_READ_PAPER,
+     "Saturation W = W_rand + R V, R in {1..1000}, driving s_opt -> 1 where the gradient is tiny: "
+     "the scaled gradient must stay nonzero with cos(-grad L, V) > 0.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R1: NGD at eta = 0.5 from the Lemma-4 initialisation for 300 steps: gradient nonzero "
+     "and cos(-grad L, V) > 0 at every iterate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R2: plain GD at eta = 5 from the Lemma-4 initialisation for 300 steps: gradient nonzero "
+     "and cos(-grad L, V) > 0 at every iterate.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_text_stationary) = {

@@ -183,7 +183,10 @@ out:
 static const lm_reading readings[] = {
     {LM_READ_PROBE, "Example-1-like heterogeneous data at d=40, outside A1-derived: Assumption 1 is not met (the catalogue counts a failure there as outside the hypotheses)", NULL},
     {LM_READ_PROBE, "antipodal optimal tokens (footnote 5) on heterogeneous d=40 data whose other tokens miss A1-derived: outside Assumption 1", NULL},
-    {LM_READ_PAPER, NULL, "data=a1,steps=1000"},
+    {LM_READ_PAPER,
+     "Paper setting on A1 data (EX1 homogeneous n = 2, T = 2, mu = 0.1, d = 256, NGD eta = 0.5, "
+     "1000 steps): fitted slope of log e_t at most -1, envelope by log t/t, and e_T <= 1e-3.",
+     "data=a1,steps=1000"},
     {LM_READ_REPAIRED, "envelope P2 normalised by log^2 t / t (the catalogue's derivation from the proof skeleton) instead of the printed log t / t", "data=a1,log_power=2,steps=1000"},
     LM_READINGS_END};
 

@@ -64,7 +64,10 @@ LM_PARAMS(PARAMS)
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 0); }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, eta = 0.5, W_0 = 0, u_0 = 0, 40000 steps): slope of "
+     "log(-log L_t) against log t at least 1/3, the per-step descent, and the explicit bound.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem2) = {

@@ -77,7 +77,11 @@ LM_PARAMS(PARAMS)
 static int eval(lm_eval *ev) { return lm_ibjoint_ib_check(ev, LM_IBJOINT_PROXIES); }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, joint update (13), eta = 0.5, alpha = 2/3, 40000 "
+     "steps): ||W_t|| grows in log t, e^W_t log t stays bounded, e^W_t falls, increments O(log "
+     "t).",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem3) = {

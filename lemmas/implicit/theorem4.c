@@ -75,8 +75,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 from W_0 = 0 (Condition 1; DM d = 600, n = 8, zeta = 1.5, 40000 steps): margin ratio "
+     "rho_t <= 1, rho_t >= c4 = 1/4 from t = 1, and 1 - cos(u_t, u_mm) decreasing.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R4 from a small random W_0 (entries N(0, (0.01/d)^2), the Lemma 4 remark): margin ratio "
+     "rho_t <= 1, rho_t >= c4 = 1/4 from t = 1, and 1 - cos(u_t, u_mm) decreasing.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem4) = {

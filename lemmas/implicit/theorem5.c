@@ -209,6 +209,13 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "NGD at eta = 0.5 on EX1-like hetero data (n = 6, T = 4, d = 40, 2000 steps): e_t below the "
+     "derived telescoped Eq. (40) bound at every t > t0, with K the empirical Lemma 2 constant.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_implicit_theorem5) = {
     .kind = LM_KIND_TRAJECTORY,
     .source = "Theorem 5 (Appendix A.3), Eq. (40)",
@@ -216,6 +223,7 @@ LM_CLAIM(claim_implicit_theorem5) = {
     .confidence = "low",
     .params = params,
     .configs = NULL,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 0,
     .eval = eval,

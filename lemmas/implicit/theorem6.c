@@ -184,7 +184,10 @@ static const lm_reading readings[] = {
     {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met", NULL},
     {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met", NULL},
     {LM_READ_PROBE, "Example-1-like heterogeneous data at d=24, outside A1-derived: Assumption 1 (of Theorem 1's conditions) is not met; any initialisation direction (the statement's global convergence)", NULL},
-    {LM_READ_PAPER, NULL, "data=a1,steps=2048"},
+    {LM_READ_PAPER,
+     "Paper setting on A1 data (EX1 homogeneous n = 2, T = 2, mu = 0.1, d = 256): GD at eta = 5 "
+     "from the Lemma-4 init, 2048 steps: e_t block maxima fall, no positive floor, ||W_t|| grows.",
+     "data=a1,steps=2048"},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem6) = {

@@ -53,7 +53,11 @@ LM_PARAMS(PARAMS)
 static int eval(lm_eval *ev) { return lm_ibjoint_loss_check(ev, 1); }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, eta = 0.5, W_0 = 0, u_0 = 0, 40000 steps): the "
+     "Theorem 2 rate, descent and bound checks plus the one-step contraction with c = 1/2 at "
+     "every t.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem8) = {

@@ -97,8 +97,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "Run R4 (DM d = 600, n = 8, zeta = 1.5, 40000 steps of update (13)): the Theorem 3 proxies, "
+     "||W_t|| growing in log t and e^W_t <= C/log t with C read off the first dyadic block.",
+     NULL},
+    {LM_READ_PAPER,
+     "Run R4: Lemma 2's (60) with the time-varying scores at every iterate where eps(||W_t||) < "
+     "1, all tokens optimal and s_opt >= 1/2, kappa_l the loss ratio kept bounded by Lemma 13.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_theorem9) = {

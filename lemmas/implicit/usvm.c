@@ -294,8 +294,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER,
+     "DM data (T = 2, n in 2..8, d in 8..40, zeta = 1.5): u-SVM KKT certificate, ||u_mm||, "
+     "attainment of 1/||u_mm||, and no perturbed, random or ascended u with a larger margin.",
+     NULL},
+    {LM_READ_PAPER,
+     "Gaussian tokens N(0, I/d) with decoder u = 3 e_1 (n in 2..6, T in 2..4, d in 8..40): u-SVM "
+     "KKT certificate, attainment of 1/||u_mm||, and no direction with a larger margin.",
+     NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_implicit_usvm) = {

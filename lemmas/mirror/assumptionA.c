@@ -36,9 +36,15 @@
 static const char *const configs[] = {"logistic", "exponential", "correlation", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Logistic loss log(1+e^-u), the paper's experimental loss: decrease, "
+                    "derivative and Lipschitz bound of ell' on the token-score interval of paper "
+                    "data (6,8,10).", NULL},
+    {LM_READ_PAPER, "Exponential loss e^-u: the same four checks on the score interval, where the "
+                    "Lipschitz constant e^-a of ell' is the largest of the three admissible "
+                    "losses.", NULL},
+    {LM_READ_PAPER, "Correlation loss -u: the degenerate admissible loss with constant derivative "
+                    "-1 and Lipschitz constant 0, an edge case of the grid checks on the score "
+                    "interval.", NULL},
     LM_READINGS_END};
 
 

@@ -39,8 +39,12 @@
 static const char *const configs[] = {"paper(3,4,4)", "paper(6,8,10)", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Paper generator at the small size (n,T,d) = (3,4,4): score identity of the "
+                    "margin, saturation bound at W = r W_mm (r = 1..30) and local optimality of "
+                    "opt.", NULL},
+    {LM_READ_PAPER, "Paper generator at the paper's experimental size (n,T,d) = (6,8,10): score "
+                    "identity of the margin, saturation bound at W = r W_mm and local optimality "
+                    "of opt.", NULL},
     LM_READINGS_END};
 
 

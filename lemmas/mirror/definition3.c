@@ -40,9 +40,15 @@
 static const char *const configs[] = {"opt,paper(3,4,4)", "opt,paper(6,8,10)", "post-hoc,R2(6,8,10)", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PROBE, "post-hoc alpha from the paper's finite normalised l_p-MD runs (R2): only the support equation and the existence of supports are judged; local optimality of that alpha is reported, no statement claims it", NULL},
+    {LM_READ_PAPER, "alpha = opt on paper data (n,T,d) = (3,4,4), p cycled over "
+                    "{1.25,1.5,1.75,2,3}: support equation, existence of a support token and local "
+                    "optimality of opt.", NULL},
+    {LM_READ_PAPER, "alpha = opt on paper data at the paper's size (6,8,10), p in {1.75, 2}: "
+                    "support equation, existence of a support token and local optimality of opt.",
+     NULL},
+    {LM_READ_PROBE, "alpha from the final softmax of the paper's normalised l_p-MD runs (R2, p = "
+                    "1.75, 2): support equation and support existence judged; its local optimality "
+                    "only reported.", NULL},
     LM_READINGS_END};
 
 

@@ -40,10 +40,18 @@
 static const char *const configs[] = {"p=1.25", "p=1.75", "p=2", "p=3", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.25 on paper data (3,4,4), near the l_1 end: ray r W_mm in the cone, "
+                    "cone-built starts at level mu, scale invariance and discrimination of a 4 mu "
+                    "start.", NULL},
+    {LM_READ_PAPER, "p = 1.75, the paper's first experimental exponent, on data (3,4,4): ray, "
+                    "cone-built starts, scale invariance of membership and discrimination of a 4 "
+                    "mu start.", NULL},
+    {LM_READ_PAPER, "p = 2, the Euclidean cone, on paper data (3,4,4): ray r W_mm in the cone, "
+                    "cone-built starts, scale invariance and discrimination of a 4 mu start.",
+     NULL},
+    {LM_READ_PAPER, "p = 3, the paper's largest exponent, on data (3,4,4): ray r W_mm in the cone, "
+                    "cone-built starts, scale invariance and discrimination of a 4 mu start.",
+     NULL},
     LM_READINGS_END};
 
 static const double P[] = {1.25, 1.75, 2.0, 3.0};

@@ -61,15 +61,50 @@ static const double PS[] = {1.01, 1.05, 1.1, 1.25, 1.5, 1.75, 1.9, 1.99, 2.0,
                             2.01, 2.5,  3.0, 4.0,  6.0, 8.0,  12.0, 20.0, 3.0, 12.0, 1.5};
 enum { CFG_NOHYP = 19 }; /* the probe without the L2 norm hypothesis */
 
-#define P_ {LM_READ_PAPER, NULL, NULL}
 static const lm_reading readings[] = {
-    P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_,
+    {LM_READ_PAPER, "L2 at p = 1.01, next to l_1 where (p-1)/2 is tiny: D_psi(W,V) >= (p-1)/2 "
+                    "||vec(W-V)||_2^2 on unit-l_p pairs, sharp scalar constant located by grid and "
+                    "polish.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.05: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 on pairs with ||W||_p "
+                    "= ||V||_p = 1, including the near-diagonal pairs where the constant is "
+                    "approached.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.1: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 on unit-l_p pairs, "
+                    "evaluated without cancellation near w = v.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.25: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 on unit-l_p pairs, the "
+                    "sharp scalar constant over [-1,1]^2 compared with (p-1)/2.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.5, a central p < 2: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 on "
+                    "unit-l_p matrix pairs and the embedded same-sign extremal pair.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.75, the paper's first experimental exponent: D_psi(W,V) >= "
+                    "(p-1)/2 ||vec(W-V)||_2^2 on unit-l_p pairs.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.9, approaching 2: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 on "
+                    "unit-l_p pairs, where the bound nears the Euclidean identity.", NULL},
+    {LM_READ_PAPER, "L2 at p = 1.99, the last p < 2: D_psi(W,V) >= (p-1)/2 ||vec(W-V)||_2^2 with "
+                    "the constant nearly 1/2, almost an equality near w = v.", NULL},
+    {LM_READ_PAPER, "L1 at p = 2, the boundary with L2: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) = "
+                    "||W-V||_2^2 / 8, normalised and unnormalised pairs.", NULL},
+    {LM_READ_PAPER, "L1 at p = 2.01, just above 2: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) on "
+                    "normalised pairs and on unnormalised pairs at scale 1e-3..1e3.", NULL},
+    {LM_READ_PAPER, "L1 at p = 2.5: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) with the catalogue's "
+                    "constant, on matrix pairs and the opposite-sign extremal pair v = w - 1.",
+     NULL},
+    {LM_READ_PAPER, "L1 at p = 3, the paper's largest experimental exponent: D_psi(W,V) >= "
+                    "||W-V||_p^p / (p 2^p) with the catalogue's constant 1/24.", NULL},
+    {LM_READ_PAPER, "L1 at p = 4: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) on normalised and "
+                    "unnormalised pairs (L1 needs no norm hypothesis).", NULL},
+    {LM_READ_PAPER, "L1 at p = 6: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) with the small constant "
+                    "1/384, on normalised and unnormalised pairs.", NULL},
+    {LM_READ_PAPER, "L1 at p = 8: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) on normalised and "
+                    "unnormalised pairs, terminating series for the integer exponent.", NULL},
+    {LM_READ_PAPER, "L1 at p = 12: D_psi(W,V) >= ||W-V||_p^p / (p 2^p) with the catalogue's "
+                    "constant, a large integer exponent.", NULL},
+    {LM_READ_PAPER, "L1 at p = 20, the extreme exponent: D_psi(W,V) >= ||W-V||_p^p / (p 2^p), "
+                    "where p-th powers of the unnormalised pairs span over a hundred decades.",
+     NULL},
     {LM_READ_PAPER, "the other constant the paper may print (catalogue): 1/(p 2^(p-1)) for L1", "l1_const=1"},
     {LM_READ_PAPER, "the other constant the paper may print (catalogue): 1/(p 2^(p-1)) for L1", "l1_const=1"},
     {LM_READ_PROBE, "L2 without the hypothesis ||W||_p, ||V||_p <= 1: same-sign scalar pairs with |v| up to 1e3",
      NULL},
     LM_READINGS_END};
-#undef P_
 
 #define PARAMS(NUM, SWITCH)                                                                                                                         \
     NUM(c_scale, 1.0, "[0, 1e6]", "multiplies the constant 1/(p 2^p) (L1) or (p-1)/2 (L2)")                                                         \

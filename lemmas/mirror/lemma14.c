@@ -42,14 +42,22 @@ static const char *const configs[] = {"p=1.001", "p=1.01", "p=1.1", "p=1.5",
                                       "p=2",     "p=3",    "p=10",  "p=50", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.001, barely above 1: (x^p-y^p)/(p x) <= (x^(p-1)-y^(p-1))/(p-1) <= "
+                    "(x^p-y^p)/(p y), where the middle term is nearly log(x/y).", NULL},
+    {LM_READ_PAPER, "p = 1.01, next to 1: both sides of the scalar power comparison on "
+                    "log-uniform, near-diagonal x = y(1+10^-k) and huge-ratio pairs.", NULL},
+    {LM_READ_PAPER, "p = 1.1: both sides of (x^p-y^p)/(p x) <= (x^(p-1)-y^(p-1))/(p-1) <= "
+                    "(x^p-y^p)/(p y) over the four pair kinds, without cancellation.", NULL},
+    {LM_READ_PAPER, "p = 1.5, an interior p < 2: both sides of the scalar power comparison, log "
+                    "domain and literal formula, over the four pair kinds.", NULL},
+    {LM_READ_PAPER, "p = 2, the Euclidean case where the middle term is x - y: both sides of the "
+                    "scalar power comparison over the four pair kinds.", NULL},
+    {LM_READ_PAPER, "p = 3, the paper's largest experimental exponent: both sides of the scalar "
+                    "power comparison over log-uniform, near-diagonal and huge-ratio pairs.", NULL},
+    {LM_READ_PAPER, "p = 10, a large exponent: both sides of the scalar power comparison, with x/y "
+                    "up to 1e12 so that x^p dominates.", NULL},
+    {LM_READ_PAPER, "p = 50, the extreme exponent where powers can overflow double: both sides of "
+                    "the scalar power comparison in the log domain.", NULL},
     LM_READINGS_END};
 
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0, 3.0, 10.0, 50.0};

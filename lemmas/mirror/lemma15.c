@@ -39,16 +39,26 @@ static const char *const configs[] = {"p=1.001",  "p=1.01", "p=1.1",    "p=1.5",
                                       "p=2",      "p=2+1e-9", "p=3",    "p=10",  "p=50", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.001, barely above 1: the p < 2 mean-value bounds (p-1)x^(p-2)(x-y) <= "
+                    "x^(p-1)-y^(p-1) <= (p-1)y^(p-2)(x-y) over the four pair kinds.", NULL},
+    {LM_READ_PAPER, "p = 1.01: both p < 2 mean-value bounds for t^(p-1), including y -> 0 with x/y "
+                    "up to 1e12 where the upper bound blows up.", NULL},
+    {LM_READ_PAPER, "p = 1.1: both p < 2 mean-value bounds for t^(p-1) on log-uniform, "
+                    "near-diagonal x = y(1+10^-k) and huge-ratio pairs.", NULL},
+    {LM_READ_PAPER, "p = 1.5, an interior p < 2: both mean-value bounds for t^(p-1), log domain "
+                    "and literal formula, over the four pair kinds.", NULL},
+    {LM_READ_PAPER, "p = 2 - 1e-9, just below 2: the p < 2 bounds where all sides nearly coincide, "
+                    "a boundary test of the branch switch.", NULL},
+    {LM_READ_PAPER, "p = 2 exactly, where all four sides equal x - y: the mean-value bounds hold "
+                    "with equality, testing the rounding tolerance.", NULL},
+    {LM_READ_PAPER, "p = 2 + 1e-9, just above 2: the p >= 2 bounds (p-1)y^(p-2)(x-y) <= "
+                    "x^(p-1)-y^(p-1) <= (p-1)x^(p-2)(x-y) at the branch switch.", NULL},
+    {LM_READ_PAPER, "p = 3, the paper's largest experimental exponent: both p >= 2 mean-value "
+                    "bounds for t^(p-1) over the four pair kinds.", NULL},
+    {LM_READ_PAPER, "p = 10, a large exponent: both p >= 2 mean-value bounds for t^(p-1), with x/y "
+                    "up to 1e12 so that the bounds are far apart.", NULL},
+    {LM_READ_PAPER, "p = 50, the extreme exponent where powers can overflow double: both p >= 2 "
+                    "mean-value bounds for t^(p-1) in the log domain.", NULL},
     LM_READINGS_END};
 
 static const double PS[] = {1.001, 1.01, 1.1, 1.5, 2.0 - 1e-9, 2.0, 2.0 + 1e-9, 3.0, 10.0, 50.0};

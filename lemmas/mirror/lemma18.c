@@ -30,9 +30,12 @@
 static const char *const configs[] = {"paper(6,8,10),logistic", "paper(3,4,4),exp", "antipodal,T=2,logistic", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Paper generator at the paper's size (6,8,10), logistic loss: the bounds G_F, "
+                    "G_q (p = 1.25..3) and G_ab on the gradient at W = 0 and Gaussian W.", NULL},
+    {LM_READ_PAPER, "Paper generator at (3,4,4), exponential loss with M_0 = e^(-min gamma): the "
+                    "three gradient bounds G_F, G_q and G_ab for the other admissible loss.", NULL},
+    {LM_READ_PAPER, "Designed near-tight case: n = 1, T = 2, antipodal tokens x_2 = -x_1, d = 4, "
+                    "||v||_2 = 0.1, logistic: at W = 0 the bounds are nearly attained.", NULL},
     LM_READINGS_END};
 
 

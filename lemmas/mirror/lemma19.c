@@ -60,10 +60,17 @@ static const char *const configs[] = {"(a) eps_p bound, random pairs", "(b) R1 c
                                       NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Part (a): ||Wbar - V||_p <= eps_p(D_psi(V,Wbar)) for arbitrary unit-l_p "
+                    "pairs, p cycled over 1.01..8, d in {2,3,10}, distances 1e-6..10.", NULL},
+    {LM_READ_PAPER, "Part (b): R1 data (3,4,4) or (6,8,10), alpha = argmax, p in 1.1..3: "
+                    "(12a)-(12c) and the softmax bound at random cone directions below mu_0, radii "
+                    "0.1..1e3.", NULL},
+    {LM_READ_PAPER, "Part (c): R1 data as in (b), directions on the cone boundary D_psi = mu along "
+                    "the Holder duals that move each margin fastest: (12a)-(12c) at their "
+                    "tightest.", NULL},
+    {LM_READ_PAPER, "Part (d): closed-form instance I2 (tokens e_1,e_2,e_3,-e_1), p in "
+                    "{1.1,1.25,1.5,2,3,6}: (12a)-(12c) at cone samples and boundary directions, "
+                    "plus a search.", NULL},
     LM_READINGS_END};
 
 

@@ -66,10 +66,18 @@ static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optim
                                       "R0 instance I2", "R1 trajectory (l_p-AttGD)", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 data (3,4,4), every fourth (6,8,10), alpha = argmax, p in 1.25..3: sign "
+                    "and envelope of -<grad L, M> for M = Wbar_mm, Wbar in the cone beyond "
+                    "R_delta.", NULL},
+    {LM_READ_PAPER, "R1 data (3,4,4) with one sample's alpha on its second-best token, still "
+                    "locally optimal: the only case with negative terms the lemma must beat.",
+     NULL},
+    {LM_READ_PAPER, "Closed-form instance I2, p in {1.1,1.25,1.5,2,3,6}: sign and envelope of "
+                    "-<grad L, M> at cone directions and radii, with a boundary-direction search.",
+     NULL},
+    {LM_READ_PAPER, "R1 data (3,4,4), unnormalised l_p-AttGD from level mu_0/4 at radius "
+                    "max(R_delta, 2||W_mm||_p): sign and envelope at every iterate in the cone "
+                    "beyond R_delta.", NULL},
     LM_READINGS_END};
 
 

@@ -62,9 +62,13 @@ static const char *const configs[] = {"R1 alpha=argmax", "R1 alpha locally optim
                                       "R0 instance I2", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 data (3,4,4), every fourth (6,8,10), alpha = argmax, p in 1.25..3: decay "
+                    "of the worst pi_eff(W) in the mu_0-cone over radii doubling from r_star.",
+     NULL},
+    {LM_READ_PAPER, "R1 data (3,4,4) with a locally optimal but not best alpha: decay of the worst "
+                    "pi_eff(W) in the mu_0-cone over radii doubling from r_star.", NULL},
+    {LM_READ_PAPER, "Closed-form instance I2, two supports with equal score gaps and duals, where "
+                    "the leading-order pi_hat vanishes: pi_hat must reach <= 0 or decay.", NULL},
     LM_READINGS_END};
 
 

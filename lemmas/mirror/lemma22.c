@@ -63,17 +63,37 @@ static const char *const configs[] = {
     "pointwise,p=1.5", "pointwise,p=3", "pointwise,p=6", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 run at p = 1.5 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), "
+                    "constant step eta = 1): the norm-growth inequality at every step below the "
+                    "Euclidean case.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 2 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): the norm-growth inequality at every step with the Euclidean "
+                    "potential.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 3 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): the norm-growth inequality at every step at the paper's "
+                    "largest exponent.", NULL},
+    {LM_READ_PAPER, "R2, the paper's normalised run at p = 1.75 (data (6,8,10), Gaussian start, "
+                    "eta = 0.1): the norm-growth inequality at every step of the paper's own "
+                    "experiment.", NULL},
+    {LM_READ_PAPER, "R2, the paper's normalised run at p = 3 (data (6,8,10), Gaussian start, eta = "
+                    "0.1): the norm-growth inequality at every step of the paper's own experiment.",
+     NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 4, unnormalised step eta = 0.1: the norm-growth "
+                    "inequality from the first nonzero iterate, a large exponent.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 10, unnormalised step eta = 0.1: the norm-growth "
+                    "inequality at the largest exponent of the runs.", NULL},
+    {LM_READ_PAPER, "Pointwise form at p = 1.01, next to l_1: random (W, G, eta), G free, radial "
+                    "or sign-flipping, eta in [1e-3,10], plus 2x2 searches; the inequality for any "
+                    "G.", NULL},
+    {LM_READ_PAPER, "Pointwise form at p = 1.5, below the Euclidean case: random (W, G, eta), G "
+                    "free, radial or sign-flipping, eta in [1e-3,10], plus 2x2 searches; the "
+                    "inequality for any G.", NULL},
+    {LM_READ_PAPER, "Pointwise form at p = 3, the paper's largest exponent: random (W, G, eta), G "
+                    "free, radial or sign-flipping, eta in [1e-3,10], plus 2x2 searches; the "
+                    "inequality for any G.", NULL},
+    {LM_READ_PAPER, "Pointwise form at p = 6, a large exponent: random (W, G, eta), G free, radial "
+                    "or sign-flipping, eta in [1e-3,10], plus 2x2 searches; the inequality for any "
+                    "G.", NULL},
     LM_READINGS_END};
 
 

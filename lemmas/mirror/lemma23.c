@@ -60,14 +60,26 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=3,eta=1", "R2,p=1.
                                       "pointwise,p=3", "pointwise,p=20", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 run at p = 1.5 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), "
+                    "constant step eta = 1): residuals of (23a)-(23c) at every step, at test "
+                    "points 0, W(0), random, W(k), W_mm, Wbar_mm.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 3 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): residuals of (23a)-(23c) at every step, including the test "
+                    "points W_mm and Wbar_mm.", NULL},
+    {LM_READ_PAPER, "R2, the paper's normalised run at p = 1.75 (data (6,8,10), Gaussian start, "
+                    "eta = 0.1): residuals of the identities (23a)-(23c) at every step of the "
+                    "paper's own experiment.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 10, unnormalised constant step eta = 0.1: residuals of "
+                    "(23a)-(23c) at every step at a large exponent.", NULL},
+    {LM_READ_PAPER, "Pointwise (23a) and (23c) at p = 1.01, the extreme exponent next to l_1: "
+                    "random (W(k), G, eta) with G free, radial or sign-flipping, eta in [1e-3,10].",
+     NULL},
+    {LM_READ_PAPER, "Pointwise (23a) and (23c) at p = 1.5: random (W(k), G, eta) with G free, "
+                    "radial or sign-flipping, eta in [1e-3,10], for W in {0, W(k), random}.", NULL},
+    {LM_READ_PAPER, "Pointwise (23a) and (23c) at p = 3, the paper's largest exponent: random "
+                    "(W(k), G, eta) with G free, radial or sign-flipping, eta in [1e-3,10].", NULL},
+    {LM_READ_PAPER, "Pointwise (23a) and (23c) at p = 20, the extreme large exponent: random "
+                    "(W(k), G, eta) with G free, radial or sign-flipping, eta in [1e-3,10].", NULL},
     LM_READINGS_END};
 
 

@@ -72,15 +72,25 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,
                                       "R3,p=10,eta=0.1", "R3,p=10,eta=0.1,parenthetical", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 run at p = 1.5 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), "
+                    "constant step eta = 1): (24a)-(24b) at every step, failures met by the "
+                    "eta-shrinking test.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 2 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (24a)-(24b) at every step with the Euclidean potential, "
+                    "eta-shrinking test.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 3 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (24a)-(24b) at every step at the paper's largest exponent, "
+                    "eta-shrinking test.", NULL},
     {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
     {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 3, unnormalised constant step eta = 0.1: (24a)-(24b) at "
+                    "the paper's largest experimental exponent, eta-shrinking test.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 4, unnormalised constant step eta = 0.1: (24a)-(24b) "
+                    "just beyond the paper's exponents, eta-shrinking test.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 6, unnormalised constant step eta = 0.1: (24a)-(24b) at "
+                    "a large exponent, eta-shrinking test.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 10, unnormalised constant step eta = 0.1: (24a)-(24b) "
+                    "at the largest exponent under the default eta-shrinking reading.", NULL},
     {LM_READ_PAPER, "the catalogue's parenthetical reading of 'eta sufficiently small': D_{psi-eta L}(W(k+1),W(k)) >= 0",
      "reading=parenthetical"},
     LM_READINGS_END};

@@ -64,14 +64,21 @@ static const char *const configs[] = {"R1,p=1.5,eta=1", "R1,p=2,eta=1", "R1,p=3,
                                       "R3,p=3,eta=0.1", "R3,p=6,eta=0.1", "R3,p=10,eta=0.1", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 run at p = 1.5 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), "
+                    "constant step eta = 1): monotone loss (25a) at every step and the telescoping "
+                    "bound (25b).", NULL},
+    {LM_READ_PAPER, "R1 run at p = 2 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (25a) and (25b) with the Euclidean potential.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 3 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (25a) and (25b) at the paper's largest exponent.", NULL},
     {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
     {LM_READ_PROBE, "the paper's normalised steps eta/(||grad L||_q + eps): not the constant small step of l_p-AttGD the lemma assumes", NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 3, unnormalised constant step eta = 0.1: (25a) and "
+                    "(25b) from the first nonzero iterate j_0 = 1.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 6, unnormalised constant step eta = 0.1: (25a) and "
+                    "(25b) from the first nonzero iterate, a large exponent.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 10, unnormalised constant step eta = 0.1: (25a) and "
+                    "(25b) from the first nonzero iterate, the largest exponent.", NULL},
     LM_READINGS_END};
 
 

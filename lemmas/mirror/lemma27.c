@@ -46,13 +46,27 @@ static const char *const configs[] = {"p=1.25,eta=1",  "p=1.5,eta=1", "p=2,eta=1
                                       "p=3,eta=0.1",   "p=2,eta=1,all steps", "p=3,eta=1,all steps", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.25, eta = 1 (the smallest exponent, near l_1), cone start mu_0/4 at "
+                    "radius 10 ||W_mm||_p, data (3,4,4): the alignment gain (25) at every step "
+                    "that starts in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 1.5, eta = 1 (an exponent below 2), cone start mu_0/4 at radius 10 "
+                    "||W_mm||_p, data (3,4,4): the alignment gain (25) at every step that starts "
+                    "in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 2, eta = 1 (the Euclidean potential), cone start mu_0/4 at radius 10 "
+                    "||W_mm||_p, data (3,4,4): the alignment gain (25) at every step that starts "
+                    "in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 3, eta = 1 (the paper's largest exponent), cone start mu_0/4 at radius 10 "
+                    "||W_mm||_p, data (3,4,4): the alignment gain (25) at every step that starts "
+                    "in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 1.5, eta = 0.1 (a ten times smaller step), cone start mu_0/4 at radius 10 "
+                    "||W_mm||_p, data (3,4,4): the alignment gain (25) at every step that starts "
+                    "in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 2, eta = 0.1 (Euclidean, a ten times smaller step), cone start mu_0/4 at "
+                    "radius 10 ||W_mm||_p, data (3,4,4): the alignment gain (25) at every step "
+                    "that starts in the mu_0-cone.", NULL},
+    {LM_READ_PAPER, "p = 3, eta = 0.1 (largest exponent, a ten times smaller step), cone start "
+                    "mu_0/4 at radius 10 ||W_mm||_p, data (3,4,4): the alignment gain (25) at "
+                    "every step that starts in the mu_0-cone.", NULL},
     {LM_READ_PROBE, "every step observed, also those starting outside the cone C_{p,mu_0} (beyond the hypothesis), from R0 = 2",
      "hyp=all,R0=2"},
     {LM_READ_PROBE, "every step observed, also those starting outside the cone C_{p,mu_0} (beyond the hypothesis), from R0 = 2",

@@ -39,13 +39,23 @@ static const char *const configs[] = {"p=1.25,eta=1",  "p=1.5,eta=1", "p=2,eta=1
                                       "p=1.5,eta=0.1,invariance at R0=10", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.25, eta = 1 (the smallest exponent, near l_1), start at mu_0/4 and "
+                    "radius 2 ||W_mm||_p on data (3,4,4): the proof output (27) at every iterate "
+                    "K.", NULL},
+    {LM_READ_PAPER, "p = 1.5, eta = 1 (an exponent below 2), start at mu_0/4 and radius 2 "
+                    "||W_mm||_p on data (3,4,4): the proof output (27) at every iterate K.", NULL},
+    {LM_READ_PAPER, "p = 2, eta = 1 (the Euclidean potential), start at mu_0/4 and radius 2 "
+                    "||W_mm||_p on data (3,4,4): the proof output (27) at every iterate K.", NULL},
+    {LM_READ_PAPER, "p = 3, eta = 1 (the paper's largest exponent), start at mu_0/4 and radius 2 "
+                    "||W_mm||_p on data (3,4,4): the proof output (27) at every iterate K.", NULL},
+    {LM_READ_PAPER, "p = 1.5, eta = 0.1 (a ten times smaller step), start at mu_0/4 and radius 2 "
+                    "||W_mm||_p on data (3,4,4): the proof output (27) at every iterate K.", NULL},
+    {LM_READ_PAPER, "p = 2, eta = 0.1 (Euclidean, a ten times smaller step), start at mu_0/4 and "
+                    "radius 2 ||W_mm||_p on data (3,4,4): the proof output (27) at every iterate "
+                    "K.", NULL},
+    {LM_READ_PAPER, "p = 3, eta = 0.1 (largest exponent, smaller step), start at mu_0/4 and radius "
+                    "2 ||W_mm||_p on data (3,4,4): the proof output (27) at every iterate K.",
+     NULL},
     {LM_READ_PROBE, "the invariance itself at the witness mu' = mu_0/4, R = 10 ||W_mm||_p: D_K <= mu_0 at every K "
                     "(the lemma only says some (mu', R) exists, so a break would not refute it)", "invariance=witness,R0=10"},
     {LM_READ_PROBE, "the invariance itself at the witness mu' = mu_0/4, R = 10 ||W_mm||_p: D_K <= mu_0 at every K "

@@ -61,12 +61,24 @@ static const char *const configs[] = {"p=1.5,eta=1,inequalities", "p=2,eta=1,ine
                                       NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.5 (below 2), R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta "
+                    "= 1: the per-step bound (29a) and (29) at log-spaced checkpoints of 4000 "
+                    "steps.", NULL},
+    {LM_READ_PAPER, "p = 2 (Euclidean), R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta "
+                    "= 1: the per-step bound (29a) and (29) at log-spaced checkpoints of 4000 "
+                    "steps.", NULL},
+    {LM_READ_PAPER, "p = 3 (paper's largest p), R1 run from mu_0/4, radius 2 ||W_mm||_p, data "
+                    "(3,4,4), eta = 1: the per-step bound (29a) and (29) at log-spaced checkpoints "
+                    "of 4000 steps.", NULL},
+    {LM_READ_PAPER, "p = 1.5, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, "
+                    "20000 steps: slope of log D_k vs log r_k at most -0.5, the proxy of the rate "
+                    "r^(1-p).", NULL},
+    {LM_READ_PAPER, "p = 2, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, 20000 "
+                    "steps: slope of log D_k vs log r_k at most -1, the proxy of the rate (log "
+                    "r)^2/r.", NULL},
+    {LM_READ_PAPER, "p = 3, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, 20000 "
+                    "steps: slope of log D_k vs log r_k at most -1, the proxy of the rate log r/r.",
+     NULL},
     LM_READINGS_END};
 
 static const double cfg_p[] = {1.5, 2.0, 3.0, 1.5, 2.0, 3.0};

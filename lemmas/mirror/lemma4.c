@@ -68,13 +68,24 @@ static const char *const configs[] = {
     "pointwise,p=1.1", "pointwise,p=1.5", "pointwise,p=2", "pointwise,p=3", "pointwise,p=6", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R1 run at p = 1.5 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), "
+                    "constant step eta = 1): (4a), (4b) and (4c) at every step below the Euclidean "
+                    "case.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 2 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (4a), (4b) and (4c) at every step with the Euclidean "
+                    "potential.", NULL},
+    {LM_READ_PAPER, "R1 run at p = 3 (cone start at radius 2..5 ||W_mm||_p, data (3,4,4), constant "
+                    "step eta = 1): (4a), (4b) and (4c) at every step at the paper's largest "
+                    "exponent.", NULL},
+    {LM_READ_PAPER, "R2, the paper's normalised run at p = 1.75 (data (6,8,10), Gaussian start, "
+                    "eta = 0.1): (4a), (4b) and (4c) at every step of the paper's own experiment.",
+     NULL},
+    {LM_READ_PAPER, "R2, the paper's normalised run at p = 3 (data (6,8,10), Gaussian start, eta = "
+                    "0.1): (4a), (4b) and (4c) at every step of the paper's own experiment.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 4, unnormalised step eta = 0.1: (4a)-(4c) from a zero "
+                    "start, where (4c) is an equality, and the empirical C_4 for y >= 1.", NULL},
+    {LM_READ_PAPER, "R3, zero start at p = 10, unnormalised step eta = 0.1: (4a)-(4c) at the "
+                    "largest exponent of the runs, and the empirical C_4 for y >= 1.", NULL},
     {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
     {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},
     {LM_READ_PROBE, "the catalogue's stress test: arbitrary (W, G, eta) with G in place of grad L (not an l_p-AttGD step)", NULL},

@@ -50,9 +50,15 @@
 static const char *const configs[] = {"closed-form", "paper(3,4,4)", "paper(6,8,10)", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Closed-form instances I1 (x_t = e_t, T = 2..6) and I2 (tokens "
+                    "e_1,e_2,e_3,-e_1), p in {1.25,1.5,2,3,6}: solver output against the exact "
+                    "W_mm, plus duality and KKT.", NULL},
+    {LM_READ_PAPER, "Paper generator at (n,T,d) = (3,4,4), alpha = argmax gamma, p in "
+                    "{1.25,1.5,1.75,2,3}: feasibility, duality gap, KKT and the max-margin "
+                    "property under search.", NULL},
+    {LM_READ_PAPER, "Paper generator at the paper's experiment size (6,8,10), p in {1.75,2}: "
+                    "feasibility, duality gap, KKT, norm identity and the max-margin property.",
+     NULL},
     LM_READINGS_END};
 
 

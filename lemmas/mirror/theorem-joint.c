@@ -39,9 +39,15 @@
 static const char *const configs[] = {"p=1.75,K=1500", "p=2,K=2000", "p=3,K=20000", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.75 with the paper's 1500 iterations: joint (W,v) experiment (n,T,d) = "
+                    "(2,3,2), normalised JointGD from zero, eta = 0.1; both directions reach their "
+                    "SVMs.", NULL},
+    {LM_READ_PAPER, "p = 2 with the paper's 2000 iterations: joint (W,v) experiment (n,T,d) = "
+                    "(2,3,2), normalised JointGD from zero, eta = 0.1; both directions reach their "
+                    "SVMs.", NULL},
+    {LM_READ_PAPER, "p = 3 with the paper's 20000 iterations: joint (W,v) experiment (n,T,d) = "
+                    "(2,3,2), normalised JointGD from zero, eta = 0.1; both directions reach their "
+                    "SVMs.", NULL},
     LM_READINGS_END};
 
 static const double cfg_p[] = {1.75, 2.0, 3.0};

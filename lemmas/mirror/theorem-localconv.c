@@ -55,9 +55,15 @@
 static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.5 (below 2), R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta "
+                    "= 1, 20000 steps: norm growth and decay of D_psi(Wbar_mm, Wbar(k)) in "
+                    "||W(k)||_p once it has turned.", NULL},
+    {LM_READ_PAPER, "p = 2 (Euclidean), R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta "
+                    "= 1, 20000 steps: norm growth and decay of D_psi(Wbar_mm, Wbar(k)) in "
+                    "||W(k)||_p once it has turned.", NULL},
+    {LM_READ_PAPER, "p = 3 (paper's largest p), R1 run from mu_0/4, radius 2 ||W_mm||_p, data "
+                    "(3,4,4), eta = 1, 20000 steps: norm growth and decay of D_psi(Wbar_mm, "
+                    "Wbar(k)) in ||W(k)||_p once it has turned.", NULL},
     LM_READINGS_END};
 
 static const double cfg_p[] = {1.5, 2.0, 3.0};

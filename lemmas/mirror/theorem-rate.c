@@ -47,9 +47,15 @@
 static const char *const configs[] = {"p=1.5,eta=1", "p=2,eta=1", "p=3,eta=1", NULL};
 /* one reading per configuration (issue 16) */
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "p = 1.5, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, "
+                    "20000 steps: slope of log D_k vs log r_k <= -0.5 and r_k growing in log k, "
+                    "proxy of the rate r^(1-p) at r = log k.", NULL},
+    {LM_READ_PAPER, "p = 2, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, 20000 "
+                    "steps: slope of log D_k vs log r_k <= -1 and r_k growing in log k, proxy of "
+                    "the rate (log r)^2/r at r = log k.", NULL},
+    {LM_READ_PAPER, "p = 3, R1 run from mu_0/4, radius 2 ||W_mm||_p, data (3,4,4), eta = 1, 20000 "
+                    "steps: slope of log D_k vs log r_k <= -1 and r_k growing in log k, proxy of "
+                    "the rate log r/r at r = log k.", NULL},
     LM_READINGS_END};
 
 static const double cfg_p[] = {1.5, 2.0, 3.0};

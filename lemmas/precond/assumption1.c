@@ -88,6 +88,37 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Covariances Sigma = G G^T/d + c I with c = 0.3 (the least regularised family), d in 1..5: "
+     "lambda_min(Sigma) > 0 and >= 1e-12 lambda_max, and Sigma^(1/2) Sigma^(-1/2) = I.",
+     NULL},
+    {LM_READ_PAPER,
+     "Covariances Sigma = G G^T/d + c I with c = 0.5, d in 1..5: lambda_min(Sigma) > 0 and >= "
+     "1e-12 lambda_max, and the prepared Sigma^(-1/2) accurate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Covariances Sigma = G G^T/d + c I with c = 1, d in 1..5: lambda_min(Sigma) > 0 and >= 1e-12 "
+     "lambda_max, and the prepared Sigma^(-1/2) accurate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Stress covariances with condition number kappa = 1e2 (geometric spectrum): "
+     "lambda_min(Sigma) > 0 and >= 1e-12 lambda_max, and the prepared Sigma^(-1/2) accurate.",
+     NULL},
+    {LM_READ_PAPER,
+     "Stress covariances with kappa = 1e6, eigenvalues computed in MPFR-256: lambda_min(Sigma) > "
+     "0 and >= 1e-12 lambda_max, and the prepared Sigma^(-1/2) accurate.",
+     NULL},
+    {LM_READ_PAPER,
+     "The paper-sized S9 harness default (d = 4, k = 6, c = 1), standing for the paper's lost "
+     "experimental instance: Sigma positive definite and Sigma^(-1/2) accurate.",
+     NULL},
+    {LM_READ_PAPER,
+     "The A3-conforming copy of the S9 default (d = 4, k = 6, c = 1, tau = 0.01): Sigma positive "
+     "definite with lambda_min >= 1e-12 lambda_max, and Sigma^(-1/2) accurate.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_assumption1) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A1",
@@ -95,6 +126,7 @@ LM_CLAIM(claim_precond_assumption1) = {
     .confidence = "high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -156,6 +156,37 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Family Sigma = G G^T/d + c I with c = 0.3, d in 1..5, k in d..d+2: k >= d and s_d >= 1e-12 "
+     "s_1 for the singular values of W_star Sigma^(1/2).",
+     NULL},
+    {LM_READ_PAPER,
+     "Family Sigma = G G^T/d + c I with c = 0.5, d in 1..5, k in d..d+2: k >= d and s_d >= 1e-12 "
+     "s_1 for the singular values of W_star Sigma^(1/2).",
+     NULL},
+    {LM_READ_PAPER,
+     "Family Sigma = G G^T/d + c I with c = 1, d in 1..5, k in d..d+2: k >= d and s_d >= 1e-12 "
+     "s_1 for the singular values of W_star Sigma^(1/2).",
+     NULL},
+    {LM_READ_PAPER,
+     "Stress covariances with kappa = 1e2: k >= d and W_star Sigma^(1/2) of full column rank, s_d "
+     ">= 1e-12 s_1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Stress covariances with kappa = 1e6, singular values recomputed in MPFR-256: k >= d and "
+     "W_star Sigma^(1/2) of full column rank, s_d >= 1e-12 s_1.",
+     NULL},
+    {LM_READ_PAPER,
+     "The paper-sized S9 harness default (d = 4, k = 6, tau = 0.05): k >= d and W_star "
+     "Sigma^(1/2) of full column rank, s_d >= 1e-12 s_1.",
+     NULL},
+    {LM_READ_PAPER,
+     "The A3-conforming copy of the S9 default (d = 4, k = 6, tau = 0.01): k >= d and W_star "
+     "Sigma^(1/2) of full column rank, s_d >= 1e-12 s_1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_assumption2) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A2",
@@ -163,6 +194,7 @@ LM_CLAIM(claim_precond_assumption2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

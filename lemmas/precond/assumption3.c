@@ -113,6 +113,17 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "A3 regime of Theorems 2-5 (S1 families, kappa up to 1e6, d in 1..5, tau in {0.004, 0.01}): "
+     "sqrt(s_1) <= tau_int = 1/8, and ||B_R||_op = sqrt(s_1) at a Haar-random manifold point.",
+     NULL},
+    {LM_READ_PAPER,
+     "The A3-conforming copy of the paper-sized S9 instance (d = 4, k = 6, tau = 0.01, sqrt(s_1) "
+     "near 0.1): sqrt(s_1) <= tau_int = 1/8 and the equivalent ||B_R||_op form.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_assumption3) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Assumption A3",
@@ -120,6 +131,7 @@ LM_CLAIM(claim_precond_assumption3) = {
     .confidence = "low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

@@ -86,12 +86,21 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "TR-D on the S9 default (d = 4, k = 6, sigma = 0.1, N = 2000, B = 100, eta = 0.03, T = "
+     "2000): spectral start near L_0, SGD start >= 1e3 L_0, Algorithm 1 stays near L_0 and ends "
+     "below SGD.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_experiment1) = {
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A, Figure 1",
     .origin = "reconstructed",
     .confidence = "medium",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .proxy = 1,
     .no_replay = 1,

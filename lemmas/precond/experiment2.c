@@ -118,6 +118,18 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Common N(0,1) start, S9 default (d = 4, k = 6, eta = 0.03, T = 1000): Algorithm 1 reaches "
+     "1.1 L_0 by T/2 and its final population loss is at most SGD's final loss.",
+     NULL},
+    {LM_READ_PAPER,
+     "Common N(0,1) start, S9 default (d = 4, k = 6, eta = 0.03, T = 1000): Algorithm 1 reaches "
+     "1.1 L_0 by T/2 and stays below SGD's loss at every iterate from t* on (the stricter "
+     "reading).",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_experiment2) = {
     .kind = LM_KIND_TRAJECTORY,
     .source = "Appendix A, Figure 2",
@@ -125,6 +137,7 @@ LM_CLAIM(claim_precond_experiment2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 2.0 / 64,
     .proxy = 1,
     .no_replay = 1,

@@ -156,12 +156,20 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "||E[uY] - E[u]E[Y]|| <= sqrt(Var(u) Var(Y)) on exact finite distributions: random atoms, "
+     "the affine equality case Y = c + u b, and MC softmax samples of Lemmas 15-18 and 20-23.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_fact10) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Fact (10)",
     .origin = "reconstructed",
     .confidence = "medium",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

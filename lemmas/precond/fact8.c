@@ -98,12 +98,21 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "||sum a_i||^2 <= n sum ||a_i||^2 for n <= 8 tensors of <= 12 entries: Gaussian a_i at "
+     "scales 10^U(-3,3), the all-equal equality case, a 1e-8 near miss, and a hill-climb on the "
+     "ratio.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_fact8) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Fact (8)",
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .eval = eval,
 };

@@ -158,12 +158,20 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Bias-variance identity E||Y - T||^2 = ||EY - T||^2 + Var(Y) on finite distributions (far "
+     "targets, conditional form, MC attention averages) in double, MPFR-128 and MPFR-256.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_fact9) = {
     .kind = LM_KIND_IDENTITY,
     .source = "Fact (9)",
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 0.5,
     .eval = eval,
 };

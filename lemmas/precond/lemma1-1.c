@@ -229,6 +229,21 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Random theta = theta_R + D0, ||D0|| log-uniform in [1e-8, 10], R Haar: symmetry of Y and X "
+     "= R_star^T K, and X PSD, residuals shrinking from double to MPFR-256.",
+     NULL},
+    {LM_READ_PAPER,
+     "Near-singular K (last scales eps, eps' in 1e-8..1e-2, projection nearly non-unique): "
+     "symmetry of Y and X = R_star^T K, X PSD, within a tolerance scaled by the condition of K.",
+     NULL},
+    {LM_READ_PAPER,
+     "K with a repeated top singular value (polar factor still unique, SVD basis not): symmetry "
+     "of Y and X = R_star^T K, X PSD, residuals shrinking from double to MPFR-256.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma1_1) = {
     .kind = LM_KIND_IDENTITY,
     .source = "Lemma 1.1",
@@ -236,6 +251,7 @@ LM_CLAIM(claim_precond_lemma1_1) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
 };

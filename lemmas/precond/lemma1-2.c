@@ -154,6 +154,17 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Haar-random manifold points (S1 families, kappa up to 1e6, d in 1..4) plus a Cayley search "
+     "over R: the eight singular-value bounds on W_V^P and W_KQ^P, and sigma_i(A_P) = sqrt(s_i).",
+     NULL},
+    {LM_READ_PAPER,
+     "Aligned points R = Q^T pairing s_1 with lambda_min(Sigma) and s_d with lambda_max: the "
+     "equality case of the four W_V^P bounds, so any coefficient below 1 must break.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma1_2) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 1.2",
@@ -161,6 +172,7 @@ LM_CLAIM(claim_precond_lemma1_2) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 3,
     .eval = eval,

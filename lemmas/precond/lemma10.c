@@ -133,6 +133,17 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Cross weight (10.1), p_ij with i != j: Var <= Poincare term <= 2 s_j E[p^2] <= RHS by MC, "
+     "for s_j in {0.05, 0.5, 1, 2} and N in {2, 4, 16, 64}.",
+     NULL},
+    {LM_READ_PAPER,
+     "Self weight (10.2), p_jj: Var <= Poincare term <= s_j E[p^2] <= RHS by MC, for s_j in "
+     "{0.05, 0.5, 1, 2} and N in {2, 4, 16, 64}.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma10) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 10, (20)-(21)",
@@ -140,6 +151,7 @@ LM_CLAIM(claim_precond_lemma10) = {
     .confidence = "medium-low",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.0625,
     .no_replay = 1,
     .eval = eval,

@@ -166,12 +166,20 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Stein identity for the bias of z_j at N in {2, 8, 32, 128}, the bound (A_1 + A_2)/N, and a "
+     "fitted slope of -1 in log N over N = 64..1024, for s_j in {0.05, 0.5, 1, 2}.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma11) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 11",
     .origin = "reconstructed",
     .confidence = "medium-high",
     .params = params,
+    .readings = readings,
     .inst_scale = 0.0625,
     .no_replay = 1,
     .eval = eval,

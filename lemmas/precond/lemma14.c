@@ -155,12 +155,20 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Poincare step (23) by MC, and fitted slope of log Var_-j(z_j) against log N at most -1 + "
+     "0.1, for s_j in {0.05, 0.2, 0.3, 0.4} and N from N_0 to 16 N_0 (d = 2).",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma14) = {
     .kind = LM_KIND_RATE,
     .source = "Lemma 14, (23), (25)",
     .origin = "reconstructed (RECON constant: C_14, measured only)",
     .confidence = "medium (quantity), low (constant)",
     .params = params,
+    .readings = readings,
     .inst_scale = 0.0625,
     .proxy = 1,
     .no_replay = 1,

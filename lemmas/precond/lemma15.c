@@ -54,12 +54,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_COND_BIAS, LM_PCMO_ZZ, lm_par_i(ev, "norm") ? 0.5 : 1.0, 0, 0);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "MC proxy at a fixed query with s_j = 0.5 (d = 3): slope of log ||E_-j[z_j z_j^T] - mu_j "
+     "mu_j^T||_F^2 against log N, N = 16..256, at most -1 + 0.1 (squared-norm reading).",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma15) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 15",
     .origin = "reconstructed",
     .confidence = "low-medium",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

@@ -49,12 +49,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_INT_VAR, LM_PCMO_ZZ, 1.0, 0, lm_par_i(ev, "J"));
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Nested MC proxy over 12 outer queries (d = 3, E s_j = 0.05): slope of log E_j Var_-j(z_j "
+     "z_j^T) against log N, N = 16..256, at most -1 + 0.1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma17) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 17 (statement lost)",
     .origin = "reconstructed",
     .confidence = "low",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

@@ -44,12 +44,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_JOINT_MOMENT, LM_PCMO_ZZ, 1.0, 2.0, 0);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Plain MC over query and context (d = 3, E s_j = 0.05, M = 6000 draws): slope of log E||z_j "
+     "z_j^T - mu_j mu_j^T||_F^2 against log N, N = 16..256, at most -1 + 0.1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma18) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 18 (statement lost)",
     .origin = "reconstructed",
     .confidence = "low",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

@@ -54,12 +54,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_COND_VAR, LM_PCMO_ZZ, 1.0, 0, 0);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Fixed query with s_j = 0.3 (d = 3): the Poincare step (27) by MC at every N, and the slope "
+     "of log Var_-j(z_j z_j^T) against log N, N = 64..1024, at most -1 + 0.1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma19) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 19",
     .origin = "reconstructed",
     .confidence = "medium (quantity), low (constant)",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

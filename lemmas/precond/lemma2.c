@@ -178,6 +178,23 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Tube around M for k > d (d = 4, k = 6), radii r/delta from 1e-6 to 1: L_reg - L_0 <= beta/2 "
+     "||D||_Sigma^2 along Hessian, saddle, random and searched directions, and the segment "
+     "property.",
+     NULL},
+    {LM_READ_PAPER,
+     "Square case k = d (d = k = 3), radii r/delta from 1e-6 to 1: L_reg - L_0 <= beta/2 "
+     "||D||_Sigma^2 along Hessian, saddle, random and searched directions, and the segment "
+     "property.",
+     NULL},
+    {LM_READ_PAPER,
+     "Ill-conditioned covariance kappa = 1e4 (d = 3, k = 5), radii r/delta from 1e-6 to 1: L_reg "
+     "- L_0 <= beta/2 ||D||_Sigma^2 along all directions, and the segment property.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma2) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 2",
@@ -185,6 +202,7 @@ LM_CLAIM(claim_precond_lemma2) = {
     .confidence = "high (structure), low (the paper's beta)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 5,
     .eval = eval,

@@ -46,12 +46,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_INT_BIAS, LM_PCMO_C, 1.0, 0, lm_par_i(ev, "J"));
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Nested MC proxy over 12 outer queries (d = 3, E s_j = 0.05): slope of log E_j ||E_-j C_j - "
+     "Sigma||_F^2 against log N, N = 16..256, at most the stated -2 + 0.2.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma21) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 21 (statement lost)",
     .origin = "reconstructed",
     .confidence = "low",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

@@ -44,12 +44,20 @@ static int eval(lm_eval *ev)
     return lm_pcmo_run(ev, LM_PCMO_JOINT_MOMENT, LM_PCMO_C, 1.0, 4.0, 0);
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Plain MC over query and context (d = 3, E s_j = 0.05, M = 10000 draws): slope of log E||C_j "
+     "- Sigma||_F^4 against log N, N = 16..256, at most -2 + 0.2.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma22) = {
     .kind = LM_KIND_RATE,
     .source = "preconditioned-softmax-regression, Appendix, Lemma 22 (statement lost)",
     .origin = "reconstructed",
     .confidence = "low",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 32,
     .proxy = 1,
     .no_replay = 1,

@@ -156,12 +156,20 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "A3 instance (d = 3, k = 4, s_1 = sigma = 0.01), N = 1e2..1e10 exact training sets: E1 and "
+     "E2 jointly w.p. >= 1 - p = 0.9 at the largest N, and frequencies non-decreasing in N.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma3) = {
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 3 (Section 4)",
     .origin = "reconstructed (RECON constant: delta0_scale, eps2_scale)",
     .confidence = "medium",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

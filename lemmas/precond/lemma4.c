@@ -181,12 +181,21 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "TR-B instance (d = 2, k = 3, s_1 = 0.45), Sigma-hat from 1e10 samples, theta delta_0-close: "
+     "(4.1) and (4.2) with the MC gradient of M = 12000 batches of N = 8, error in the claim's "
+     "favour.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma4) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 4 (Section 4)",
     .origin = "reconstructed (RECON constant: alpha_scale, beta_scale)",
     .confidence = "medium",
     .params = params,
+    .readings = readings,
     .inst_scale = 4.0 / 64,
     .eval = eval,
 };

@@ -238,6 +238,18 @@ out:
 
 static int search_in(int config) { return config == 1; }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Spectral initialisation from real training sets, N in {8, 16, 32, 64, 128, 1000}, d = 3, k "
+     "= 5, tau in {0.1, 1}: Procrustes distance to M below the reconstructed deterministic bound.",
+     NULL},
+    {LM_READ_PAPER,
+     "Direct perturbations W-hat = W_star + eps_W G, Sigma-hat = Sigma^(1/2)(I + eps_S "
+     "S)Sigma^(1/2), eps log-uniform in [1e-4, 0.9], with a search over both: distance below the "
+     "bound.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma5) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 5",
@@ -245,6 +257,7 @@ LM_CLAIM(claim_precond_lemma5) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 4.0,
     .search_dim = 4,
     .search_in = search_in,

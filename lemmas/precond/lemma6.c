@@ -200,6 +200,18 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Exact OLS draws (d = 3, k = 4, sigma = 0.1), N from 1e2 to 1e5: the (1 - p/2)-quantile of "
+     "||W-hat - W_star|| sqrt(N/log(N/p)) bounded in N, and the C6 event w.p. >= 1 - p/2, p = "
+     "0.1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Exact identity at N = 12 from 4000 training sets drawn sample by sample: the mean of "
+     "||W-hat - W_star||_F^2 equals k sigma^2 tr(Sigma^-1)/(N - d - 1) within 3.29 SE.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma6) = {
     .kind = LM_KIND_PROBABILISTIC,
     .source = "Lemma 6 (proof of Lemma 3)",
@@ -207,6 +219,7 @@ LM_CLAIM(claim_precond_lemma6) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 1.0 / 64,
     .eval = eval,
 };

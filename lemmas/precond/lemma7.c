@@ -533,6 +533,21 @@ static int eval(lm_eval *ev)
 
 static int search_in(int config) { return config == 0; }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Points theta_R + rD near M (d = 4, k = 6, s_1 in {0.004, 0.01}, r/delta_7 in [1e-3, 3]) and "
+     "the equality direction: ||B||_op <= sqrt(s_1) + dist, and the integrability criteria.",
+     NULL},
+    {LM_READ_PAPER,
+     "Closed-form MGFs of x^T A x and x^T A x' (d in {1, 2}, f up to 0.998 of the threshold) "
+     "against Gauss-Hermite quadrature in MPFR-256, within relative 1e-20.",
+     NULL},
+    {LM_READ_PAPER,
+     "Divergence at and beyond the threshold (d = 2, lambda_max in {0.5, 0.6}): box integrals "
+     "over [-rho, rho]^2, rho = 2..16, must keep growing by at least 1.5 per doubling.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma7) = {
     .kind = LM_KIND_STRUCTURAL,
     .source = "Lemma 7",
@@ -540,6 +555,7 @@ LM_CLAIM(claim_precond_lemma7) = {
     .confidence = "high (the facts), low (tau_int, c_1, c_2)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.25,
     .search_dim = 3,
     .search_in = search_in,

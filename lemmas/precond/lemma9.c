@@ -162,6 +162,17 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Cross weight (9.1): tilted-MC upper confidence bound of E_-j[p_ij^m] below the bound for "
+     "s_j from 0.3 to 6, N in {2, 4, 16, 64, 128}, m in {1, 2, 4}.",
+     NULL},
+    {LM_READ_PAPER,
+     "Self weight (9.2): tilted-MC upper confidence bound of E_-j[p_jj^m] below the bound for s_j "
+     "from 0.3 to 6, N in {2, 4, 16, 64, 128}, m in {1, 2, 4}.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_lemma9) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Lemma 9",
@@ -169,6 +180,7 @@ LM_CLAIM(claim_precond_lemma9) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.09375,
     .no_replay = 1,
     .eval = eval,

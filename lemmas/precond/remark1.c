@@ -169,12 +169,20 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Reference case d = 2, k = 3, ||Sigma^(1/2) W_KQ Sigma^(1/2)||_op = 1/4: the gap E L-hat - L "
+     "is nonzero at N = 2 (99% CI) and its slope in log N over N = 16..128 is about -1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_remark1) = {
     .kind = LM_KIND_RATE,
     .source = "Remark in Section 3",
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 0.0625,
     .proxy = 1,
     .no_replay = 1,

@@ -181,6 +181,21 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Case k > d (d = 4, k = 6), radii r/delta from 1e-6 to 1: <grad L_reg, D> >= alpha "
+     "||D||_Sigma^2 along Hessian, saddle, random and searched directions, alpha = alpha_r.",
+     NULL},
+    {LM_READ_PAPER,
+     "Square case k = d (d = k = 3), where the sharp local value is 4 s_d: <grad L_reg, D> >= "
+     "alpha ||D||_Sigma^2 for radii r/delta from 1e-6 to 1 along all directions.",
+     NULL},
+    {LM_READ_PAPER,
+     "Ill-conditioned covariance kappa(Sigma) = 1e4 (d = 3, k = 5): <grad L_reg, D> >= alpha "
+     "||D||_Sigma^2 for radii r/delta from 1e-6 to 1 along all directions.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_theorem1_3a) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Theorem 1 (part 3), eq. (3)",
@@ -188,6 +203,7 @@ LM_CLAIM(claim_precond_theorem1_3a) = {
     .confidence = "high (structure), low (the paper's alpha, delta)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 5,
     .eval = eval,

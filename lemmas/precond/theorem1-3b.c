@@ -120,6 +120,21 @@ out:
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Case k > d (d = 4, k = 6), radii r/delta from 1e-6 to 1: preconditioned gradient norm <= "
+     "beta ||D||_Sigma along Hessian, saddle, random and searched directions, beta = beta_r.",
+     NULL},
+    {LM_READ_PAPER,
+     "Square case k = d (d = k = 3): preconditioned gradient norm <= beta_r ||D||_Sigma for radii "
+     "r/delta from 1e-6 to 1, the sharp local value being 4 s_1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Ill-conditioned covariance kappa(Sigma) = 1e4 (d = 3, k = 5): preconditioned gradient norm "
+     "<= beta_r ||D||_Sigma for radii r/delta from 1e-6 to 1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_theorem1_3b) = {
     .kind = LM_KIND_POINTWISE,
     .source = "Theorem 1 (part 3), eq. (4)",
@@ -127,6 +142,7 @@ LM_CLAIM(claim_precond_theorem1_3b) = {
     .confidence = "high (structure), low (the paper's beta)",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.125,
     .search_dim = 5,
     .eval = eval,

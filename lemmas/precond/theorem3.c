@@ -131,6 +131,18 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Tube points in the A3 regime (d = 2, k = 3, s_1 = tau = 0.01), ||D|| in {0.5, 1} delta_r: "
+     "slope of log ||E grad L-hat_reg - grad L_reg||^2 against log N, N = 8..256, at most -1 + "
+     "0.1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Tube points with a larger signal (d = 2, k = 3, s_1 = tau = 0.1), ||D|| in {0.5, 1} "
+     "delta_r: slope of the squared gradient bias against log N, N = 8..256, at most -1 + 0.1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_theorem3) = {
     .kind = LM_KIND_RATE,
     .source = "Theorem 3",
@@ -138,6 +150,7 @@ LM_CLAIM(claim_precond_theorem3) = {
     .confidence = "medium",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.03125,
     .proxy = 1,
     .no_replay = 1,

@@ -183,6 +183,17 @@ static int eval(lm_eval *ev)
     return rc < 0 ? -1 : 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Tube points in the A3 regime (d = 2, k = 3, tau = 0.01, ||D|| = 0.5 delta_r): slope of log "
+     "||E grad L-hat - grad L||^2 (total, W_V, W_KQ) against log N, N = 8..256, at most -1 + 0.1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Tube points with a larger signal (d = 2, k = 3, tau = 0.1, ||D|| = 0.5 delta_r): slope of "
+     "the squared loss-gradient bias against log N, N = 8..256, at most -1 + 0.1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_theorem4) = {
     .kind = LM_KIND_RATE,
     .source = "Theorem 4",
@@ -190,6 +201,7 @@ LM_CLAIM(claim_precond_theorem4) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.03125,
     .proxy = 1,
     .no_replay = 1,

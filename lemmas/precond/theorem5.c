@@ -160,6 +160,21 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Tube points (d = 2, k = 3, tau = 0.01, ||D|| = 0.5 delta_r): the exact Wick bias of grad "
+     "R-hat, fitted slope of its log squared norm against log N, N = 8..2048, at most -1 + 0.1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Tube points in a larger dimension (d = 3, k = 4, tau = 0.01): the exact Wick bias of grad "
+     "R-hat, fitted slope of its log squared norm against log N, N = 8..2048, at most -1 + 0.1.",
+     NULL},
+    {LM_READ_PAPER,
+     "Arbitrary theta with N(0,1) entries (d = 2, k = 3), away from the tube: the exact Wick bias "
+     "of grad R-hat decays at least like 1/N over N = 8..2048.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_precond_theorem5) = {
     .kind = LM_KIND_RATE,
     .source = "Theorem 5",
@@ -167,6 +182,7 @@ LM_CLAIM(claim_precond_theorem5) = {
     .confidence = "medium-high",
     .params = params,
     .configs = configs,
+    .readings = readings,
     .inst_scale = 0.0625,
     .proxy = 1,
     .eval = eval,

@@ -77,11 +77,16 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Family (i), X and W iid U[-R, R] on the n, d <= 8 and R grids: the generator "
+                    "must keep max(|X|_inf, |W|_inf) <= R with R > 1.", NULL},
+    {LM_READ_PAPER, "Family (ii), X and W with entries +-R exactly: the bound |X_ij|, |W_ab| <= R "
+                    "is attained, so it tests the boundary of Assumption D.1.", NULL},
+    {LM_READ_PAPER, "Family (iii), Gaussian X and W rescaled to max entry R: tests that the "
+                    "rescaling a_i (R/m) stays within R up to one double rounding.", NULL},
+    {LM_READ_PAPER, "Family (iv), the paper's rank-4 construction (W = W_Q W_K^T, Gaussian X when "
+                    "n != d) rescaled to max entry R: the bound on the paper's own data.", NULL},
+    {LM_READ_PAPER, "PL-regime X = sqrt(beta0)[I|0]Q + sigma N clipped to R, Gaussian W: the data "
+                    "of the PL claims must also satisfy the entry bound R.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_assumptionD_1) = {

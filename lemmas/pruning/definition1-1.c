@@ -100,10 +100,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "R = 0.5, small entries: literal D^-1 exp(X W X^T) vs the core's shifted "
+                    "softmax, row sums and shift invariance in double and MPFR-128/256.", NULL},
+    {LM_READ_PAPER, "R = 1, unit-scale entries: literal D^-1 exp(X W X^T) vs the core's shifted "
+                    "softmax, row sums and shift invariance, n, d up to 32.", NULL},
+    {LM_READ_PAPER, "R = 2, moderate logits: literal D^-1 exp(X W X^T) vs the core's shifted "
+                    "softmax, row sums and shift invariance, n, d up to 32.", NULL},
+    {LM_READ_PAPER, "R = 8, large logits that overflow the unshifted exp in double: the literal "
+                    "form is then decided in MPFR; row sums and shift invariance as well.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition1_1) = {

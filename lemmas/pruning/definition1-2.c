@@ -79,7 +79,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2, 4}, lambda in {0, 1e-3, 0.37, "
+                    "1}: the literal non-causal loss vs the core's, L(1) = lambda d^2/2, L >= "
+                    "0.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition1_2) = {

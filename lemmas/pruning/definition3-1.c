@@ -87,7 +87,8 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "n up to 32, d up to 16, five mask kinds: the core's causal mask equals [i >= "
+                    "j], f(M) is lower-triangular with first row e1 and c, p1 vanish there.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition3_1) = {

@@ -92,8 +92,10 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "f(x) = x^2 with alpha = 2, g = f, xi = 0, mu = 8: the PL predicate is tight "
+                    "at every x in [-10, 10], an equality case.", NULL},
+    {LM_READ_PAPER, "f(x) = x^2 + 3 sin^2 x with mu = 1/8 (tight value ~0.702): a nonconvex "
+                    "function that satisfies PL, at random x and the worst scanned x.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definition5_1) = {

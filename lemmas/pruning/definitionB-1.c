@@ -115,9 +115,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the row formula C_j o exp(X "
+                    "(M o W)^T X_j^T) vs the matrix form, zero above the diagonal; u0 at M = "
+                    "1.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16, R up to 2: the row "
+                    "formula for u(M) and u0 vs the matrix form on an irregular 0/1 "
+                    "support.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the row formula for u(M) and u0 "
+                    "vs the matrix form with no zero entries (the non-causal case).", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_1) = {

@@ -94,9 +94,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the literal row sums alpha = "
+                    "u 1 (and alpha0 at M = 1) vs exp(lse) of the core's logits; alpha > 0.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: alpha = u 1 and alpha0 "
+                    "vs exp(lse) summed over each row's irregular support; alpha > 0.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: alpha = u 1 and alpha0 vs "
+                    "exp(lse) with every entry of a row in the sum (the non-causal case).", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_2) = {

@@ -88,9 +88,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: literal u_ji/alpha_j vs the "
+                    "core's softmax f(M) and f0 = f(1); row sums 1, f >= 0, f = 0 above the "
+                    "diagonal.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: literal u/alpha vs the "
+                    "core's f(M) and f0 on an irregular support; row sums 1 and f = 0 off "
+                    "it.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: literal u/alpha vs the core's "
+                    "f(M) and f0 in the non-causal case; row sums 1 and f >= 0.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_3) = {

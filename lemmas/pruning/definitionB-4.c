@@ -72,9 +72,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: literal c = f - f0 from "
+                    "support-loop softmaxes vs the core's c; c 1 = 0 and c(1) = 0.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: literal c = f - f0 vs "
+                    "the core's c on an irregular support; row sums c 1 = 0 and c(1) = 0.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: literal c = f - f0 vs the "
+                    "core's c in the non-causal case; row sums c 1 = 0 and c(1) = 0.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_4) = {

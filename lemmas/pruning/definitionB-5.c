@@ -50,9 +50,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the literal (1/2) sum c_ij^2 "
+                    "and (1/2)||c||_F^2 vs the core's L_rec in double and MPFR-128/256.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: the literal (1/2) sum "
+                    "c_ij^2 and (1/2)||c||_F^2 vs the core's L_rec on an irregular support.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the literal (1/2) sum c_ij^2 "
+                    "and (1/2)||c||_F^2 vs the core's L_rec in the non-causal case.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_5) = {

@@ -62,7 +62,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal instances, n <= 8, d <= 16, lambda in {0, 1e-3, 0.37, 1}, five mask "
+                    "kinds: L_reg by a double loop and by (lambda/2) tr(M^T M) vs the "
+                    "core's.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionB_6) = {

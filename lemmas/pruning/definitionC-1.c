@@ -82,9 +82,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the row form (diag(f_j) - f_j "
+                    "f_j^T) c_j, p1 by entry loops and p2 by a matrix product vs the "
+                    "core's.", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: p = p1 - p2 by the row "
+                    "form, p1 and p2 by loops and products vs the core's on an irregular "
+                    "support.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: p = p1 - p2 by the row form, p1 "
+                    "and p2 by loops and products vs the core's in the non-causal case.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_definitionC_1) = {

@@ -122,7 +122,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}, A = X, B = M o W, C = X^T: "
+                    "rows, columns and the row j0 of X (M o W) X^T by loops vs the core's "
+                    "logits.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_1) = {

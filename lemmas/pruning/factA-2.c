@@ -106,8 +106,11 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal instances, n, d <= 16, R up to 2: sum_i a_i b_i vs a^T b, sum_i b_i "
+                    "X_i vs b^T X, and the Lemma C.2 sum with the core's causal p vs X^T p "
+                    "X.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R up to 2: sum_i a_i b_i vs a^T b, sum_i b_i X_i vs "
+                    "b^T X, and the Lemma C.2 sum with the non-causal p vs X^T p X.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_2) = {

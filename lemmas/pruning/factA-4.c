@@ -177,7 +177,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal pruning instances, n <= 16, d <= 8: the reconstructed algebra "
+                    "identities on Gaussian vectors and matrices and on f(M), c(M), by different "
+                    "routes.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_4) = {

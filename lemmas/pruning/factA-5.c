@@ -244,16 +244,30 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Item 1, ||alpha A||_F = |alpha| ||A||_F both ways, shapes up to 6 x 6, "
+                    "entries 1e-3..1e3: Gaussian, any alpha, alpha = 0 and rank-deficient "
+                    "instances.", NULL},
+    {LM_READ_PAPER, "Item 2, triangle inequality ||A + B||_F <= ||A||_F + ||B||_F: random, "
+                    "rank-deficient, and the equality cases B = tA (t > 0) and B = 0.", NULL},
+    {LM_READ_PAPER, "Item 3, Cauchy-Schwarz |<A, B>| <= ||A||_F ||B||_F on shapes up to 6 x 6: "
+                    "random and rank-deficient A, and the equality case B = tA.", NULL},
+    {LM_READ_PAPER, "Item 4 spectral, ||AB||_F <= ||A|| ||B||_F with ||A|| from an SVD: random, "
+                    "rank-deficient, and the equality case B = v1 z^T (top singular "
+                    "vector).", NULL},
+    {LM_READ_PAPER, "Item 4 Frobenius, ||AB||_F <= ||A||_F ||B||_F: random and rank-deficient "
+                    "instances and the equality case A = u v^T, B = v z^T.", NULL},
+    {LM_READ_PAPER, "Item 5, ||A o B||_F <= max|A_ij| ||B||_F: random, rank-deficient, |A_ij| "
+                    "constant, and B supported on the largest |A_ij| (both attain it).", NULL},
+    {LM_READ_PAPER, "Item 6, ||Ax||_2 <= ||A|| ||x||_2 with the spectral norm from an SVD: random "
+                    "and rank-deficient A, and the equality case x = v1.", NULL},
+    {LM_READ_PAPER, "Item 7 lower, ||A|| <= ||A||_F: random and rank-deficient A (inner dimension "
+                    "k), with the equality case A of rank one.", NULL},
+    {LM_READ_PAPER, "Item 7 upper, ||A||_F <= sqrt(k) ||A||, k the numerical rank: random, "
+                    "rank-deficient, and k equal singular values (a signed partial "
+                    "permutation).", NULL},
+    {LM_READ_PAPER, "Item 8, ||A^T|| = ||A|| observed in both directions via SVDs of A and A^T, "
+                    "shapes up to 6 x 6, entries of scale 1e-3..1e3, random and "
+                    "rank-deficient.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_5) = {

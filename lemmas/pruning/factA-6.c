@@ -66,8 +66,11 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R up to 2: ||A + B||_F^2 expansion for the "
+                    "cancelling pair A = f(M), B = -f0 (A + B = c) and a Gaussian n x n "
+                    "pair.", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R up to 2: ||A + B||_F^2 expansion for A = f(M), B = "
+                    "-f0 in the non-causal case and for a Gaussian n x n pair.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factA_6) = {

@@ -353,9 +353,13 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "g = f(M), the pruned attention as a function of the mask, p = d^2, n <= 5, d "
+                    "<= 4, full and causal: the mean value bound with a proven upper bound "
+                    "G.", NULL},
+    {LM_READ_PAPER, "g(x)_e = tanh(<w_e, x> + b_e), p <= 4: smooth random maps, and one instance "
+                    "in three nearly linear and aligned, where the ratio approaches 1.", NULL},
+    {LM_READ_PAPER, "g(x) = sum_i x_i A_i with G = max_i ||A_i||_F exact: one instance in two is "
+                    "the equality case A_i = sigma_i A, where the sqrt(p) factor is sharp.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factE_1) = {

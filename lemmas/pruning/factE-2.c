@@ -271,9 +271,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Scalar range, k in {2, 3, 4}, domain R^p, p <= 3, factor k: random pairs, a "
+                    "two-point hill-climb and the clip witness where the ratio tends to k.", NULL},
+    {LM_READ_PAPER, "Hadamard products in R^q, q <= 3, l2 norm, k in {2, 3, 4}, factor k: random "
+                    "pairs, an adversarial pair search and the clip witness.", NULL},
+    {LM_READ_PAPER, "q x q matrix products, q <= 3, Frobenius norm, k in {2, 3, 4}, factor k: "
+                    "random pairs, an adversarial pair search and the clip witness.", NULL},
     {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},
     {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},
     {LM_READ_PAPER, "the factor as the source may print it: 2^(k-1) instead of k", "factor=2^(k-1)"},

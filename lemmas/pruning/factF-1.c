@@ -74,9 +74,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Part 1, sqrt(a + b) <= sqrt(a) + sqrt(b), a, b log-uniform in [1e-20, 1e20] "
+                    "plus the equality cases b = 0 and a = 0; searched over (log a, log b).", NULL},
+    {LM_READ_PAPER, "The possible printed alternative (sqrt(a) + sqrt(b))/sqrt(2) <= sqrt(a + b), "
+                    "a, b log-uniform in [1e-20, 1e20], with its equality case a = b.", NULL},
+    {LM_READ_PAPER, "Part 2, sqrt(a) - sqrt(b) <= sqrt(a - b) for a >= b, a, b log-uniform in "
+                    "[1e-20, 1e20], with the equality cases b = 0 and b = a.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factF_1) = {

@@ -142,7 +142,8 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "n <= 8, m <= 4, beta = lambda_min(A): random, equality (bottom eigenvectors), "
+                    "doubled, singular, ill-conditioned and indefinite A.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_factF_3) = {

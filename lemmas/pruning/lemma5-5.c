@@ -28,7 +28,9 @@ static const lm_param_def params[] = {
 static int eval(lm_eval *ev) { return lm_prt_pl_eval(ev, ev->config == 0 ? 0 : 2); }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "PL regime n in {2,3,4} <= d in {4,6,8}, R in {1+1e-6, 2}, lambda in {0.1, "
+                    "0.01, 0.001}, full mask, M ~ U[0,1]^(d x d): the printed PL inequality, F.10a "
+                    "and F.10b.", NULL},
     {LM_READ_REPAIRED, "points along projected GD (eta = 1/L_E8); odd instances causal with A2 read over supp C", NULL},
     LM_READINGS_END};
 

@@ -35,7 +35,9 @@ static const char *const configs[] = {"full", "causal", NULL};
 LM_PARAMS(PARAMS)
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n <= 6: random S and zero-row-sum B, the uniform S equality "
+                    "case, S = f(M) and B = c(M) of a pruning instance, a hill-climb, near-uniform "
+                    "S.", NULL},
     {LM_READ_REPAIRED, "support-restricted: S and B zero off the causal support, delta the minimum over the support (as printed min_ij S_ij >= delta > 0 fails for causal S)", NULL},
     LM_READINGS_END};
 

@@ -83,8 +83,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}, five mask kinds: "
+                    "dH/dM_ij = W_ij X_i X_j^T vs central differences in double, MPFR-128 and "
+                    "MPFR-256.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: the same "
+                    "dH/dM_ij check (the support does not enter H), run so both supports are "
+                    "covered.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaA_7) = {

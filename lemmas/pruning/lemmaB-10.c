@@ -124,8 +124,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {1,2,5,16}, d in {1,3,8}, R in {1,1.5}: the gradient X W "
+                    "<u_j0, X_j1> of alpha vs central differences in double, MPFR-128 and "
+                    "MPFR-256.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {1,2,5,16}, d in {1,3,8}, R in {1,1.5}: the gradient X W "
+                    "<u_j0, X_j1> of alpha vs central differences; alpha sums only the causal "
+                    "entries of u.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_10) = {

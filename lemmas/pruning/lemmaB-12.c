@@ -105,8 +105,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: dc/dM = df/dM "
+                    "(B.11's form; f0 drops out) vs central differences in double, MPFR-128 and "
+                    "MPFR-256.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: dc/dM = df/dM "
+                    "(B.11's form; f0 drops out) vs central differences; c = f - f0 with causal "
+                    "softmaxes.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_12) = {

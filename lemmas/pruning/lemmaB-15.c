@@ -129,8 +129,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: the gradient via "
+                    "p1, p2 plus lambda M, lambda in {1e-3, 0, 1}, vs central differences in "
+                    "double, MPFR-128 and MPFR-256.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: the gradient via "
+                    "p1, p2 plus lambda M, lambda in {1e-3, 0, 1}, vs central differences; p1, p2 "
+                    "from causal f and c.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_15) = {

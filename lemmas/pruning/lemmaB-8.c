@@ -103,8 +103,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: the logit row "
+                    "gradient X_j0i0 W_i0j1 X_j1 vs central differences in double, MPFR-128 and "
+                    "MPFR-256.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}: the logit row "
+                    "gradient X_j0i0 W_i0j1 X_j1 vs central differences; C does not enter the "
+                    "logits, run for uniformity.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaB_8) = {

@@ -37,9 +37,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the p2 entry loops vs W o "
+                    "(X_j0^T p2_j0^T X) for row j0 = n (Part 1) and, summed, vs W o (X^T p2 "
+                    "X).", NULL},
+    {LM_READ_PAPER, "Random block supports with the diagonal, n, d <= 16: the p2 entry loops vs W "
+                    "o (X_j0^T p2_j0^T X) and their sum over j0 vs W o (X^T p2 X).", NULL},
+    {LM_READ_PAPER, "Full mask, n, d <= 16, R in {1+1e-6, 1.5, 2}: the p2 entry loops vs W o "
+                    "(X_j0^T p2_j0^T X) and their sum vs W o (X^T p2 X) in the non-causal "
+                    "case.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaC_3) = {

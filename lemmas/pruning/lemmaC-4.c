@@ -78,7 +78,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Causal instances, n <= 3, d <= 8, lambda in {0, 1e-3, 0.37, 1}, five mask "
+                    "kinds: central differences (h = 1/4) of L_reg and the entry loop vs lambda "
+                    "M.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaC_4) = {

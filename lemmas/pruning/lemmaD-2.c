@@ -52,7 +52,9 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "n, d <= 8, R in {1+1e-6, 1.5, 2, 4}, the four families, every fourth instance "
+                    "Rademacher +-R where ||X||_F <= sqrt(nd) R and ||W||_F <= d R are "
+                    "equalities.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_2) = {

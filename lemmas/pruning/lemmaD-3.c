@@ -133,16 +133,36 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Part 1, ||f(M)||_F <= sqrt(n), n, d <= 8, R up to 4, full and causal, masks "
+                    "incl. off-domain, 1 in 3 hill-climbed: attained at one-hot (saturated) rows "
+                    "and n = 1.", NULL},
+    {LM_READ_PAPER, "Part 2, ||c(M)||_F <= 2 sqrt(n), n, d <= 8, R up to 4, full and causal, masks "
+                    "incl. off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant (sharp "
+                    "sup sqrt(2) sqrt(n)).", NULL},
+    {LM_READ_PAPER, "Part 3, L_rec(M) <= 2n, n, d <= 8, R up to 4, full and causal, masks incl. "
+                    "off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant (sharp sup "
+                    "n).", NULL},
+    {LM_READ_PAPER, "Part 4, ||f_j||_2 <= 1 and 0 <= f_jk <= 1, n, d <= 8, R up to 4, full and "
+                    "causal, masks incl. off-domain, 1 in 3 hill-climbed: attained at one-hot "
+                    "rows.", NULL},
+    {LM_READ_PAPER, "Part 5, ||c(M)_j||_2 <= 2, n, d <= 8, R up to 4, full and causal, masks incl. "
+                    "off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant (sharp sup "
+                    "sqrt(2)).", NULL},
+    {LM_READ_PAPER, "Part 6, |<f_j, c_j>| <= 2, n, d <= 8, R up to 4, full and causal, masks incl. "
+                    "off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant (sharp sup "
+                    "1).", NULL},
+    {LM_READ_PAPER, "Part 7, ||f(M)_j||_1 = 1 observed both ways, n, d <= 8, R up to 4, full and "
+                    "causal, masks incl. off-domain, 1 in 3 hill-climbed: an equality at every "
+                    "instance.", NULL},
+    {LM_READ_PAPER, "Part 8, ||p1(M)||_F <= 2 sqrt(n), n, d <= 8, R up to 4, full and causal, "
+                    "masks incl. off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant "
+                    "(sharp sup sqrt(n)).", NULL},
+    {LM_READ_PAPER, "Part 9, ||p2(M)||_F <= 2 sqrt(n), n, d <= 8, R up to 4, full and causal, "
+                    "masks incl. off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant "
+                    "(sharp sup sqrt(n)).", NULL},
+    {LM_READ_PAPER, "Part 10, ||p(M)||_F <= 4 sqrt(n), n, d <= 8, R up to 4, full and causal, "
+                    "masks incl. off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant "
+                    "(elementary sup 2 sqrt(n)).", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaD_3) = {

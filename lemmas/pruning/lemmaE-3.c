@@ -61,8 +61,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n, d <= 8, R up to 4, four families, masks incl. off-domain: "
+                    "adversarial Jacobian-norm estimates of f(M) vs the RECON L = 2 sqrt(n) d "
+                    "R^3.", NULL},
+    {LM_READ_PAPER, "Causal support, n, d <= 8, R up to 4, four families, masks incl. off-domain: "
+                    "adversarial Jacobian-norm estimates of f(M) vs the RECON L = 2 sqrt(n) d "
+                    "R^3.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaE_3) = {

@@ -153,8 +153,12 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Part 1, ||A+B||^2 >= ||A||^2 + ||B||^2 - 2ab, d <= 6, entries 1e-3..1e3: "
+                    "random, worst case B = -tA (equality), loose bounds, aligned, and the PL "
+                    "application.", NULL},
+    {LM_READ_PAPER, "Part 2, ||A+B|| >= sqrt(||A||^2 + ||B||^2) - sqrt(2ab) under its side "
+                    "condition: equality at B = -A; the PL application (a = U) misses the "
+                    "condition.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_2) = {

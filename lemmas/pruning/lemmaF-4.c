@@ -33,7 +33,9 @@ LM_PARAMS(PARAMS)
 static int eval(lm_eval *ev) { return lm_prbd_sandwich_eval(ev, 1); }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Squared form, beta = lambda_min(X X^T), n <= 4, d in [n, n+4], 1 in 8 with n "
+                    "> d: Gaussian, bottom-eigenvector B and [I|0]Q equality cases, skew, rank-one "
+                    "B.", NULL},
     {LM_READ_PROBE, "every instance has n > d, so beta = lambda_min(X X^T) = 0: outside the hypothesis beta > 0",
      "regime=n>d"},
     LM_READINGS_END};

@@ -65,8 +65,10 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Lower bound min|A_ij| ||B||_F <= ||A o B||_F, A = W from the four families, "
+                    "Gaussian B: theta = 0 instances and Rademacher A (equality).", NULL},
+    {LM_READ_PAPER, "Upper bound ||A o B||_F <= max|A_ij| ||B||_F, A = W from the four families, "
+                    "Gaussian B: Rademacher A with |A| constant is the equality case.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_5) = {

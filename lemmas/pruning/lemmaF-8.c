@@ -72,8 +72,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Entrywise |c_ij| <= 2 and the triangle step |c_ij| <= |f_ij| + |f0_ij|, n, d "
+                    "<= 8, full and causal, 1 in 3 hill-climbed: vacuous with RECON 2 (sharp "
+                    "1).", NULL},
+    {LM_READ_PAPER, "Frobenius ||c(M)||_F <= 2n, n, d <= 8, full and causal, masks incl. "
+                    "off-domain, 1 in 3 hill-climbed: vacuous with the RECON constant (a priori "
+                    "sqrt(2n)).", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_8) = {

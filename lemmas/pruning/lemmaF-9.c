@@ -44,8 +44,11 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "RECON form ||f o c||_F <= 2n, n, d <= 8, full and causal, masks incl. "
+                    "off-domain, 1 in 3 hill-climbed: vacuous (the sharp sup is sqrt(n)).", NULL},
+    {LM_READ_PAPER, "The alternative printed form ||p2(M)||_F <= 2 sqrt(n), same instances and "
+                    "hill-climb: vacuous with the RECON constant (the sharp sup is "
+                    "sqrt(n)).", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_lemmaF_9) = {

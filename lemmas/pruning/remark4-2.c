@@ -184,9 +184,15 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "(i) f(M)_ij >= exp(-2 d^2 R^3)/n_i on supp C in log space, n, d <= 8, R in "
+                    "{1.5, 2}, causal on odd instances, binary or U[0,1] masks; off-domain M "
+                    "measured.", NULL},
+    {LM_READ_PAPER, "(ii) L*(lambda/10) <= L*(lambda) for lambda in {0.1, 0.01, 0.001} by GD + "
+                    "Newton, n in {2, 3}, d = 3, causal on odd instances; xi/lambda "
+                    "measured.", NULL},
+    {LM_READ_PAPER, "(iv) binarising the mask after 100 momentum-GD steps at ratio rho in {0.1, "
+                    "..., 0.9} gives exactly floor(rho d^2) zeros, on non-causal PL-grid "
+                    "instances.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_remark4_2) = {

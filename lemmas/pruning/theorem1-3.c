@@ -140,7 +140,9 @@ out:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Non-causal, n in {2, 3}, d = 4: xi(lambda)/lambda constant and the slope of "
+                    "log T_emp vs log(1/eps) at most 1; vacuous when L(M0) <= xi already at t = "
+                    "0.", NULL},
     {LM_READ_REPAIRED, "accuracy measured against L* + eps (the minimum found by GD + Newton) instead of "
                        "xi + eps: the rate in 1/eps without the xi term, which already holds at t = 0", NULL},
     LM_READINGS_END};

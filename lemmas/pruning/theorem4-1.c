@@ -202,7 +202,9 @@ done:
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Non-causal, plain GD with eta = 1/L, n in {2,3,4}, d in {4,6,8}, R in "
+                    "{1+1e-6, 2}, lambda in {0.1, 0.01, 0.001}: descent, gradient bound and min L "
+                    "<= xi + eps.", NULL},
     {LM_READ_REPAIRED, "A2 read over supp C: as printed, min over all entries of f(M) is 0 for causal C (delta = 0, mu = 0, xi infinite)", NULL},
     {LM_READ_PROBE, "step eta = 1/Lhat (Hessian norm at M0), far above the hypothesis eta <= 1/L", NULL},
     {LM_READ_PROBE, "step eta = 1/Lhat beyond eta <= 1/L; causal, A2 read over supp C", NULL},

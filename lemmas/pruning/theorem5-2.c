@@ -263,9 +263,14 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Toy f(x) = a x^2, a in [1/2, 2], L = 2a, mu = 8a (tight), xi = 0, x0 in [-3, "
+                    "3]: GD with eta = 1/L reaches f <= eps within the theorem's T.", NULL},
+    {LM_READ_PAPER, "Toy f(x) = x^2 + 3 sin^2 x, L = 8, mu = 1/8, xi = 0, x0 in [-5, 5]: a "
+                    "nonconvex PL function; descent, gradient bound and the conclusion within "
+                    "T.", NULL},
+    {LM_READ_PAPER, "Pruning loss, non-causal on even and causal on odd instances, eta = 1/L_E8: "
+                    "descent and gradient bound at every iterate, trajectory-restricted "
+                    "conclusion.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem5_2) = {

@@ -44,8 +44,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support, n in {3, 5}, d in {2, 3}, R in {1.5, 2}, lambda in {1e-3, 0.5}: "
+                    "W o (X^T p X) + lambda M vs central differences of L, plus edge "
+                    "identities.", NULL},
+    {LM_READ_PAPER, "Causal support, n in {3, 5}, d in {2, 3}, R in {1.5, 2}, lambda in {1e-3, "
+                    "0.5}: the closed-form gradient with causal f, c vs central differences of "
+                    "L.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theorem5_3) = {

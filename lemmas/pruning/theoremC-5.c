@@ -44,8 +44,12 @@ static int eval(lm_eval *ev)
 }
 
 static const lm_reading readings[] = {
-    {LM_READ_PAPER, NULL, NULL},
-    {LM_READ_PAPER, NULL, NULL},
+    {LM_READ_PAPER, "Full support (Definition 1.2), n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}, "
+                    "lambda in {1e-3, 0, 1}: the assembled closed-form gradient vs central "
+                    "differences.", NULL},
+    {LM_READ_PAPER, "Causal support (Definition 3.2), n in {1,2,5,16}, d in {1,3,8}, R in {1,2,4}, "
+                    "lambda in {1e-3, 0, 1}: the assembled closed-form gradient vs central "
+                    "differences.", NULL},
     LM_READINGS_END};
 
 LM_CLAIM(claim_pruning_theoremC_5) = {

@@ -68,12 +68,20 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Descent lemma along live GD runs on random least squares (m <= 32, d <= 8) at the largest "
+     "allowed step eta = 1/L (h = 1), tight along the top singular direction.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_tutorial_descent_lemma) = {
     .kind = LM_KIND_TRAJECTORY,
     .source = "folklore (Nesterov 2004, eq. 1.2.12)",
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .certifiable = 1,
     .eval = eval,

@@ -93,12 +93,20 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Fitted slope of log f(w_t) against log t for GD with eta = 1/L on 1-d separable logistic "
+     "data (n <= 4, margin gap), T = 4000 doubled up to 64000, against -p = -1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_tutorial_gd_rate) = {
     .kind = LM_KIND_RATE,
     .source = "folklore (Soudry et al. 2018, Thm. 3)",
     .origin = "reconstructed",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 0.5,
     .proxy = 1,
     .eval = eval,

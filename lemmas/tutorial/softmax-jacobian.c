@@ -57,12 +57,20 @@ static int eval(lm_eval *ev)
     return 0;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "||J(z)||_2 <= 1/2 on random z (n <= 16, entries 10^sigma N(0,1), sigma in [-3,2]) and a 2-d "
+     "search towards two equal dominant entries, where the supremum 1/2 is approached.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_tutorial_softmax_jacobian) = {
     .kind = LM_KIND_POINTWISE,
     .source = "folklore (Gao and Pavel 2017, Prop. 2)",
     .origin = "verbatim",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .search_dim = 2,
     .certifiable = 1,

@@ -87,12 +87,20 @@ static int eval(lm_eval *ev)
     return rc;
 }
 
+static const lm_reading readings[] = {
+    {LM_READ_PAPER,
+     "Residuals of J(z)1 = 0 and tr J = 1 - ||s||^2 on random z (n <= 64, entries 10^sigma "
+     "N(0,1), sigma in [-3,2]) within 64 n eps, at the stated shift 0 and coef 1.",
+     NULL},
+    LM_READINGS_END};
+
 LM_CLAIM(claim_tutorial_softmax_rows) = {
     .kind = LM_KIND_IDENTITY,
     .source = "folklore",
     .origin = "verbatim",
     .confidence = "high",
     .params = params,
+    .readings = readings,
     .inst_scale = 1.0,
     .certifiable = 1,
     .eval = eval,
