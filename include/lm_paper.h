@@ -4,7 +4,7 @@
  * runs/ below, and one declaration of the paper itself (conventionally lemmas/<paper>/paper.c):
  *
  *     LM_PAPER(paper_mypaper) = {
- *         .id = "mypaper", .title = "...", .authors = "...", .venue = "...",
+ *         .id = "mypaper", .catalogue = "my-paper-name", .title = "...", .authors = "...", .venue = "...",
  *         .about = "one LaTeX paragraph the report prints about the paper",
  *     };
  *
@@ -57,6 +57,8 @@ typedef struct {
 
 typedef struct lm_paper {
     const char *id;      /* the claim-id prefix: "mypaper" for "mypaper/lemma3" */
+    const char *catalogue; /* the paper's name in the claim catalogue, as \source{} cites it
+                              ("transformer-gd-dynamics"); `list --paper` takes it too (NULL: none) */
     const char *title;   /* the paper's title */
     const char *authors; /* as the paper lists them (or "anonymous") */
     const char *venue;   /* an arXiv id or a venue */

@@ -57,11 +57,12 @@ static const char *abs_bin(void)
     return path;
 }
 
-/* every command answers --help and -h with its own usage on stdout and exit 0 */
+/* every command answers --help and -h with its own usage on stdout and exit 0: the usage line
+ * names the command and says more than its name */
 Test(cli_exit, every_command_has_help)
 {
-    static const char *const cmds[] = {"check", "train", "tighten", "verify", "report", "list", "params",
-                                       "constants"};
+    static const char *const cmds[] = {"papers", "list",      "params", "check",  "tighten", "mutate",
+                                       "constants", "train", "verify", "report", "new"};
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         for (int h = 0; h < 2; h++) {
             char args[200], out[16384], want[100];
@@ -70,6 +71,10 @@ Test(cli_exit, every_command_has_help)
             cr_expect_eq(rc, 0, "'%s' exited %d: %s", args, rc, out);
             snprintf(want, sizeof want, "usage: lemmata %s", cmds[k]);
             cr_expect(strncmp(out, want, strlen(want)) == 0, "'%s' printed: %.200s", args, out);
+            /* a first line with more than "usage: lemmata CMD", and more lines after it */
+            const char *nl = strchr(out, '\n');
+            cr_expect(nl && nl - out > (long)strlen(want) + 4 && strlen(nl) > 40, "'%s': no usage: %.200s", args,
+                      out);
         }
     /* after other arguments too, and with the exit statuses */
     char out[16384];

@@ -107,13 +107,13 @@ Test(cli_files, stdout_write_errors_are_exit_3, .timeout = 120)
 {
     char d[] = "/tmp/lm_cli_files_XXXXXX", args[1024], out[8192];
     cr_assert_not_null(mkdtemp(d));
-    snprintf(args, sizeof args, "train t2-softmax --steps 300 > %s/run.csv", d);
+    snprintf(args, sizeof args, "train t2-softmax --steps 300 --csv > %s/run.csv", d);
     int rc = run_limited(out, sizeof out, 8192, args);
     cr_expect_eq(rc, 3, "exit %d: %s", rc, out);
     cr_expect(strstr(out, "lemmata: cannot write standard output: File too large") != NULL, "%s", out);
     one_line("stdout past the limit", out);
     static const char *const cmds[] = {
-        "train t2-softmax --steps 3 >/dev/full",
+        "train t2-softmax --steps 3 --csv >/dev/full",
         "check dynamics/lemma2 --quick --json >/dev/full",
         "list >/dev/full",
         "params dynamics/theorem1 >/dev/full",

@@ -212,3 +212,57 @@ Test(new_cmd, tex_titles_become_plain_text)
         free(p);
     }
 }
+
+/* Every template declares its configurations with a reading and one sentence each (every
+ * configuration needs one), and what `lemmata new` writes compiles against the headers (the
+ * build and the verdicts are `make check-new`'s, end to end). */
+Test(new_cmd, templates_declare_a_sentence_per_configuration_and_compile, .timeout = 120)
+{
+    char dir[64], out[8192];
+    scratch(dir, sizeof dir);
+    cr_assert_eq(run_in(dir, out, sizeof out, "new zzprobe"), 0, "%s", out);
+    static const char *const kinds[] = {"pointwise", "identity", "trajectory", "rate"};
+    char inc[PATH_MAX];
+    cr_assert_not_null(realpath("include", inc), "run the tests at the top of the source tree");
+    for (int j = 0; j < 5; j++) {
+        char rel[128];
+        if (j < 4) {
+            char args[128];
+            snprintf(args, sizeof args, "new zzprobe/t-%s --kind %s", kinds[j], kinds[j]);
+            cr_assert_eq(run_in(dir, out, sizeof out, args), 0, "%s: %s", args, out);
+            snprintf(rel, sizeof rel, "lemmas/zzprobe/t-%s.c", kinds[j]);
+        } else
+            snprintf(rel, sizeof rel, "lemmas/zzprobe/example.c");
+        char *c = slurp(dir, rel);
+        cr_assert_not_null(c, "%s", rel);
+        cr_expect(strstr(c, ".configs = configs,") && strstr(c, ".readings = readings,"), "%s", rel);
+        /* as many readings as configurations, each with a sentence ending in a full stop */
+        const char *cf = strstr(c, "configs[] = {");
+        cr_assert_not_null(cf, "%s", rel);
+        int ncfg = 0;
+        for (const char *q = cf; *q && *q != '}'; q++) ncfg += *q == '"';
+        ncfg /= 2;
+        const char *rd = strstr(c, "readings[] = {");
+        cr_assert_not_null(rd, "%s", rel);
+        int nread = 0;
+        for (const char *q = rd; (q = strstr(q, "{LM_READ_")); q++) {
+            nread++;
+            const char *s = strchr(q, '"'), *e = strstr(q, "\",\n     NULL}");
+            cr_expect(s && e && e > s + 40 && e[-1] == '.', "%s: reading %d has no sentence", rel, nread);
+        }
+        cr_expect(ncfg >= 1 && nread == ncfg, "%s: %d configurations, %d readings", rel, ncfg, nread);
+        free(c);
+        char cmd[3 * PATH_MAX];
+        snprintf(cmd, sizeof cmd,
+                 "cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -fsyntax-only -I'%s' "
+                 "'%s/%s' 2>&1",
+                 inc, dir, rel);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st = pclose(p);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s does not compile: %s", rel, out);
+    }
+    lm_test_rmtree(dir);
+}

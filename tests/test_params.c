@@ -5,7 +5,8 @@
  *     anything runs, with a one-line message that names the range;
  *   - a `--size` beyond a size's resource bound and an `--instance` past the count are
  *     refused by the runner (lm_run_claim returns 2) before any instance allocates;
- *   - the formerly crashing command lines of the issue are now one-line errors, exit 2.
+ *   - the formerly crashing command lines of the issue are now one-line errors, exit 2;
+ *   - `params ID` explains each configuration's instance count, and the count is the runner's.
  * The sweep over every claim x parameter x value is `make fuzz` (tools/fuzz.c). */
 #include "test_support.h"
 #include <math.h>
@@ -155,5 +156,79 @@ Test(params, the_issues_crashing_command_lines_are_usage_errors, .timeout = 120)
         cr_assert(strncmp(out, "lemmata: ", 9) == 0, "`%s`: %s", cmds[k], out);
         cr_assert(strchr(out, '\n') == out + strlen(out) - 1, "`%s` printed more than one line: %s",
                   cmds[k], out);
+    }
+}
+
+/* "A" or "A+B" at *s: A + B, and *s past it; -1 when it is not there */
+static int count_at(const char **s)
+{
+    char *e;
+    long a = strtol(*s, &e, 10), b = 0;
+    if (e == *s) return -1;
+    if (*e == '+') {
+        const char *q = e + 1;
+        b = strtol(q, &e, 10);
+        if (e == q) return -1;
+    }
+    *s = e;
+    return (int)(a + b);
+}
+
+/* `params ID` gives each configuration's instance count at budget 64 and 8 and the rule behind
+ * it; the counts are those the runner really evaluates (in-process runs at both budgets, where
+ * cheap), and the rule's numbers are printed for this claim */
+Test(params, instance_counts_are_explained_and_true, .timeout = 180)
+{
+    static const struct {
+        const char *id;
+        int run64; /* cheap enough to run at budget 64 too */
+        const char *random_rule, *search_rule;
+    } cases[] = {
+        {"tutorial/softmax-jacobian", 1, "round(budget x 1), the claim's inst_scale, at least 1: 64 -> 64, 8 -> 8",
+         "64 -> 4, 8 -> 1, in every configuration"},
+        {"dynamics/theorem1", 1, "round(budget x 0.25), the claim's inst_scale, at least 1: 64 -> 16, 8 -> 2",
+         "no adversarial search"},
+        /* a search in one configuration only, and a scale that rounds to below one instance */
+        {"dynamics/remark1", 0, "round(budget x 0.015625), the claim's inst_scale, at least 1: 64 -> 1, 8 -> 1",
+         "in the configurations shown with '+'"},
+    };
+    for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+        const lm_claim *c = lm_claim_find(cases[j].id);
+        cr_assert_not_null(c);
+        char args[200];
+        static char out[65536];
+        snprintf(args, sizeof args, "params %s", cases[j].id);
+        cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+        cr_expect(strstr(out, cases[j].random_rule), "%s: want '%s' in:\n%s", args, cases[j].random_rule, out);
+        cr_expect(strstr(out, cases[j].search_rule), "%s: want '%s' in:\n%s", args, cases[j].search_rule, out);
+        cr_expect(strstr(out, "budget/16") || !strstr(out, "adversarial search ("), "%s", out);
+        int n = lm_claim_nconfigs(c), want64[64], want8[64];
+        cr_assert_leq(n, 64);
+        for (int k = 0; k < n; k++) {
+            /* "  NAME  READING  A[+B] | C[+D]  sentence" */
+            char head[200];
+            snprintf(head, sizeof head, "\n  %s ", lm_claim_config(c, k));
+            const char *s = strstr(out, head);
+            cr_assert_not_null(s, "%s: no line for configuration %s", args, lm_claim_config(c, k));
+            s += strlen(head);
+            while (*s == ' ') s++;
+            s += strcspn(s, " "); /* the reading */
+            while (*s == ' ') s++;
+            want64[k] = count_at(&s);
+            cr_assert(!strncmp(s, " | ", 3), "%s %s: %.40s", args, lm_claim_config(c, k), s);
+            s += 3;
+            want8[k] = count_at(&s);
+            cr_assert(want64[k] > 0 && want8[k] > 0, "%s %s", args, lm_claim_config(c, k));
+        }
+        for (int b = 0; b < 2; b++) {
+            if (b == 0 && !cases[j].run64) continue;
+            lm_claim_result r = lm_test_run(cases[j].id, NULL, NULL, b == 0 ? 64 : 8);
+            cr_assert_eq(r.nconfig, n);
+            for (int k = 0; k < n; k++)
+                cr_expect_eq(r.cfg[k].instances, (long)(b == 0 ? want64[k] : want8[k]),
+                             "%s %s at budget %d: params says %d, the runner evaluated %ld", cases[j].id,
+                             r.cfg[k].config, b == 0 ? 64 : 8, b == 0 ? want64[k] : want8[k], r.cfg[k].instances);
+            lm_claim_result_clear(&r);
+        }
     }
 }

@@ -85,6 +85,7 @@ static int live_run(lm_live *L, int k, int quick, uint64_t seed, char *err, int 
 
 LM_PAPER(paper_dynamics) = {
     .id = "dynamics",
+    .catalogue = "transformer-gd-dynamics",
     .title = "Unraveling the Gradient Descent Dynamics of Transformers",
     .authors = "Bingqing Song, Boran Han, Shuai Zhang, Jie Ding, Mingyi Hong",
     .venue = "NeurIPS 2024; arXiv:2411.07538",

@@ -70,6 +70,7 @@ static const char *live_name(int k) { return lm_name_at(lm_iblive_names, k); }
 
 LM_PAPER(paper_implicit) = {
     .id = "implicit",
+    .catalogue = "implicit-bias-self-attention",
     .title = "Implicit Bias and Fast Convergence Rates for Self-attention",
     .authors = "Bhavya Vasudeva, Puneesh Deora, Christos Thrampoulidis",
     .venue = "arXiv:2402.05738 (v1)",

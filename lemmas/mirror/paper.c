@@ -92,6 +92,7 @@ static const char *live_name(int k) { return lm_name_at(lm_mdlive_names, k); }
 
 LM_PAPER(paper_mirror) = {
     .id = "mirror",
+    .catalogue = "mirror-descent-attention",
     .title = "Optimizing Attention with Mirror Descent: Generalized Max-Margin Token Selection",
     .authors = "Addison Kristanto Julistiono, Davoud Ataee Tarzanagh, Navid Azizan",
     .venue = "arXiv:2410.14581 (appendix A.2--A.5 of v3)",

@@ -47,6 +47,7 @@ static const lm_train_type train = {
 
 LM_PAPER(paper_precond) = {
     .id = "precond",
+    .catalogue = "preconditioned-softmax-regression",
     .title = "Training Dynamics of Softmax Self-Attention: Fast Global Convergence via Preconditioning",
     .authors = "Gautam Goel, Mahdi Soltanolkotabi, Peter Bartlett",
     .venue = "arXiv:2603.01514 (v1)",

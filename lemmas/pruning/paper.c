@@ -44,6 +44,7 @@ static const char *live_name(int k) { return lm_name_at(lm_prlive_names, k); }
 
 LM_PAPER(paper_pruning) = {
     .id = "pruning",
+    .catalogue = "attention-pruning",
     .title = "Beyond Linear Approximations: A Novel Pruning Approach for Attention Matrix",
     .authors = "Yingyu Liang, Jiangxuan Long, Zhenmei Shi, Zhao Song, Yufa Zhou",
     .venue = "arXiv:2410.11261 (v1); ICLR 2025",

@@ -163,13 +163,32 @@ int lm_cmd_check(int argc, char **argv)
     int ncl = 0;
     for (int k = 0; k < nid && st < 0; k++) {
         size_t l = strlen(ids[k]);
+        char shown[80];
+        lm_cli_shown(shown, sizeof shown, ids[k]);
         if (l > 1 && ids[k][l - 1] == '/') {
-            int before = ncl;
-            for (int j = 0; j < lm_registry_count && ncl < argc + lm_registry_count; j++)
-                if (!strncmp(lm_registry[j]->id, ids[k], l)) cl[ncl++] = lm_registry[j];
-            if (ncl == before) st = die_usage("no claim id starts with '%s' (see: lemmata papers)", ids[k]);
-        } else if (!(cl[ncl++] = lm_claim_find(ids[k])))
-            st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
+            /* the paper's id or catalogue name (lm_cli_find_paper); else any id prefix */
+            int matched = 0;
+            const lm_paper *pp = lm_cli_find_paper(ids[k]);
+            for (int j = 0; j < lm_registry_count && ncl < argc + lm_registry_count; j++) {
+                const lm_claim *c = lm_registry[j];
+                char pre[64];
+                if (pp ? strcmp(paper_of(c->id, pre, sizeof pre), pp->id) : strncmp(c->id, ids[k], l)) continue;
+                /* a claim already listed by an earlier paper runs once (and cl stays within
+                 * argc + lm_registry_count) */
+                int dup = 0;
+                matched++;
+                for (int i = 0; i < ncl && !dup; i++) dup = cl[i] == c;
+                if (!dup) cl[ncl++] = c;
+            }
+            if (!matched) st = die_usage("no claim id starts with '%s' (see: lemmata papers)", ids[k]);
+        } else if (!(cl[ncl++] = lm_claim_find(ids[k]))) {
+            const lm_paper *pp = lm_cli_find_paper(ids[k]);
+            if (pp) {
+                fprintf(stderr, "lemmata: '%s' is a paper, not a claim id: `lemmata check %s/` runs all its claims\n",
+                        shown, pp->id);
+                st = LM_EXIT_USAGE;
+            } else st = die_usage("unknown claim id '%s' (see: lemmata list)", ids[k]);
+        }
     }
     nid = ncl;
     /* every --set must name a parameter of at least one listed claim and parse there */
@@ -184,14 +203,12 @@ int lm_cmd_check(int argc, char **argv)
                 o.set_name[o.nset] = cl[k]->params[idx].name;
                 o.set_val[o.nset] = val;
             } else if (strstr(err, "has no parameter") == NULL) {
-                fprintf(stderr, "lemmata: %s\n", err);
-                st = LM_EXIT_USAGE;
+                st = die_usage("%s", err);
             }
         }
         if (st >= 0) break;
         if (!used) {
-            fprintf(stderr, "lemmata: %s\n", err);
-            st = LM_EXIT_USAGE;
+            st = die_usage("%s", err);
         }
         o.nset++;
     }
@@ -201,8 +218,9 @@ int lm_cmd_check(int argc, char **argv)
             for (int c = 0; c < lm_claim_nconfigs(cl[k]); c++)
                 found |= !strcmp(lm_claim_config(cl[k], c), o.only_config);
             if (!found) {
+                char shown[80];
                 fprintf(stderr, "lemmata: %s has no configuration '%s' (see: lemmata params %s)\n", cl[k]->id,
-                        o.only_config, cl[k]->id);
+                        lm_cli_shown(shown, sizeof shown, o.only_config), cl[k]->id);
                 st = LM_EXIT_USAGE;
             }
         }

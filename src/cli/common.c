@@ -2,11 +2,14 @@
 #include "cli.h"
 #include <ctype.h>
 #include <limits.h>
+#include <strings.h>
 
 int lm_cli_die_usage(const char *fmt, const char *a)
 {
+    /* a may be a user's argument: one line, of a readable length, whatever it holds */
+    char shown[240];
     fprintf(stderr, "lemmata: ");
-    fprintf(stderr, fmt, a);
+    fprintf(stderr, fmt, lm_cli_shown(shown, sizeof shown, a));
     fprintf(stderr, "\n");
     return LM_EXIT_USAGE;
 }
@@ -85,8 +88,9 @@ const char *lm_cli_paper_of(const char *id, char *buf, size_t n)
 
 int lm_cli_needs(const char *opt, const char *what, const char *v)
 {
-    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing", v ? v : "",
-            v ? "'" : "");
+    char shown[80];
+    fprintf(stderr, "lemmata: %s needs %s, got %s%s%s\n", opt, what, v ? "'" : "nothing",
+            v ? lm_cli_shown(shown, sizeof shown, v) : "", v ? "'" : "");
     return LM_EXIT_USAGE;
 }
 
@@ -125,4 +129,69 @@ void lm_cli_common_finish(lm_cli_common *c)
     if (!c->quick) return;
     c->o->quick = 1;
     if (!c->budget_set) c->o->budget = 8;
+}
+
+const char *lm_cli_shown(char *buf, size_t n, const char *s)
+{
+    /* an argument echoed in a one-line error: a newline or escape in it must not break the
+     * line or drive the terminal, and a megabyte of it must not flood it */
+    size_t w = 0, max = n > 4 ? n - 4 : 0;
+    for (; s && *s && w < max; s++) buf[w++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+    if (s && *s && n >= 4) memcpy(buf + w, "...", 3), w += 3;
+    if (n) buf[w < n ? w : n - 1] = 0;
+    return buf;
+}
+
+/* s names p: its id, optionally with the '/' of a claim-id prefix, its catalogue name, or its
+ * folder lemmas/ID[/] (names compare without regard to case: they are typed, not pasted) */
+static int names_paper(const lm_paper *p, const char *s)
+{
+    size_t l = strlen(s);
+    if (l && s[l - 1] == '/') l--;
+    if (!strncmp(s, "lemmas/", 7)) return l > 7 && l - 7 == strlen(p->id) && !strncmp(s + 7, p->id, l - 7);
+    if (l == strlen(p->id) && !strncasecmp(s, p->id, l)) return 1;
+    return p->catalogue && l == strlen(p->catalogue) && !strncasecmp(s, p->catalogue, l);
+}
+
+const lm_paper *lm_cli_find_paper(const char *s)
+{
+    if (!s || !*s) return NULL;
+    for (int k = 0; k < lm_paper_count; k++)
+        if (names_paper(lm_papers[k], s)) return lm_papers[k];
+    return NULL;
+}
+
+int lm_cli_paper_claims(const char *s, const lm_claim **out)
+{
+    const lm_paper *p = lm_cli_find_paper(s);
+    char want[64];
+    if (p) snprintf(want, sizeof want, "%s", p->id);
+    else {
+        /* claims in a folder without an LM_PAPER declaration answer to their prefix alone */
+        size_t l = s ? strlen(s) : 0;
+        if (l && s[l - 1] == '/') l--;
+        if (!l || l >= sizeof want || memchr(s, '/', l)) return 0;
+        snprintf(want, sizeof want, "%.*s", (int)l, s);
+    }
+    int n = 0;
+    for (int k = 0; k < lm_registry_count; k++) {
+        char pre[64];
+        if (strcmp(paper_of(lm_registry[k]->id, pre, sizeof pre), want)) continue;
+        if (out) out[n] = lm_registry[k];
+        n++;
+    }
+    return n;
+}
+
+int lm_cli_unknown_paper(const char *cmd, const char *s)
+{
+    char shown[80];
+    fprintf(stderr, "lemmata: %s: no paper '%s'; the papers are:", cmd, lm_cli_shown(shown, sizeof shown, s));
+    for (int k = 0; k < lm_paper_count; k++) {
+        const lm_paper *p = lm_papers[k];
+        fprintf(stderr, "%s %s/", k ? "," : "", p->id);
+        if (p->catalogue) fprintf(stderr, " (%s)", p->catalogue);
+    }
+    fprintf(stderr, "\n");
+    return LM_EXIT_USAGE;
 }

@@ -8,9 +8,17 @@ static const struct {
     const char *cmd;
     const char *text;
 } sections[] = {
-    {"papers", "papers                        every paper: its id, claim count, folder and title\n"},
-    {"list", "list [--paper P]              one registered claim a line, id first\n"},
-    {"params", "params ID                     the claim's named constants and switches\n"},
+    {"papers", "papers                        every paper: its id, claim count, folder, catalogue name, title\n"},
+    {"list",
+     "list [--paper P]              one registered claim a line, id first; P is a paper's id\n"
+     "                                (dynamics), claim-id prefix (dynamics/) or catalogue name\n"
+     "                                (transformer-gd-dynamics): `lemmata papers` lists them\n"},
+    {"params",
+     "params ID                     the claim's configurations (reading, instances at budget 64\n"
+     "                                and 8, what each tests) and its named constants and switches;\n"
+     "                                instances per configuration = round(budget x the claim's\n"
+     "                                inst_scale), at least 1, plus budget/16 (1 below 32)\n"
+     "                                adversarial-search ones where the claim's search applies\n"},
     {"check",
      "check ID... [options]         run checks and print verdicts (ID may be PAPER/: all its claims)\n"
      "      --prec BITS   first precision: 53 = double (default), up to 8192 = MPFR\n"
@@ -23,13 +31,16 @@ static const struct {
      "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
      "      --mutate M    check a mutant: scale=F (every right-hand side times F) or flip\n"
      "                    (every inequality reversed); both may be given\n"
-     "      --json        one JSON object per claim per line\n"
+     "      --json        one JSON object per claim per line: numbers with 17 significant\n"
+     "                    digits; \"counterexample\": the worst violated configuration's\n"
+     "                    (shrunk) instance and its reproduce command, or null; per\n"
+     "                    configuration \"tests\": the sentence saying what it tests\n"
      "      --strict      exit 1 when any claim is violated or inconsistent\n"
      "                                a claim that cannot run is reported on stderr, the\n"
      "                                others still run, and the exit status is 3\n"},
     {"tighten",
      "tighten ID PARAM [--seed S] [--budget N] [--quick] [--set k=v]... [--config C]\n"
-     "            [--rtol R] [--max-runs M] [--json]\n"
+     "            [--rtol R] [--max-runs M] [--json]   (--json: numbers with 17 digits)\n"
      "                                the sharpest value of constant PARAM with which the claim\n"
      "                                still passes on the same instances (bisection); PARAM\n"
      "                                must be one of the claim's constants (`lemmata constants\n"
@@ -37,6 +48,7 @@ static const struct {
      "                                progress line per claim run on stderr\n"},
     {"mutate",
      "mutate ID... | --paper P | --all [--quick] [--seed S] [--budget N] [--cheap] [--json]\n"
+     "                                P as in `lemmata list --paper`;\n"
      "                                the standard mutants of each claim (right-hand side scaled\n"
      "                                to half its worst ratio, inequality flipped, each constant\n"
      "                                moved past its sharpest value, each exponent +-1) run on\n"
@@ -45,14 +57,18 @@ static const struct {
      "                                constants 16-fold (as make verify does)\n"},
     {"constants", "constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"},
     {"train",
-     "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--out FILE.csv]\n"
-     "            [--drift BITS]      a live training run; `lemmata train` lists every\n"
+     "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--drift BITS]\n"
+     "          [--csv | --out FILE.csv]\n"
+     "                                a live training run; `lemmata train` lists every\n"
      "                                paper's runs and the settings --set takes;\n"
      "                                --drift repeats it wholly in MPFR and writes the drift;\n"
-     "                                the CSV goes to standard output, or with --out to FILE,\n"
-     "                                written whole or not at all (a temporary .FILE.XXXXXX\n"
-     "                                beside it, renamed into place); --out replaces only a\n"
-     "                                regular file, never a symbolic link, device or directory\n"},
+     "                                a summary goes to standard error (the run, its steps and\n"
+     "                                step size, the loss first -> last and whether it rose);\n"
+     "                                the CSV is written only when asked: --csv to standard\n"
+     "                                output, or --out FILE, written whole or not at all (a\n"
+     "                                temporary .FILE.XXXXXX beside it, renamed into place);\n"
+     "                                --out replaces only a regular file, never a symbolic\n"
+     "                                link, device or directory\n"},
     {"verify",
      "verify [--quick] [--seed S] [--budget N] [--db FILE] [--out-dir DIR] [--strict]\n"
      "       [-j N] [--force] [--only P] [--no-report] [--no-wait] [--no-mutants]\n"
@@ -63,6 +79,8 @@ static const struct {
      "                                file, library sources, seed and budget are unchanged since\n"
      "                                a stored result is not re-run unless --force;\n"
      "                                --only P: just the claims whose id starts with P;\n"
+     "                                --no-report: store the results only, weave no PDF\n"
+     "                                (pdflatex and gnuplot are then not needed);\n"
      "                                a claim or live run that cannot run is reported, the\n"
      "                                rest still run, and the exit status is 3\n"},
     {"new",
@@ -75,8 +93,14 @@ static const struct {
      "                                its wrong-constant test tests/PAPER/test_CLAIM.c; nothing\n"
      "                                existing is ever overwritten (docs/authoring.md)\n"},
     {"report",
-     "report [--db FILE] [--out-dir DIR] [--no-wait]\n"
-     "                                rebuild report/lemmata.pdf from the database\n"},
+     "report [--db FILE] [--out-dir DIR] [--no-wait] [--run N]\n"
+     "                                rebuild the report from the database: report/lemmata.pdf\n"
+     "                                (the reviewer's edition, no code), lemmata-code.pdf (the\n"
+     "                                code of every claim, cross-linked) and report/PAPER.pdf\n"
+     "                                per paper (its code in an appendix); each claim shows its\n"
+     "                                latest stored result, whatever run holds it (a verify\n"
+     "                                --only P replaces P's results and keeps the rest);\n"
+     "                                --run N weaves run N alone\n"},
 };
 #define NSECTIONS ((int)(sizeof sections / sizeof sections[0]))
 
@@ -169,7 +193,8 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "train")) return lm_cmd_train(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return lm_cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return lm_cmd_report(argc - 2, argv + 2);
-    fprintf(stderr, "lemmata: unknown command '%s' (see: lemmata --help)\n", cmd);
+    char shown[80];
+    fprintf(stderr, "lemmata: unknown command '%s' (see: lemmata --help)\n", lm_cli_shown(shown, sizeof shown, cmd));
     return LM_EXIT_USAGE;
 }
 

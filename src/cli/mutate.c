@@ -27,7 +27,7 @@ int lm_cmd_mutate(int argc, char **argv)
         else if (!strcmp(a, "--all")) all = 1;
         else if (!strcmp(a, "--cheap")) cheap = 1;
         else if (!strcmp(a, "--paper")) {
-            if (!lm_cli_name_value(v)) st = mutate_usage(a, "a paper name (see: lemmata list)", v);
+            if (!lm_cli_name_value(v)) st = mutate_usage(a, "a paper: its id or catalogue name (see: lemmata papers)", v);
             else paper = v;
             k++;
         } else if (a[0] == '-') st = die_usage("mutate: unknown option '%s' (see: lemmata mutate --help)", a);
@@ -37,14 +37,13 @@ int lm_cmd_mutate(int argc, char **argv)
             else cl[nid++] = c;
         }
     }
-    if (st < 0 && (all || paper)) {
-        int before = nid;
-        for (int k = 0; k < lm_registry_count; k++) {
-            char p[64];
-            if (paper && strcmp(paper_of(lm_registry[k]->id, p, sizeof p), paper)) continue;
-            cl[nid++] = lm_registry[k];
-        }
-        if (paper && nid == before) st = die_usage("mutate: no claims for paper '%s'", paper);
+    if (st < 0 && all)
+        for (int k = 0; k < lm_registry_count; k++) cl[nid++] = lm_registry[k];
+    else if (st < 0 && paper) {
+        /* the paper's id, claim-id prefix or catalogue name, as in `lemmata list --paper` */
+        int n = lm_cli_paper_claims(paper, cl + nid);
+        if (!n) st = lm_cli_unknown_paper("mutate", paper);
+        nid += n;
     }
     if (st < 0 && nid == 0) st = die_usage("%s", "mutate needs claim ids, --paper P or --all (see: lemmata list)");
     if (st >= 0) {

@@ -71,7 +71,9 @@ int lm_cmd_tighten(int argc, char **argv)
     if (!c) return die_usage("unknown claim id '%s' (see: lemmata list)", pos[0]);
     int param = lm_claim_param_index(c, pos[1]);
     if (param < 0) {
-        fprintf(stderr, "lemmata: claim %s has no parameter '%s' (see: lemmata params %s)\n", c->id, pos[1], c->id);
+        char shown[80];
+        fprintf(stderr, "lemmata: claim %s has no parameter '%s' (see: lemmata params %s)\n", c->id,
+                lm_cli_shown(shown, sizeof shown, pos[1]), c->id);
         return LM_EXIT_USAGE;
     }
     const lm_param_def *p = &c->params[param];
@@ -81,8 +83,7 @@ int lm_cmd_tighten(int argc, char **argv)
         double val;
         char err[256];
         if (lm_claim_parse_set(c, sets[s], &idx, &val, err, sizeof err)) {
-            fprintf(stderr, "lemmata: %s\n", err);
-            return LM_EXIT_USAGE;
+            return die_usage("%s", err);
         }
         o.set_name[o.nset] = c->params[idx].name;
         o.set_val[o.nset++] = val;
@@ -91,8 +92,9 @@ int lm_cmd_tighten(int argc, char **argv)
         int found = 0;
         for (int k = 0; k < lm_claim_nconfigs(c); k++) found |= !strcmp(lm_claim_config(c, k), o.only_config);
         if (!found) {
-            fprintf(stderr, "lemmata: %s has no configuration '%s' (see: lemmata params %s)\n", c->id, o.only_config,
-                    c->id);
+            char shown[80];
+            fprintf(stderr, "lemmata: %s has no configuration '%s' (see: lemmata params %s)\n", c->id,
+                    lm_cli_shown(shown, sizeof shown, o.only_config), c->id);
             return LM_EXIT_USAGE;
         }
     }

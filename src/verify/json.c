@@ -27,6 +27,57 @@ static void json_num(FILE *f, double x)
     else fputs("null", f);
 }
 
+/* The claim's counterexample, at claim level so a reader need not search the configurations:
+ * the configuration the claim's verdict came from when it is violated (the runner shrinks that
+ * one: lm_run_claim), else the worst violated configuration of any reading; null when nothing
+ * broke.  "reproduce" runs the shrunk instance when there is one, else the instance as found. */
+static void counterexample(FILE *f, const lm_claim_result *r)
+{
+    int w = -1;
+    for (int k = 0; k < r->nconfig; k++) {
+        const lm_config_result *c = &r->cfg[k];
+        if (c->verdict != LM_V_VIOLATED) continue;
+        /* a shrunk one first (the runner shrinks only the claim's worst), then the paper's
+         * reading, then the larger ratio */
+        int better = w < 0;
+        if (!better) {
+            const lm_config_result *b = &r->cfg[w];
+            int cs = c->shrunk_reproduce[0] != 0, bs = b->shrunk_reproduce[0] != 0;
+            int cp = c->reading == LM_READ_PAPER, bp = b->reading == LM_READ_PAPER;
+            better = cs != bs ? cs > bs : cp != bp ? cp > bp : c->worst_ratio > b->worst_ratio;
+        }
+        if (better) w = k;
+    }
+    fputs(",\"counterexample\":", f);
+    if (w < 0) {
+        fputs("null", f);
+        return;
+    }
+    const lm_config_result *c = &r->cfg[w];
+    int shrunk = c->shrunk_reproduce[0] != 0;
+    fputs("{\"config\":", f);
+    json_str(f, c->config);
+    fputs(",\"reading\":", f);
+    json_str(f, lm_reading_name(c->reading));
+    fputs(",\"tests\":", f);
+    json_str(f, c->reading_note);
+    fputs(",\"worst_ratio\":", f);
+    json_num(f, c->worst_ratio);
+    fputs(",\"worst\":", f);
+    json_str(f, c->worst_where);
+    fprintf(f, ",\"certified\":%s,\"shrunk\":%s,\"instance\":", c->certified ? "true" : "false",
+            shrunk ? "true" : "false");
+    /* the shrunk instance's sizes, or why it was not shrunk; null when no shrinking was tried
+     * (--no-shrink, or a configuration other than the claim's worst) */
+    if (c->shrunk[0]) json_str(f, c->shrunk);
+    else fputs("null", f);
+    fputs(",\"reproduce\":", f);
+    json_str(f, shrunk ? c->shrunk_reproduce : c->reproduce);
+    fputs(",\"reproduce_unshrunk\":", f);
+    json_str(f, c->reproduce);
+    fputs("}", f);
+}
+
 void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
 {
     fputs("{\"id\":", f);
@@ -53,6 +104,7 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         fputs(",\"mutation\":", f);
         json_str(f, r->mutation);
     }
+    counterexample(f, r);
     fprintf(f, ",\"seed\":%llu,\"kind\":", (unsigned long long)seed);
     json_str(f, lm_kind_name(r->claim->kind));
     fputs(",\"configs\":[", f);
@@ -65,6 +117,9 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
         fputs(",\"reading\":", f);
         json_str(f, lm_reading_name(c->reading));
         fputs(",\"reading_note\":", f);
+        json_str(f, c->reading_note);
+        /* the configuration's sentence under its own name (reading_note kept for old readers) */
+        fputs(",\"tests\":", f);
         json_str(f, c->reading_note);
         fputs(",\"worst_ratio\":", f);
         json_num(f, c->worst_ratio);

@@ -459,7 +459,7 @@ Test(md_runs, train_writes_a_csv_with_header_and_rows)
 Test(md_runs, train_drift_reports_the_frozen_iterate)
 {
     char out[16384];
-    int rc = lm_test_cli(out, sizeof out, "train md-r1-p2 --steps 3 --set R0=40 --drift 256");
+    int rc = lm_test_cli(out, sizeof out, "train md-r1-p2 --steps 3 --set R0=40 --drift 256 --csv");
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "iterate,log_loss_double,log_loss_mpfr") != NULL, "%s", out);
     cr_expect(strstr(out, "frozen from iterate 0") != NULL, "%s", out);

@@ -8,7 +8,7 @@ Test(tutorial, train_tut_gd_writes_csv)
     char out[8192];
     cr_assert_eq(lm_test_cli(out, sizeof out, "train"), 0, "%s", out);
     cr_expect_not_null(strstr(out, "tut-gd"), "lemmata train does not list tut-gd:\n%s", out);
-    cr_assert_eq(lm_test_cli(out, sizeof out, "train tut-gd --steps 5"), 0, "%s", out);
+    cr_assert_eq(lm_test_cli(out, sizeof out, "train tut-gd --steps 5 --csv"), 0, "%s", out);
     cr_expect_not_null(strstr(out, "iterate,loss,grad_norm\n0,"), "no CSV header:\n%s", out);
     cr_expect_not_null(strstr(out, "\n5,"), "no iterate 5:\n%s", out);
     cr_expect_null(strstr(out, "\n6,"), "more than 5 steps:\n%s", out);
