@@ -61,6 +61,7 @@ typedef struct {
     int max_runs;
     char commit[64];
     char saved[40];       /* set by lm_constdb_save ("YYYY-MM-DD HH:MM:SS UTC") */
+    char method[24];      /* "read off" (make verify, lm_slack_read_off), "bisection" (lm_tighten) */
 } lm_constant_row;
 
 /* How much room a constant has.  slack >= 1: the stated value passes and could be
@@ -80,6 +81,25 @@ typedef enum {
 double lm_constant_slack(const lm_constant_row *r);
 lm_slack_class lm_constant_class(const lm_constant_row *r);
 const char *lm_slack_class_name(lm_slack_class k); /* "tight", "loose", "very loose", ... */
+
+/* ---- slack at verdict time (src/verify/slack.c has the rule) ----
+ * Reads the sharpest value of the constant row->param (stated value row->stated) off the
+ * claim's stated run `base` and the check strength's runs at stated/factor (lo) and
+ * stated*factor (hi), all three with lm_run_opts.profile.  Returns 1 when the bound is linear
+ * in the constant (row filled: sharpest, direction, decided, stated_verdict, msg, method
+ * "read off"); 0 when it is not or cannot be told, 2 when no observation of the paper
+ * configurations moves with it, -1 when only one step was run and the other is needed to
+ * tell its exponent (row->msg says why: bisect it instead). */
+int lm_slack_read_off(lm_constant_row *row, const lm_claim_result *base, const lm_claim_result *lo,
+                      const lm_claim_result *hi, double factor);
+
+/* the key of a constant's row for a run with options o: claim, parameter, its value there,
+ * seed, budget, quick flag, commit; the measurement fields NaN / 0 */
+void lm_slack_row_key(lm_constant_row *r, const lm_claim *c, int param, const lm_run_opts *o);
+/* one row per constant mutant of mr (lm_mutate in the cheap mode with o->profile, on base),
+ * read off as above, into rows[0..max); returns how many */
+int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_run_opts *o,
+                  const lm_claim_result *base, lm_mutation_report *mr);
 
 /* ---- the table (src/store/constants_db.c) ---- */
 typedef struct lm_constdb lm_constdb;

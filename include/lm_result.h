@@ -69,7 +69,23 @@ typedef struct {
     int shrink_evals;        /* evaluations the shrinker spent */
     /* near misses (margins within double's rounding) escalated in MPFR until decided */
     char escalation[200];    /* "12 near misses decided at 256 bits, 2 at 512" ("" if none) */
+    /* the observation profile (only with lm_run_opts.profile; not stored).  Observations are
+     * grouped by their label's skeleton -- the label with its printed numbers taken out, so
+     * "||D||=0.31, random dir" and "||D||=2.5, random dir" are one group, while "item 1" and
+     * "item 2" stay apart; prof_key[g] is a hash of it.  prof_all[g]: the largest log10 ratio of
+     * group g over every judged instance (first precision); prof_head[g] and prof_hmin[g]: the
+     * largest and smallest over the head instances only, the first lm_prof_head(claim) random
+     * ones, which every budget of 8 or more draws alike (prof_head_n of them judged).
+     * prof_aligned: 0 when a configuration had more than LM_PROF_GROUPS groups or an instance
+     * more than LM_PROF_MAX observations (the arrays are then NULL). */
+    int prof_n, prof_aligned;
+    long prof_head_n;
+    unsigned long long *prof_key;
+    double *prof_all, *prof_head, *prof_hmin;
 } lm_config_result;
+
+#define LM_PROF_MAX 65536
+#define LM_PROF_GROUPS 512
 
 typedef struct {
     const lm_claim *claim;

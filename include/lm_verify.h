@@ -32,6 +32,9 @@ typedef struct {
      * every inequality a <= b read as b <= a */
     double mutate_scale;
     int mutate_flip;
+    /* record each configuration's observation profile (lm_config_result.prof_*): the slack
+     * of a constant is read off it (src/verify/slack.c); make verify sets it */
+    int profile;
 } lm_run_opts;
 
 void lm_run_opts_default(lm_run_opts *o);
@@ -60,6 +63,9 @@ const char *lm_claim_config(const lm_claim *c, int k);
  * (no configuration selected) */
 int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o);
 void lm_claim_result_clear(lm_claim_result *res);
+/* the head instances of a claim's configurations: its first round(8 inst_scale) random ones
+ * (at least 1), drawn alike by every budget of 8 or more (lm_config_result.prof_head) */
+int lm_prof_head(const lm_claim *c);
 /* one JSON object, one line */
 void lm_claim_result_json(FILE *f, const lm_claim_result *res, uint64_t seed);
 
@@ -94,6 +100,7 @@ typedef struct {
     lm_verdict verdict; /* the mutant run's verdict (LM_V_COUNT: read off the claim's run) */
     int killed;         /* 1 killed (violated/inconsistent), 0 survived, -1 undecided (not counted) */
     char note[200];
+    int param;          /* constant and exponent mutants: the parameter's index (-1: none) */
 } lm_mutant;
 
 typedef struct {
@@ -105,6 +112,10 @@ typedef struct {
     int run, killed;    /* mutants counted (killed != -1) and killed */
     int runs_extra;     /* claim runs spent bisecting constants */
     char note[300];     /* the survivors, one phrase each */
+    /* with o->profile in the cheap mode: each constant mutant's first walk step, the runs at
+     * value/16 (step[k][0]) and value*16 (step[k][1]) -- NULL when not run -- kept for the
+     * slack read-off (lm_slack_read_off); lm_mutation_report_clear frees them */
+    lm_claim_result *step[LM_MAX_MUTANTS][2];
 } lm_mutation_report;
 
 /* The standard mutants of c on o's instances.  base: the claim's own result on the same
@@ -114,5 +125,7 @@ typedef struct {
 int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, const lm_claim_result *base,
               int cheap);
 void lm_mutation_json(FILE *f, const lm_mutation_report *mr);
+/* frees what lm_mutate kept in mr (step) */
+void lm_mutation_report_clear(lm_mutation_report *mr);
 
 #endif

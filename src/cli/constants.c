@@ -337,7 +337,7 @@ int lm_cmd_constants(int argc, char **argv)
             s.rtol = x;
             k++;
         } else if (!strcmp(a, "--paper")) {
-            if (!v) FAIL("%s", "--paper needs a paper name (dynamics, implicit, mirror, pruning, precond)");
+            if (!v || !*v) FAIL("%s", "--paper needs a paper (lemmata papers lists them)");
             paper = v;
             k++;
         } else if (!strcmp(a, "--db")) {
@@ -373,11 +373,18 @@ done_args:
             free(tasks);
             return 2;
         }
+    /* --paper P: its id, prefix, catalogue name or folder (lm_cli_find_paper) */
+    const lm_paper *pp = paper ? lm_cli_find_paper(paper) : NULL;
+    if (paper && !pp && !lm_cli_paper_claims(paper, NULL)) {
+        free(ids);
+        free(tasks);
+        return lm_cli_unknown_paper("constants", paper);
+    }
     for (int k = 0; k < lm_registry_count; k++) {
         const lm_claim *c = lm_registry[k];
         char p[64];
         paper_of(c->id, p, sizeof p);
-        if (paper && strcmp(p, paper)) continue;
+        if (paper && strcmp(p, pp ? pp->id : paper)) continue;
         if (nid) {
             int want = 0;
             for (int j = 0; j < nid && !want; j++) want = !strcmp(ids[j], c->id);

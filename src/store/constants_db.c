@@ -25,11 +25,24 @@ static const char table_sql[] =
     " budget INTEGER NOT NULL, quick INTEGER NOT NULL,"
     " stated REAL, sharpest REAL, breaks_at REAL, direction INTEGER, runs INTEGER,"
     " decided INTEGER, stated_verdict TEXT, msg TEXT, seconds REAL, rtol REAL,"
-    " max_runs INTEGER, commit_id TEXT, saved TEXT,"
+    " max_runs INTEGER, commit_id TEXT, saved TEXT, method TEXT,"
     " PRIMARY KEY(claim_id, param, seed, budget, quick));";
 
-static const char cols[] = "claim_id, param, seed, budget, quick, stated, sharpest, breaks_at, direction, "
-                           "runs, decided, stated_verdict, msg, seconds, rtol, max_runs, commit_id, saved";
+#define COLS_V1 "claim_id, param, seed, budget, quick, stated, sharpest, breaks_at, direction, " \
+                "runs, decided, stated_verdict, msg, seconds, rtol, max_runs, commit_id, saved"
+static const char cols[] = COLS_V1 ", method";
+
+/* 1 when the constants table has the column `method` */
+static int has_method(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int have = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('constants') WHERE name='method'", -1, &st, NULL) ==
+        SQLITE_OK)
+        have = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return have;
+}
 
 lm_constdb *lm_constdb_open(const char *path, char *err, int errlen)
 {
@@ -64,6 +77,16 @@ lm_constdb *lm_constdb_open(const char *path, char *err, int errlen)
         else
             snprintf(err, (size_t)errlen, "cannot set up the constants table in %s: %s", path,
                      msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        lm_constdb_close(d);
+        return NULL;
+    }
+    /* a table of an earlier version has no method column: add it (its rows were bisected) */
+    if (!has_method(d->db) &&
+        sqlite3_exec(d->db, "ALTER TABLE constants ADD COLUMN method TEXT DEFAULT 'bisection'", NULL, NULL, &msg) !=
+            SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "cannot add the method column to the constants table of %s: %s", path,
+                 msg ? msg : "error");
         sqlite3_free(msg);
         lm_constdb_close(d);
         return NULL;
@@ -104,7 +127,7 @@ int lm_constdb_save(lm_constdb *d, lm_constant_row *r)
     char sql[512];
     snprintf(sql, sizeof sql,
              "INSERT OR REPLACE INTO constants(%s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-             "?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
              cols);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -125,6 +148,7 @@ int lm_constdb_save(lm_constdb *d, lm_constant_row *r)
     sqlite3_bind_int(st, 16, r->max_runs);
     sqlite3_bind_text(st, 17, r->commit, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 18, r->saved, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 19, r->method[0] ? r->method : "bisection", -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -195,10 +219,11 @@ int lm_constdb_load(const char *path, uint64_t seed, int budget, int quick, lm_c
     }
     /* the preferred row of each (claim, param) comes first */
     char sql[700];
+    int with_method = has_method(db);
     snprintf(sql, sizeof sql,
              "SELECT %s FROM constants WHERE seed=?1 "
              "ORDER BY claim_id, param, (budget=?2 AND quick=?3) DESC, saved DESC",
-             cols);
+             with_method ? cols : COLS_V1 ", 'bisection'");
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, (size_t)errlen, "reading the constants table of %s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
@@ -249,6 +274,7 @@ int lm_constdb_load(const char *path, uint64_t seed, int budget, int quick, lm_c
         r->max_runs = sqlite3_column_int(st, 15);
         col_copy(r->commit, sizeof r->commit, st, 16);
         col_copy(r->saved, sizeof r->saved, st, 17);
+        col_copy(r->method, sizeof r->method, st, 18);
     }
     sqlite3_finalize(st);
     sqlite3_close(db);

@@ -6,8 +6,10 @@
  * not finite turns the instance into an `error`, never a pass.
  */
 #include "eval_priv.h"
+#include "lm_result.h"
 #include "lm_alloc.h"
 #include "lm_stats.h"
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,10 +184,45 @@ static void vlabel(char *dst, size_t n, const char *where, va_list ap)
     else dst[0] = 0;
 }
 
+/* the hash (FNV-1a) of a label without its printed numbers: a number is a digit run (with
+ * its sign, decimals and exponent) that does not continue a word, so "||D||=0.31" and
+ * "||D||=2.5" hash alike while "item1" and "item2" do not */
+static unsigned long long label_skeleton(const char *s)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    int prev_word = 0;
+    while (*s) {
+        unsigned char ch = (unsigned char)*s;
+        int starts_num = !prev_word && (isdigit(ch) || ((ch == '-' || ch == '+' || ch == '.') &&
+                                                       isdigit((unsigned char)s[1])));
+        if (starts_num) {
+            s++;
+            while (isdigit((unsigned char)*s) || *s == '.' ||
+                   ((*s == 'e' || *s == 'E') && (isdigit((unsigned char)s[1]) ||
+                                                  ((s[1] == '-' || s[1] == '+') && isdigit((unsigned char)s[2])))) ||
+                   ((*s == '-' || *s == '+') && (s[-1] == 'e' || s[-1] == 'E')))
+                s++;
+            h = (h ^ '#') * 1099511628211ULL;
+            prev_word = 0;
+            continue;
+        }
+        h = (h ^ ch) * 1099511628211ULL;
+        prev_word = isalnum(ch) || ch == '_';
+        s++;
+    }
+    return h;
+}
+
 static void record(lm_eval *ev, int t, double log10r, int broke, int near, const char *lab)
 {
     struct lm_eval_priv *p = ev->p;
     p->nobs++;
+    if (p->prof) {
+        if (p->nobs <= LM_PROF_MAX) {
+            p->prof[p->nobs - 1] = log10r;
+            p->prof_key[p->nobs - 1] = label_skeleton(lab);
+        } else p->prof_over = 1;
+    }
     if (broke && p->in_rate) {
         p->rate_broke = 1;
         broke = near = 0;

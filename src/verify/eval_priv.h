@@ -52,6 +52,12 @@ struct lm_eval_priv {
     char size_err[160];     /* an override outside its size's range ("" if none) */
     int want_data;
     lm_sb data;             /* lm_data_* output */
+    /* the observation profile (lm_run_opts.profile): observation j's label skeleton (a hash,
+     * lm_result.h) at prof_key[j] and its log10 ratio at prof[j], for j < LM_PROF_MAX;
+     * prof_over when the instance recorded more */
+    unsigned long long *prof_key;
+    double *prof;
+    int prof_over;
     /* instance-scoped values (lm_inst_mat, lm_inst_num), freed by lm_eval_priv_release */
     void **tmp;
     unsigned char *tmp_is_num;

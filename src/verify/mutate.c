@@ -35,11 +35,13 @@
  * 256, 1e4, 1e8 and 1e12 until a run breaks the claim: moved past its sharpest value
  * without locating it), and the mutant runs use at most the quick budget's 8 instances
  * per configuration. */
+#include "lm_alloc.h"
 #include "lm_constants.h"
 #include "lm_verify.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -68,6 +70,7 @@ static lm_mutant *add(lm_mutation_report *mr, const char *kind, const char *fmt,
     va_end(ap);
     m->verdict = LM_V_COUNT;
     m->value = NAN;
+    m->param = -1;
     return m;
 }
 
@@ -122,8 +125,9 @@ static int resolved(const rate_seen *m, const rate_seen *base)
 }
 
 /* one run of c with o's settings plus a mutation; the verdict (LM_V_ERROR when refused) */
-static lm_verdict run_mutant_rate(const lm_claim *c, const lm_run_opts *o, double scale, int flip,
-                                  const char *pname, double pval, double *worst, rate_seen *rs)
+static lm_verdict run_mutant_keep(const lm_claim *c, const lm_run_opts *o, double scale, int flip,
+                                  const char *pname, double pval, double *worst, rate_seen *rs,
+                                  lm_claim_result **keep)
 {
     lm_run_opts q = *o;
     q.progress = 0;
@@ -139,9 +143,20 @@ static lm_verdict run_mutant_rate(const lm_claim *c, const lm_run_opts *o, doubl
         v = r.verdict;
         if (worst) *worst = r.worst_ratio;
         if (rs) rate_of(rs, &r);
+        if (keep) {
+            *keep = lm_xmalloc(sizeof **keep);
+            **keep = r;
+            return v;
+        }
     }
     lm_claim_result_clear(&r);
     return v;
+}
+
+static lm_verdict run_mutant_rate(const lm_claim *c, const lm_run_opts *o, double scale, int flip,
+                                  const char *pname, double pval, double *worst, rate_seen *rs)
+{
+    return run_mutant_keep(c, o, scale, flip, pname, pval, worst, rs, NULL);
 }
 
 static lm_verdict run_mutant(const lm_claim *c, const lm_run_opts *o, double scale, int flip, const char *pname,
@@ -194,6 +209,8 @@ static double param_value(const lm_claim *c, int k, const lm_run_opts *o)
 static void walk_out(lm_mutant *m, lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o,
                      const lm_claim_result *base, const lm_param_def *p, double v0, int additive)
 {
+    /* the first step's runs are kept for the slack read-off (a multiplicative constant only) */
+    lm_claim_result **keep = !additive && o->profile ? mr->step[m - mr->m] : NULL;
     static const double steps_mul[] = {16, 256, 1e4, 1e8, 1e12}, steps_add[] = {1, 2, 4, 8, 16};
     const double *steps = additive ? steps_add : steps_mul;
     lm_range rg;
@@ -216,7 +233,8 @@ static void walk_out(lm_mutant *m, lm_mutation_report *mr, const lm_claim *c, co
                 if (!lm_range_contains(&rg, x) || (j == 0 ? x >= reach[0] : x <= reach[1])) continue;
             }
             double wr = NAN;
-            lm_verdict v = run_mutant(c, o, 1.0, 0, p->name, x, &wr);
+            int first = f == 0 && x == (j == 0 ? v0 / steps[0] : v0 * steps[0]);
+            lm_verdict v = run_mutant_keep(c, o, 1.0, 0, p->name, x, &wr, NULL, first && keep ? &keep[j] : NULL);
             tried++;
             int k = killed_by(v);
             if (k == 1) {
@@ -363,6 +381,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
         const lm_param_def *p = &c->params[idx[j]];
         double v0 = param_value(c, idx[j], o);
         if (!(m = add(mr, "constant", "%s past its sharpest", p->name))) break;
+        m->param = idx[j];
         if (cheap) {
             walk_out(m, mr, c, o, base, p, v0, 0);
         } else {
@@ -407,6 +426,7 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
              * Lipschitz constant) is a constant of that bound: moved past its sharpest value,
              * additively */
             if (!(m = add(mr, "exponent", "%s past its sharpest", p->name))) break;
+            m->param = k;
             walk_out(m, mr, c, o, base, p, v0, 1);
             continue;
         }
@@ -468,11 +488,22 @@ int lm_mutate(lm_mutation_report *mr, const lm_claim *c, const lm_run_opts *o, c
     return 0;
 }
 
+void lm_mutation_report_clear(lm_mutation_report *mr)
+{
+    for (int k = 0; k < LM_MAX_MUTANTS; k++)
+        for (int j = 0; j < 2; j++)
+            if (mr->step[k][j]) {
+                lm_claim_result_clear(mr->step[k][j]);
+                free(mr->step[k][j]);
+                mr->step[k][j] = NULL;
+            }
+}
+
 void lm_mutation_json(FILE *f, const lm_mutation_report *mr)
 {
     fprintf(f, "{\"id\":\"%s\",\"stated\":\"%s\",\"mutants\":%d,\"killed\":%d,\"strength\":", mr->claim->id,
             lm_verdict_name(mr->stated), mr->run, mr->killed);
-    if (mr->run) fprintf(f, "%.6g", (double)mr->killed / mr->run);
+    if (mr->run) fprintf(f, "%.17g", (double)mr->killed / mr->run);
     else fputs("null", f);
     fputs(",\"list\":[", f);
     for (int k = 0; k < mr->nm; k++) {
@@ -484,6 +515,9 @@ void lm_mutation_json(FILE *f, const lm_mutation_report *mr)
         }
         fprintf(f, "\",\"verdict\":");
         if (m->verdict < LM_V_COUNT) fprintf(f, "\"%s\"", lm_verdict_name(m->verdict));
+        else fputs("null", f);
+        fputs(",\"value\":", f);
+        if (isfinite(m->value)) fprintf(f, "%.17g", m->value);
         else fputs("null", f);
         fprintf(f, ",\"killed\":%s,\"note\":\"", m->killed == 1 ? "true" : m->killed == 0 ? "false" : "null");
         for (const char *s = m->note; *s; s++) {

@@ -10,6 +10,7 @@
  */
 #include "lm_proc.h"
 #include "eval_priv.h"
+#include "lm_alloc.h"
 #include "lm_verify.h"
 #include <gsl/gsl_multimin.h>
 #include <math.h>
@@ -72,10 +73,17 @@ typedef struct {
     char *measures, *series;
     char *sizes, *data;  /* lm_size requests, lm_data_* output */
     char axes[160];
+    unsigned long long *prof_key; /* the observation profile (lm_run_opts.profile): nobs */
+    double *prof;                 /* label skeletons and log10 ratios */
+    int prof_over;                /* more than LM_PROF_MAX observations */
 } inst_out;
 
 static void inst_out_free(inst_out *o)
 {
+    free(o->prof);
+    free(o->prof_key);
+    o->prof = NULL;
+    o->prof_key = NULL;
     free(o->measures);
     free(o->series);
     free(o->sizes);
@@ -143,6 +151,10 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     p.want_data = sq ? sq->want_data : 0;
     p.mutate_scale = o->mutate_scale > 0 ? o->mutate_scale : 1.0;
     p.mutate_flip = o->mutate_flip;
+    if (o->profile && !searching && !sq) {
+        p.prof = lm_xmalloc(LM_PROF_MAX * sizeof *p.prof);
+        p.prof_key = lm_xmalloc(LM_PROF_MAX * sizeof *p.prof_key);
+    }
     int bits = sq ? sq->round_bits : o->round_bits, old_bits = lm_rng_round();
     double xr[64];
     if (x && bits > 0) { /* an adversarial point in short binary fractions too */
@@ -202,6 +214,9 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     out->series = lm_sb_take(&p.series);
     out->sizes = lm_sb_take(&p.sizes);
     out->data = lm_sb_take(&p.data);
+    out->prof = p.prof;
+    out->prof_key = p.prof_key;
+    out->prof_over = p.prof_over;
 }
 
 static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
@@ -209,6 +224,61 @@ static void eval_once(inst_out *out, const lm_claim *c, int cfg, int index, uint
                       const lm_run_opts *o, int searching)
 {
     eval_once_sq(out, c, cfg, index, seed, x, nx, ctx, tmax, par, o, searching, NULL);
+}
+
+int lm_prof_head(const lm_claim *c)
+{
+    long n = lrint(8.0 * (c->inst_scale > 0 ? c->inst_scale : 1.0));
+    return n < 1 ? 1 : n > 1000000 ? 1000000 : (int)n;
+}
+
+/* adds one judged instance's observation profile (nobs labelled values) to its
+ * configuration's groups (lm_config_result.prof_*); an instance with more than LM_PROF_MAX
+ * observations, none, or a configuration with more than LM_PROF_GROUPS label skeletons,
+ * drops the profile for good (prof_n = -1) */
+static void prof_add(lm_config_result *cr, const unsigned long long *key, const double *prof, int over, long nobs,
+                     int head)
+{
+    if (cr->prof_n < 0) return; /* dropped already */
+    if (!prof || !key || over || nobs < 1) goto drop;
+    if (!cr->prof_key) {
+        cr->prof_key = lm_xmalloc(LM_PROF_GROUPS * sizeof *cr->prof_key);
+        cr->prof_all = lm_xmalloc(LM_PROF_GROUPS * sizeof *cr->prof_all);
+        cr->prof_head = lm_xmalloc(LM_PROF_GROUPS * sizeof *cr->prof_head);
+        cr->prof_hmin = lm_xmalloc(LM_PROF_GROUPS * sizeof *cr->prof_hmin);
+        cr->prof_n = 0;
+        cr->prof_aligned = 1;
+    }
+    int g = 0;
+    for (long j = 0; j < nobs; j++) {
+        /* the previous observation's group first: observations come in runs of one label */
+        if (g >= cr->prof_n || cr->prof_key[g] != key[j]) {
+            g = 0;
+            while (g < cr->prof_n && cr->prof_key[g] != key[j]) g++;
+            if (g == cr->prof_n) {
+                if (g == LM_PROF_GROUPS) goto drop;
+                cr->prof_key[g] = key[j];
+                cr->prof_all[g] = cr->prof_head[g] = -INFINITY;
+                cr->prof_hmin[g] = INFINITY;
+                cr->prof_n++;
+            }
+        }
+        double v = prof[j];
+        if (v > cr->prof_all[g] || isnan(v)) cr->prof_all[g] = v;
+        if (head && (v > cr->prof_head[g] || isnan(v))) cr->prof_head[g] = v;
+        if (head && (v < cr->prof_hmin[g] || isnan(v))) cr->prof_hmin[g] = v;
+    }
+    cr->prof_head_n += head;
+    return;
+drop:
+    free(cr->prof_key);
+    free(cr->prof_all);
+    free(cr->prof_head);
+    free(cr->prof_hmin);
+    cr->prof_key = NULL;
+    cr->prof_all = cr->prof_head = cr->prof_hmin = NULL;
+    cr->prof_aligned = 0;
+    cr->prof_n = -1;
 }
 
 static uint64_t inst_seed(const lm_run_opts *o, const lm_claim *c, int cfg, int k)
@@ -608,7 +678,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     int nsearch = c->search_dim > 0 && (!c->search_in || c->search_in(cfg))
                       ? (o->budget >= 32 ? o->budget / 16 : 1)
                       : 0;
-    int ntotal = nrand + nsearch;
+    int ntotal = nrand + nsearch, nhead = lm_prof_head(c);
     if (ntotal > max_ntotal) max_ntotal = ntotal;
     double worst = -INFINITY;
     long ok_inst = 0, notchk = 0;
@@ -637,6 +707,13 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
         inst_out r;
         eval_once(&r, c, cfg, k, seed, x, nx, &prim, -1, par, o, 0);
         add_prec(cr->precisions, sizeof cr->precisions, &prim);
+        /* the first precision's observation profile (a replay below replaces r) */
+        double *prof = r.prof;
+        unsigned long long *prof_key = r.prof_key;
+        int prof_over = r.prof_over;
+        long prof_nobs = r.nobs;
+        r.prof = NULL;
+        r.prof_key = NULL;
         cr->instances++;
         int confirmed = 0;
         if (!r.failed && !r.assume_failed && (r.broke || r.near)) {
@@ -718,6 +795,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             }
             double l = r.log10 > 400 ? 400 : (r.log10 < -400 ? -400 : r.log10);
             lm_sb_printf(&ratios, "%.6g\n", l);
+            if (o->profile) prof_add(cr, prof_key, prof, prof_over, prof_nobs, k < nhead && k < nrand);
             if (r.log10 > worst || cr->worst_index < 0) {
                 worst = r.log10;
                 cr->worst_index = k;
@@ -736,6 +814,8 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
             }
         }
         inst_out_free(&r);
+        free(prof);
+        free(prof_key);
         if (size_err[0]) break; /* an out-of-range --size: the run is refused (lm_run_claim) */
         if (o->progress && isatty(2))
             fprintf(stderr, "\r  %-44s %-22.22s %4d/%d", c->id, cr->config, k + 1, ntotal);
@@ -923,6 +1003,10 @@ void lm_claim_result_clear(lm_claim_result *res)
         free(res->cfg[k].series);
         free(res->cfg[k].ratios);
         free(res->cfg[k].shrunk_data);
+        free(res->cfg[k].prof_all);
+        free(res->cfg[k].prof_head);
+        free(res->cfg[k].prof_hmin);
+        free(res->cfg[k].prof_key);
     }
     free(res->cfg);
     memset(res, 0, sizeof *res);

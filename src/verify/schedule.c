@@ -2,6 +2,7 @@
  * worker processes, with incremental reuse of stored results by fingerprint. */
 #include "lm_proc.h"
 #include "lm_alloc.h"
+#include "lm_constants.h"
 #include "lm_paper.h"
 #include "lm_schedule.h"
 #include "lm_store.h"
@@ -64,6 +65,22 @@ static const char *paper_hash(const char *id, size_t len)
     for (int k = 0; lm_paper_srchash[k]; k += 2)
         if (strlen(lm_paper_srchash[k]) == len && !strncmp(lm_paper_srchash[k], id, len)) return lm_paper_srchash[k + 1];
     return "";
+}
+
+/* saves a claim's slack rows in the table `constants` (lm_constants.h), opening it on first
+ * use: 0, or -1 */
+static int save_slack(const char *db, lm_constdb **cdb, lm_constant_row *rows, int n)
+{
+    if (!*cdb) {
+        char err[512];
+        if (!(*cdb = lm_constdb_open(db, err, sizeof err))) {
+            fprintf(stderr, "lemmata: %s\n", err);
+            return -1;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (lm_constdb_save(*cdb, &rows[k])) return -1;
+    return 0;
 }
 
 typedef enum { IT_CLAIM, IT_LIVE } item_kind;
@@ -168,6 +185,8 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         return 3;
     }
     int rc = 0;
+    lm_constdb *cdb = NULL; /* opened at the first slack row */
+    lm_constant_row *slack = lm_xmalloc(LM_MAX_MUTANTS * sizeof *slack);
     for (;;) {
         if (lm_sched_interrupted) break;
         int k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST);
@@ -217,6 +236,7 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         }
         const lm_claim *c = lm_registry[it->k];
         lm_claim_result r;
+        int nslack = 0;
         int rr = lm_run_claim(&r, c, o);
         if (rr) {
             fprintf(stderr, "lemmata: %s could not be run (%s)\n", c->id, r.error[0] ? r.error : "no configuration ran");
@@ -233,7 +253,10 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
                 r.mutants_run = mr->run;
                 r.mutants_killed = mr->killed;
                 snprintf(r.mutants_note, sizeof r.mutants_note, "%s", mr->note);
+                /* the slack of each constant, read off these runs (src/verify/slack.c) */
+                nslack = lm_slack_rows(slack, LM_MAX_MUTANTS, c, o, &r, mr);
             }
+            lm_mutation_report_clear(mr);
             free(mr);
         }
         if (lm_sched_interrupted) {
@@ -248,6 +271,8 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
             rc = 3;
             break;
         }
+        if (nslack && save_slack(db, &cdb, slack, nslack))
+            fprintf(stderr, "lemmata: %s: could not store its constants' slack in %s\n", c->id, db);
         if (lm_store_set_fingerprint(st, run, 0, c->id, fp)) /* the result is saved; only its reuse is lost */
             fprintf(stderr, "lemmata: %s: could not store its fingerprint in %s (it will re-run next time)\n",
                     c->id, db);
@@ -258,6 +283,8 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         lm_claim_result_clear(&r);
     }
     lm_store_close(st);
+    lm_constdb_close(cdb);
+    free(slack);
     if (rc) sh->dbfail = 1;
     return rc;
 }
@@ -300,6 +327,7 @@ int lm_sched_run(const lm_sched *s, const lm_run_opts *opts, lm_sched_result *re
     const int force = s->force, mutants = s->mutants;
     long jobs = s->jobs;
     lm_run_opts o = *opts;
+    o.profile = mutants; /* the slack of each constant is read off the check strength's runs */
     int nitems = n_items(NULL, only);
     work_item *items = calloc((size_t)(nitems ? nitems : 1), sizeof *items);
     if (!items) {
