@@ -142,7 +142,7 @@ check-new: deps
 	sh tools/check_new.sh
 
 clean:
-	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf figures/*.stamp report/lemmata.tex report/*.aux report/*.log report/*.fls report/*.fdb_latexmk
+	rm -rf build build-san bin figures/*.gp figures/*.dat figures/*.pdf figures/*.stamp report/lemmata.tex report/build report/*.aux report/*.log report/*.fls report/*.fdb_latexmk
 
 # ---- constant slack (issue 7): `lemmata tighten` on every named constant of every claim,
 # stored in the table `constants` of results/lemmata.db; `make report` then shows the

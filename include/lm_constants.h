@@ -61,7 +61,8 @@ typedef struct {
     int max_runs;
     char commit[64];
     char saved[40];       /* set by lm_constdb_save ("YYYY-MM-DD HH:MM:SS UTC") */
-    char method[24];      /* "read off" (make verify, lm_slack_read_off), "bisection" (lm_tighten) */
+    char method[24];      /* make verify: "read off" (lm_slack_read_off), "bisection", "bisection (head)",
+                             "walk" (the check strength's walk broke nothing); lemmata constants: "bisection" */
 } lm_constant_row;
 
 /* How much room a constant has.  slack >= 1: the stated value passes and could be

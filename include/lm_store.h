@@ -68,6 +68,9 @@ lm_store *lm_store_open(const char *path, char *err, int errlen);
  * err otherwise (a missing file is an error here; a read-only one is not).  Never
  * creates or changes anything: for readers such as the report and `lemmata constants`. */
 int lm_store_check(const char *path, char *err, int errlen);
+/* The checks of lm_store_check, then whether the database holds run `run`: 0 when it does,
+ * -1 with a one-line err otherwise ("no run 7 in FILE: its runs are numbered 1 to 3"). */
+int lm_store_check_run(const char *path, long long run, char *err, int errlen);
 void lm_store_close(lm_store *s);
 /* resumes an unfinished run with equal commit/seed/prec/budget/quick, else
  * creates one; *resumed = 1 when resumed. Returns run id or -1. */

@@ -304,16 +304,33 @@ Test(constants, report_section_on_a_synthetic_run)
     cr_expect(strstr(tex, "...") != NULL);
     free(tex);
 
-    /* another seed: nothing measured, every sharpest is a dash, no class word */
+    /* a run with another seed: no row matches it, so each constant shows its newest row of
+     * any seed, saying with which seed and budget it was measured */
     R.meta.seed = 43;
     lm_tbuf_init(&b);
     lm_report_slack(&b, &R, path);
+    tex = lm_tbuf_take(&b);
+    cr_assert_not_null(tex);
+    cr_expect(strstr(tex, "No constant is measured") == NULL, "%s", tex);
+    cr_expect(strstr(tex, "}{tight}") != NULL && strstr(tex, "}{fails}") != NULL, "%s", tex);
+    cr_expect(strstr(tex, "seed 42, budget 8 quick") != NULL, "%s", tex);
+    cr_expect(strstr(tex, "0.0031") != NULL, "the linear reading stays:\n%s", tex);
+    free(tex);
+    /* a database without the constants table: nothing measured, the linear reading stays */
+    char bare[128];
+    tmp_db(bare, sizeof bare, "bare");
+    lm_store *st = lm_store_open(bare, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    lm_store_close(st);
+    lm_tbuf_init(&b);
+    lm_report_slack(&b, &R, bare);
     tex = lm_tbuf_take(&b);
     cr_assert_not_null(tex);
     cr_expect(strstr(tex, "No constant is measured") != NULL, "%s", tex);
     cr_expect(strstr(tex, "}{tight}") == NULL && strstr(tex, "}{fails}") == NULL, "%s", tex);
     cr_expect(strstr(tex, "0.0031") != NULL, "the linear reading stays:\n%s", tex);
     free(tex);
+    unlink(bare);
     unlink(path);
 }
 

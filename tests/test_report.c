@@ -313,6 +313,38 @@ Test(report, literate_errors)
 
 /* ---- whole report ------------------------------------------------------------------ */
 
+/* s as the report typesets it in \\texttt (malloc'ed) */
+static char *tt(const char *s)
+{
+    lm_tbuf b;
+    lm_tbuf_init(&b);
+    lm_tex_escape_tt(&b, s);
+    char *t = lm_tbuf_take(&b);
+    cr_assert_not_null(t);
+    return t;
+}
+
+/* Every \\href{file\\#NAME} in `from` has \\hypertarget{NAME} in `to`: the number of distinct
+ * names linked (-1 when one is missing). */
+static int links_resolve(const char *from, const char *file, const char *to)
+{
+    char pre[128], name[300], target[340];
+    snprintf(pre, sizeof pre, "\\href{%s\\#", file);
+    int n = 0;
+    char seen[64][300];
+    for (const char *p = strstr(from, pre); p; p = strstr(p + 1, pre)) {
+        const char *a = p + strlen(pre), *e = strchr(a, '}');
+        if (!e || e - a >= (long)sizeof name) return -1;
+        snprintf(name, sizeof name, "%.*s", (int)(e - a), a);
+        snprintf(target, sizeof target, "\\hypertarget{%s}{}", name);
+        if (!strstr(to, target)) return -1;
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++) dup = !strcmp(seen[k], name);
+        if (!dup && n < 64) snprintf(seen[n++], sizeof seen[0], "%s", name);
+    }
+    return n;
+}
+
 static const lm_param_def fake_params[] = {
     {.name = "alpha_scale", .def = 1, .doc = "multiplies alpha"},
     {.name = "kernel", .def = 0, .doc = "kernel", .choices = "softmax|gaussian"},
@@ -459,12 +491,39 @@ Test(report, builds_pdf, .timeout = 240)
     cr_assert_eq(file_size("figures/fake-lemma-1-gaussian-kernel.pdf"), -1); /* no data */
     char *tex = read_text("report/lemmata.tex");
     cr_assert_not_null(tex);
-    cr_assert_not_null(strstr(tex, "\\lmL{6}{\\lmC{/*\\lmB{1}caf\xc3\xa9\\lmB{1}*/}}"));
-    cr_assert_not_null(strstr(tex, "\\lmL{7}{\\lmK{int}\\lmB{1}theorem2;}"));
-    cr_assert_null(strstr(tex, "lstinputlisting"));
+    /* the reviewer's edition has no code: the code companion has it */
+    cr_assert_null(strstr(tex, "\\lmL{"));
+    cr_assert_gt(file_size("report/lemmata-code.pdf"), 5000);
+    char *code = read_text("report/build/lemmata-code.tex");
+    cr_assert_not_null(code);
+    cr_assert_not_null(strstr(code, "\\lmL{6}{\\lmC{/*\\lmB{1}caf\xc3\xa9\\lmB{1}*/}}"));
+    cr_assert_not_null(strstr(code, "\\lmL{7}{\\lmK{int}\\lmB{1}theorem2;}"));
+    cr_assert_null(strstr(code, "lstinputlisting"));
+    /* ... and the data the reviewer's section leaves out: named constants, measured quantities,
+     * every configuration's worst instance, the other configurations' histograms */
+    cr_assert_null(strstr(tex, "{Named constants}"));
+    cr_assert_null(strstr(tex, "{Measured quantities}"));
+    cr_assert_not_null(strstr(code, "{Named constants}"));
+    cr_assert_not_null(strstr(code, "{Measured quantities}"));
+    char *cmd = tt("bin/lemmata check fake/lemma_1 --seed 42 --budget 8 --quick --config softmax "
+                   "--instance 3 --set alpha_scale=1.5");
+    cr_assert_not_null(strstr(code, cmd), "%s", cmd);
+    free(cmd);
+    /* cross-linked both ways: every link has its destination in the other file */
+    cr_assert_eq(links_resolve(tex, "lemmata-code.pdf", code), 2);
+    cr_assert_eq(links_resolve(code, "lemmata.pdf", tex), 2);
+    cr_assert_not_null(strstr(tex, "\\href{lemmata-code.pdf\\#code:fake/lemma+5F1}"));
+    cr_assert_not_null(strstr(code, "\\hypertarget{code:other+5Fpaper/theorem+5F2}{}"));
+    /* a contents page; each paper's section in the contents */
+    cr_assert_not_null(strstr(tex, "\\lmcontents{1}"));
+    cr_assert_not_null(strstr(tex, "\\addcontentsline{toc}{part}{fake}"));
     /* provenance counts reuse; each verdict box names the run its numbers are from */
     cr_assert_not_null(strstr(tex, "claims & 2 checked in this run, 0 reused"));
     cr_assert_not_null(strstr(tex, " s, run 1}"));
+    cr_assert_not_null(strstr(tex, "Every result in this report is stored in run 1"));
+    /* papers this build does not have get no edition of their own */
+    cr_assert_eq(file_size("report/fake.pdf"), -1);
+    free(code);
     free(tex);
     /* run again: rebuilding over an existing report works */
     rc = lm_report_build(db, -1, root, err, sizeof err);
@@ -681,25 +740,27 @@ Test(report, readings_and_check_strength, .timeout = 240)
     tex_has(tex, "The checks killed 4 of 6 standard mutants (66.7\\%) of the 1 claim measured");
     tex_has(tex, "1 claim was not measured.");
     tex_has(tex, "repaired readings in 1 claim (passing in 1, of which 1 is violated");
-    /* the claim's section: the verdict as printed, the repaired reading, the probe */
-    snprintf(want, sizeof want,
-             "\\textbf{As printed:} \\vd{vviolated}{violated}; \\textbf{repaired} (%s): "
-             "\\vd{vholds}{holds}; \\textbf{probe}: \\vd{vviolated}{violated}",
+    /* the claim's section: which readings failed and which held, each with its sentence */
+    tex_has(tex, "\\vd{vviolated}{violated} \\textbf{as printed}: \\texttt{as printed}.");
+    snprintf(want, sizeof want, "\\vd{vholds}{holds} \\textbf{when repaired}: \\texttt{eta/\\allowbreak{}2} (%s).",
              note);
     tex_has(tex, want);
+    tex_has(tex, "\\vd{vviolated}{violated} \\textbf{in probes} beyond the hypotheses: \\texttt{large eta} "
+                 "(step size 10 eta\\_0, beyond the hypotheses).");
     /* the worst ratio of the verdict is the paper configuration's, not the probe's */
     tex_has(tex, "= \\textbf{1.5} in configuration \\texttt{as printed}");
+    /* check strength beside the verdict, the survivors below */
+    tex_has(tex, "check strength \\textcolor{vartifact}{\\textbf{4/6}} mutants killed");
     tex_has(tex, "\\textbf{Check strength 4/6:} c\\_scale past its sharpest survives; flip survives.");
-    /* each configuration row with its reading; notes of the others on a row of their own;
-     * vacuous beside assumption-failed */
-    tex_has(tex, "\\texttt{as printed}\\newline{\\scriptsize\\emph{paper}} & ");
-    tex_has(tex, "\\newline{\\scriptsize\\emph{repaired}} & \\vd{vholds}{holds} & 8 & 0.5 & 0 / 3 & ");
-    snprintf(want, sizeof want, "{\\scriptsize\\emph{repaired reading}: %s}", note);
+    /* one line per configuration: reading, sentence, verdict, worst ratio; the counts under it,
+     * vacuous among them */
+    tex_has(tex, "\\texttt{as printed} & paper & \\emph{the statement as printed} & \\vd{vviolated}{violated} & ");
+    snprintf(want, sizeof want, "\\texttt{eta/\\allowbreak{}2} & repaired & %s & \\vd{vholds}{holds} & 0.5 & 8\\\\", note);
     tex_has(tex, want);
-    tex_has(tex, "{\\scriptsize\\emph{probe}: step size 10 eta\\_0, beyond the hypotheses}");
-    tex_has(tex, "assum. failed / vacuous");
-    /* "Where it broke" marks the probe */
-    tex_has(tex, "\\texttt{large eta} {\\scriptsize(\\emph{probe})}");
+    tex_has(tex, "\\texttt{eta/\\allowbreak{}2}: 8 instances, 3 vacuous;");
+    /* "Where it broke" names the probe's reading and its sentence */
+    tex_has(tex, "\\texttt{large eta}\\newline{\\scriptsize\\emph{probe}} & step size 10 eta\\_0, beyond the "
+                 "hypotheses & \\vd{vviolated}{violated}");
     free(note);
     free(tex);
 }
@@ -756,8 +817,240 @@ Test(report, old_schema_weaves, .timeout = 240)
     cr_assert_not_null(tex);
     tex_has(tex, "Check strength was not measured in this run");
     tex_has(tex, "\\vd{vviolated}{violated}$^\\dagger$ & -- & ");
-    tex_has(tex, "& 8 / 0 & ");
-    cr_assert_null(strstr(tex, "As printed:"));
-    cr_assert_null(strstr(tex, "\\emph{paper}"));
+    tex_has(tex, ": 8 instances, 8 outside the hypotheses;");
+    /* no reading but the paper's: no repaired or probe line */
+    cr_assert_null(strstr(tex, "when repaired"));
+    cr_assert_null(strstr(tex, "in probes"));
     free(tex);
+}
+
+/* ---- results of several runs ------------------------------------------------------------ */
+
+static lm_claim gone = {.id = "tutorial/gone",
+                        .title = "A claim this build no longer has",
+                        .file = "lemmas/tutorial/gone.c",
+                        .kind = LM_KIND_POINTWISE,
+                        .source = "Tutorial",
+                        .origin = "verbatim",
+                        .confidence = "high"};
+
+/* one run with seed `seed` holding claims[0..n) with verdicts v and worst ratios x, finished */
+static long long plant_run(const char *db, uint64_t seed, int budget, lm_claim *const *claims,
+                           const lm_verdict *v, const double *x, int n)
+{
+    char err[256] = "";
+    lm_store *s = lm_store_open(db, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    lm_run_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.commit, sizeof m.commit, "commit%llu", (unsigned long long)seed);
+    snprintf(m.date, sizeof m.date, "2024-05-0%d 07:08:09 UTC", (int)(seed % 9) + 1);
+    m.seed = seed;
+    m.budget = budget;
+    long long run = lm_store_begin_run(s, &m, NULL);
+    cr_assert_gt(run, 0);
+    for (int k = 0; k < n; k++) {
+        lm_claim_result r;
+        lm_config_result cfg[1];
+        memset(&r, 0, sizeof r);
+        memset(cfg, 0, sizeof cfg);
+        r.claim = claims[k];
+        r.verdict = v[k];
+        r.repaired_verdict = r.probe_verdict = -1;
+        r.worst_ratio = x[k];
+        r.instances = 4;
+        r.seconds = 0.1;
+        r.nconfig = 1;
+        r.cfg = cfg;
+        snprintf(cfg[0].config, sizeof cfg[0].config, "default");
+        cfg[0].verdict = v[k];
+        cfg[0].instances = 4;
+        cfg[0].worst_ratio = x[k];
+        cfg[0].worst_index = 0;
+        cfg[0].ratios = "-0.3\n-0.5\n";
+        snprintf(cfg[0].reproduce, sizeof cfg[0].reproduce, "bin/lemmata check %s --seed %llu", claims[k]->id,
+                 (unsigned long long)seed);
+        cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
+    }
+    cr_assert_eq(lm_store_finish_run(s, run, 1.0), 0);
+    lm_store_close(s);
+    return run;
+}
+
+/* a live run of run `run` (no figure) */
+static void plant_live(const char *db, long long run, const char *name, const char *summary)
+{
+    char err[256] = "";
+    lm_store *s = lm_store_open(db, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(lm_store_save_live(s, run, name, "a live run", 10, 53, "", summary, 0.5), 0);
+    lm_store_close(s);
+}
+
+/* run 1: three claims (one of them of a paper this build has, but no longer built) and three
+ * live runs (one no paper of this build has); run 2, a `verify --only fake/`: one of the claims
+ * again, now holding, and one of the live runs */
+static void plant_two_runs(const char *db)
+{
+    lm_claim *c1[3] = {&fake1, &fake2, &gone};
+    const lm_verdict v1[3] = {LM_V_VIOLATED, LM_V_CONSISTENT, LM_V_HOLDS};
+    const double x1[3] = {1.5, 0.25, 0.125};
+    cr_assert_eq(plant_run(db, 11, 64, c1, v1, x1, 3), 1);
+    plant_live(db, 1, "t2-softmax", "first of t2");
+    plant_live(db, 1, "t1-softmax-dense", "only in run 1");
+    plant_live(db, 1, "zz-renamed-live", "a live run no longer built");
+    lm_claim *c2[1] = {&fake1};
+    const lm_verdict v2[1] = {LM_V_HOLDS};
+    const double x2[1] = {0.75};
+    cr_assert_eq(plant_run(db, 22, 8, c2, v2, x2, 1), 2);
+    plant_live(db, 2, "t2-softmax", "second of t2");
+}
+
+static const lm_results_claim *claim_of(const lm_results *R, const char *id)
+{
+    for (int k = 0; k < R->nclaims; k++)
+        if (!strcmp(R->claims[k].claim.id, id)) return &R->claims[k];
+    return NULL;
+}
+
+Test(report, latest_result_of_every_claim)
+{
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    plant_two_runs(db);
+
+    /* the latest of each claim: fake/lemma_1 from run 2, the other from run 1; the claim this
+     * build no longer has (its paper it does have) is left out */
+    lm_results R;
+    cr_assert_eq(lm_results_load(&R, db, -1, err, sizeof err), 0, "%s", err);
+    cr_assert(R.merged);
+    cr_assert_eq(R.nclaims, 2);
+    const lm_results_claim *a = claim_of(&R, "fake/lemma_1"), *b = claim_of(&R, "other_paper/theorem_2");
+    cr_assert(a && b);
+    cr_assert_eq(a->run, 2);
+    cr_assert_eq(a->res.verdict, LM_V_HOLDS);
+    cr_assert_eq(a->res.worst_ratio, 0.75);
+    cr_assert_eq(a->res.nconfig, 1);
+    cr_assert_str_eq(a->res.cfg[0].reproduce, "bin/lemmata check fake/lemma_1 --seed 22");
+    cr_assert_eq(b->run, 1);
+    cr_assert_eq(b->res.verdict, LM_V_CONSISTENT);
+    cr_assert_str_eq(b->res.cfg[0].reproduce, "bin/lemmata check other_paper/theorem_2 --seed 11");
+    cr_assert_null(claim_of(&R, "tutorial/gone"));
+    /* live runs likewise, in the order the build declares them */
+    cr_assert_eq(R.nlive, 2);
+    cr_assert_str_eq(R.live[0].name, "t1-softmax-dense");
+    cr_assert_eq(R.live[0].run, 1);
+    cr_assert_str_eq(R.live[1].name, "t2-softmax");
+    cr_assert_eq(R.live[1].run, 2);
+    cr_assert_str_eq(R.live[1].summary, "second of t2");
+    cr_assert_eq(R.dropped, 2); /* tutorial/gone and zz-renamed-live */
+    cr_assert_eq(R.newest, 2);
+    cr_assert_eq(R.newest_stored, 1);
+    /* each result's own provenance */
+    cr_assert_eq(R.nruns, 2);
+    const lm_results_run *r1 = lm_results_run_of(&R, 1), *r2 = lm_results_run_of(&R, 2);
+    cr_assert(r1 && r2);
+    cr_assert_eq(r1->meta.seed, 11);
+    cr_assert_eq(r1->meta.budget, 64);
+    cr_assert_str_eq(r1->meta.commit, "commit11");
+    cr_assert_eq(r2->meta.seed, 22);
+    cr_assert_eq(r2->meta.budget, 8);
+    cr_assert_eq(r1->nclaims, 1);
+    cr_assert_eq(r2->nclaims, 1);
+    cr_assert_eq(r1->nlive, 1);
+    cr_assert_eq(r2->nlive, 1);
+    cr_assert_eq(r1->stored, 3);
+    cr_assert_eq(R.id, 2); /* a tie: the newer run stands for the report */
+    lm_results_free(&R);
+
+    /* one run exactly: run 1 with its three claims as they were, run 2 with one */
+    cr_assert_eq(lm_results_load(&R, db, 1, err, sizeof err), 0, "%s", err);
+    cr_assert(!R.merged);
+    cr_assert_eq(R.nclaims, 3);
+    cr_assert_eq(claim_of(&R, "fake/lemma_1")->res.verdict, LM_V_VIOLATED);
+    cr_assert_eq(claim_of(&R, "fake/lemma_1")->run, 1);
+    cr_assert_not_null(claim_of(&R, "tutorial/gone"));
+    cr_assert_eq(R.nlive, 3);
+    cr_assert_eq(R.dropped, 0);
+    cr_assert_eq(R.id, 1);
+    cr_assert_eq(R.meta.seed, 11);
+    cr_assert_eq(R.nruns, 1);
+    lm_results_free(&R);
+    cr_assert_eq(lm_results_load(&R, db, 2, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(R.nclaims, 1);
+    cr_assert_eq(R.claims[0].res.verdict, LM_V_HOLDS);
+    lm_results_free(&R);
+
+    /* no such run: a clear error naming the runs there */
+    cr_assert_neq(lm_results_load(&R, db, 3, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "no run 3"), "%s", err);
+    cr_assert_not_null(strstr(err, "1 to 2"), "%s", err);
+    cr_assert_neq(lm_report_build(db, 0, root, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "no run 0"), "%s", err);
+    cr_assert_neq(lm_report_build(db, -7, root, err, sizeof err), 0);
+    cr_assert_neq(lm_report_build(db, 999999, root, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "no run 999999"), "%s", err);
+    cr_assert_eq(file_size("report/lemmata.pdf"), -1);
+}
+
+Test(report, partial_run_keeps_every_claim, .timeout = 300)
+{
+    write_text("lemmas/fake/lemma_1.c", good_file);
+    write_text("lemmas/other_paper/theorem_2.c", "int theorem2;\n");
+    write_text("lemmas/tutorial/gone.c", "/* \\claim{tutorial/gone}{Gone}\n * \\statement{$x \\le 1$.}\n */\nint gone;\n");
+    char db[160], err[512] = "";
+    snprintf(db, sizeof db, "%s/results.db", root);
+    plant_two_runs(db);
+
+    /* the default: both claims, each with its own run, and a note that the latest run
+     * covered only part of them */
+    cr_assert_eq(lm_report_build(db, -1, root, err, sizeof err), 0, "%s", err);
+    char *tex = read_text("report/lemmata.tex");
+    cr_assert_not_null(tex);
+    char *id1 = tt("fake/lemma_1"), *id2 = tt("other_paper/theorem_2");
+    tex_has(tex, id1);
+    tex_has(tex, id2);
+    tex_has(tex, "\\textbf{The latest run, 2, covered only part of the claims:} 1 of the ");
+    tex_has(tex, "(\\texttt{fake/}: 1)");
+    tex_has(tex, "they come from 2 runs");
+    tex_has(tex, "Result of run 2 (2024-05-05 07:08:09 UTC; commit \\texttt{commit22}; seed 22; budget 8;");
+    tex_has(tex, "Result of run 1 (2024-05-03 07:08:09 UTC; commit \\texttt{commit11}; seed 11; budget 64;");
+    tex_has(tex, " s, run 2}"); /* the verdict box of fake/lemma_1 */
+    tex_has(tex, " s, run 1}"); /* and of other_paper/theorem_2 */
+    tex_has(tex, "2 results of earlier runs are left out");
+    /* each live run with its own run: t2-softmax of run 2, t1-softmax-dense of run 1 */
+    tex_has(tex, "second of t2 (0.5~s, run 2: seed 22, budget 8.)");
+    tex_has(tex, "only in run 1 (0.5~s, run 1: seed 11, budget 64.)");
+    cr_assert_null(strstr(tex, "first of t2"));
+    tex_has(tex, "2 & 2024-05-05 07:08:09 UTC & \\texttt{commit22} & 22 & 8 & ");
+    cr_assert_null(strstr(tex, "tutorial/\\allowbreak{}gone"));
+    free(tex);
+    free(id2);
+    /* the claim left out has no edition of its paper either */
+    cr_assert_eq(file_size("report/tutorial.pdf"), -1);
+
+    /* one past run exactly: run 1, three claims, the one of the tutorial paper in its own
+     * edition with its code in an appendix */
+    cr_assert_eq(lm_report_build(db, 1, root, err, sizeof err), 0, "%s", err);
+    tex = read_text("report/lemmata.tex");
+    cr_assert_not_null(tex);
+    tex_has(tex, "This report weaves run 1 exactly (\\texttt{lemmata report --run 1}).");
+    tex_has(tex, "The database holds newer runs (up to 2)");
+    tex_has(tex, "\\texttt{tutorial/\\allowbreak{}gone}");
+    tex_has(tex, "Result of run 1 (");
+    cr_assert_null(strstr(tex, "Result of run 2 ("));
+    tex_has(tex, "Run 1 covered only part of the claims:} 3 of the "); /* this build has claims it lacks */
+    free(tex);
+    cr_assert_gt(file_size("report/tutorial.pdf"), 5000);
+    char *paper = read_text("report/build/tutorial.tex");
+    cr_assert_not_null(paper);
+    tex_has(paper, "\\lmpart{Appendix: data and code of the claims}");
+    tex_has(paper, "\\hyperlink{code:tutorial/gone}");
+    tex_has(paper, "\\hypertarget{code:tutorial/gone}{}");
+    tex_has(paper, "\\hyperlink{claim:tutorial/gone}");
+    tex_has(paper, "\\hypertarget{claim:tutorial/gone}{}");
+    tex_has(paper, "\\lmL{4}{\\lmK{int}\\lmB{1}gone;}");
+    cr_assert_null(strstr(paper, id1)); /* one paper only */
+    free(paper);
+    free(id1);
 }

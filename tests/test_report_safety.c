@@ -101,6 +101,16 @@ static void assert_same_pdf(const char *before, size_t nbefore, const char *what
     free(now);
 }
 
+/* the code companion likewise: a weave replaces both PDFs or neither */
+static void assert_same_code_pdf(const char *before, size_t nbefore, const char *what)
+{
+    size_t n = 0;
+    char *now = read_rel("report/lemmata-code.pdf", &n);
+    cr_assert_not_null(now, "%s: report/lemmata-code.pdf is gone", what);
+    cr_assert(n == nbefore && !memcmp(now, before, n), "%s: report/lemmata-code.pdf changed", what);
+    free(now);
+}
+
 static void assert_valid_pdf(const char *what)
 {
     char path[512];
@@ -356,6 +366,9 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     char *pdf0 = read_rel("report/lemmata.pdf", &n0);
     char *aux0 = read_rel("report/lemmata-build.aux", &na);
     cr_assert(pdf0 && aux0);
+    size_t nc0 = 0;
+    char *code0 = read_rel("report/lemmata-code.pdf", &nc0);
+    cr_assert_not_null(code0);
     const char *path0 = getenv("PATH");
     char *saved_path = strdup(path0 ? path0 : "/usr/bin:/bin");
 
@@ -367,6 +380,7 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     cr_assert_neq(lm_report_build(db, -1, root, err, sizeof err), 0);
     cr_assert_str_eq(err, "pdflatex not found (apt-get install texlive-latex-base)");
     assert_same_pdf(pdf0, n0, "pdflatex missing");
+    assert_same_code_pdf(code0, nc0, "pdflatex missing");
 
     /* 2. a pdflatex that "succeeds" but leaves a truncated PDF */
     char fake[512], path[4096];
@@ -384,6 +398,7 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     cr_assert_not_null(strstr(err, "no complete PDF"), "%s", err);
     cr_assert_null(strchr(err, '\n'));
     assert_same_pdf(pdf0, n0, "truncated PDF");
+    assert_same_code_pdf(code0, nc0, "truncated PDF");
 
     /* 3. a pdflatex killed by a signal half-way */
     fake_tool(fake, "pdflatex",
@@ -396,6 +411,7 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     cr_assert_neq(lm_report_build(db, -1, root, err, sizeof err), 0);
     cr_assert_not_null(strstr(err, "signal 9"), "%s", err);
     assert_same_pdf(pdf0, n0, "pdflatex killed");
+    assert_same_code_pdf(code0, nc0, "pdflatex killed");
     cr_assert_eq(setenv("PATH", saved_path, 1), 0);
 
     /* 4. a LaTeX error */
@@ -406,6 +422,7 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     cr_assert_not_null(strstr(err, "lemmas/fake/lemma_1.c:2:"), "%s", err);
     cr_assert_null(strchr(err, '\n'));
     assert_same_pdf(pdf0, n0, "LaTeX error");
+    assert_same_code_pdf(code0, nc0, "LaTeX error");
     /* the finished weave's auxiliary state is untouched too */
     size_t na2 = 0;
     char *aux1 = read_rel("report/lemmata-build.aux", &na2);
@@ -417,6 +434,7 @@ Test(report_safety, failed_weave_keeps_previous_pdf, .timeout = 600)
     cr_assert_eq(lm_report_build(db, -1, root, err, sizeof err), 0, "%s", err);
     assert_valid_pdf("after the failures");
     free(pdf0);
+    free(code0);
     free(aux0);
     free(aux1);
     free(saved_path);
@@ -752,19 +770,25 @@ Test(report_safety, hostile_database, .timeout = 300)
 
     char *tex = read_rel("report/lemmata.tex", NULL);
     cr_assert_not_null(tex);
+    /* the code and data companion holds the measures, named constants and commands */
+    char *code = read_rel("report/build/lemmata-code.tex", NULL);
+    cr_assert_not_null(code);
     static const char *const never[] = {"\\input{/etc", "\\immediate", "\\write18", "^^5c",
                                         "\\IfFileExists{/etc", "\\openout", "\\csname",
                                         "\\catcode", "\\def\\x", "\\special", "\\include{",
                                         "\\usepackage{x}", "\\begin{filecontents}"};
-    for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
+    for (size_t k = 0; k < sizeof never / sizeof never[0]; k++) {
         cr_expect_null(strstr(tex, never[k]), "%s reached LaTeX", never[k]);
+        cr_expect_null(strstr(code, never[k]), "%s reached the companion's LaTeX", never[k]);
+    }
     /* the untrusted strings appear, escaped */
     cr_expect_not_null(strstr(tex, "\\textbackslash{}input\\{/etc/passwd\\}"));
     cr_expect_not_null(strstr(tex, "{\\char92}input{\\char123}/\\allowbreak{}etc"));
     cr_expect_not_null(strstr(tex, "\\lmraw{{\\char92}input}{/etc/passwd}"));
     cr_expect_not_null(strstr(tex, "a\"b c{\\char92}input"), "config with quote and newline");
     cr_expect_not_null(strstr(tex, "Claim file unavailable"));
-    cr_expect_not_null(strstr(tex, "{[}x{]}"), "a measure named [x]");
+    cr_expect_not_null(strstr(code, "{[}x{]}"), "a measure named [x]");
+    free(code);
     free(tex);
 
     /* gnuplot scripts: every untrusted string stays inside its single quotes */
@@ -825,4 +849,34 @@ Test(report_safety, hostile_database, .timeout = 300)
         cr_expect_not_null(strstr(text, "Claim file unavailable"));
         free(text);
     }
+}
+
+/* `report --run N`: a run number from 1 that the database holds; anything else is refused in
+ * one line with exit 2 before anything is written */
+Test(report_safety, run_option, .timeout = 300)
+{
+    char db[512], args[900], out[4096];
+    small_root(db, sizeof db);
+    static const char *const bad[] = {"0", "-1", "abc", "1x", " 1", "1e3", "99999999999999999999", ""};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(args, sizeof args, "report --db %s --run '%s'", db, bad[k]);
+        cr_expect_eq(lm_test_cli(out, sizeof out, args), 2, "--run '%s': %s", bad[k], out);
+        cr_expect_not_null(strstr(out, "--run needs a run number"), "--run '%s': %s", bad[k], out);
+    }
+    snprintf(args, sizeof args, "report --db %s --run", db);
+    cr_expect_eq(lm_test_cli(out, sizeof out, args), 2, "%s", out);
+    snprintf(args, sizeof args, "report --db %s --run 999999", db);
+    cr_expect_eq(lm_test_cli(out, sizeof out, args), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "no run 999999 in"), "%s", out);
+    cr_expect_not_null(strstr(out, "it holds run 1 only"), "%s", out);
+    cr_expect_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line: %s", out);
+    cr_expect_eq(weave_dirs(), 0);
+    char pdf[600];
+    at(pdf, sizeof pdf, "report/lemmata.pdf");
+    cr_expect_neq(access(pdf, F_OK), 0, "a refused --run wrote a report");
+    /* the run there weaves */
+    snprintf(args, sizeof args, "report --db %s --run 1", db);
+    cr_expect_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_expect(lm_pdf_complete(pdf), "%s", out);
+    cr_expect_not_null(strstr(out, "lemmata-code.pdf ("), "%s", out);
 }

@@ -341,6 +341,15 @@ Test(store, rejects_bad_input)
     cr_assert_not_null(strstr(err, "none.db"), "%s", err);
     cr_assert_neq(lm_results_load(&R, db, 4242, err, sizeof err), 0);
     cr_assert_not_null(strstr(err, "no run 4242"), "%s", err);
+    /* `report --run N` asks the store first: run 1 is there, 4242 is not, a missing file is
+     * an error too, and nothing is created */
+    cr_assert_eq(lm_store_check_run(db, run, err, sizeof err), 0, "%s", err);
+    cr_assert_neq(lm_store_check_run(db, 4242, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "no run 4242"), "%s", err);
+    cr_assert_not_null(strstr(err, "it holds run 1 only"), "%s", err);
+    cr_assert_null(strchr(err, '\n'));
+    cr_assert_neq(lm_store_check_run(missing, 1, err, sizeof err), 0);
+    cr_assert_neq(access(missing, F_OK), 0);
 }
 
 Test(store, natural_order)

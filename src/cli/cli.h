@@ -65,14 +65,14 @@ const char *lm_cli_paper_of(const char *id, char *buf, size_t n);
 #define paper_of lm_cli_paper_of
 /* s as an error message may echo it: control characters as '?', cut to fit n with "..." */
 const char *lm_cli_shown(char *buf, size_t n, const char *s);
-/* The paper that s names: its id ("dynamics"), its claim-id prefix ("dynamics/"), its catalogue
- * name ("transformer-gd-dynamics", any case) or its folder ("lemmas/dynamics/"); NULL when none */
+/* The paper that s names: its id ("mypaper"), its claim-id prefix ("mypaper/"), its catalogue
+ * name ("my-catalogue-name", any case) or its folder ("lemmas/mypaper/"); NULL when none */
 const lm_paper *lm_cli_find_paper(const char *s);
 /* the claims of the paper s names (lm_cli_find_paper; else the claims whose id prefix is s, for
  * a folder without an LM_PAPER declaration), in registry order into out (when not NULL, room
  * for lm_registry_count): their number, 0 when s names no paper */
 int lm_cli_paper_claims(const char *s, const lm_claim **out);
-/* "lemmata: CMD: no paper 'S'; the papers are: dynamics/ (transformer-gd-dynamics), ..." on
+/* "lemmata: CMD: no paper 'S'; the papers are: mypaper/ (my-catalogue-name), ..." on
  * stderr, one line; returns 2 */
 int lm_cli_unknown_paper(const char *cmd, const char *s);
 /* one summary line of a claim result on stdout (lm_schedule.h) */

@@ -11,8 +11,8 @@ static const struct {
     {"papers", "papers                        every paper: its id, claim count, folder, catalogue name, title\n"},
     {"list",
      "list [--paper P]              one registered claim a line, id first; P is a paper's id\n"
-     "                                (dynamics), claim-id prefix (dynamics/) or catalogue name\n"
-     "                                (transformer-gd-dynamics): `lemmata papers` lists them\n"},
+     "                                (mypaper), claim-id prefix (mypaper/) or catalogue name\n"
+     "                                (as its claims cite it): `lemmata papers` lists them\n"},
     {"params",
      "params ID                     the claim's configurations (reading, instances at budget 64\n"
      "                                and 8, what each tests) and its named constants and switches;\n"

@@ -3,6 +3,8 @@
 #include "cli.h"
 #include "lm_schedule.h"
 
+#include <limits.h>
+
 /* make verify measures each claim's check strength (lm_mutate, cheap mode) unless --no-mutants */
 static int mutants_on = 1;
 
@@ -28,18 +30,19 @@ static int prepare_root(const char *root)
     return rc;
 }
 
-/* the weave: 0, or 3 (the PDF could not be produced) */
-static int build_report(const char *db, const char *root)
+/* the weave (run -1: the latest result of every claim; N: run N alone): 0, or 3 (the PDFs
+ * could not be produced) */
+static int build_report(const char *db, const char *root, long long run)
 {
-    char err[512] = "", pdf[4200];
-    snprintf(pdf, sizeof pdf, "%s%sreport/lemmata.pdf", strcmp(root, ".") ? root : "",
+    char err[512] = "", done[1024] = "", pdf[4200];
+    snprintf(pdf, sizeof pdf, "%s%sreport/", strcmp(root, ".") ? root : "",
              strcmp(root, ".") ? (root[strlen(root) - 1] == '/' ? "" : "/") : "");
-    fprintf(stderr, "lemmata: weaving %s ...\n", pdf);
-    if (lm_report_build(db, -1, root, err, sizeof err)) {
+    fprintf(stderr, "lemmata: weaving %slemmata.pdf, lemmata-code.pdf and one PDF per paper ...\n", pdf);
+    if (lm_report_build_ex(db, run, root, done, sizeof done, err, sizeof err)) {
         fprintf(stderr, "lemmata: report: %s\n", err);
         return LM_EXIT_FAILED;
     }
-    fprintf(stderr, "lemmata: wrote %s\n", pdf);
+    fprintf(stderr, "lemmata: wrote %s\n", done);
     return 0;
 }
 
@@ -170,7 +173,7 @@ int lm_cmd_verify(int argc, char **argv)
     int any_bad = counts[LM_V_VIOLATED] + counts[LM_V_INCONSISTENT] > 0;
     int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;
     if (!noreport) {
-        int rr = build_report(db, P.root);
+        int rr = build_report(db, P.root, -1);
         if (lm_sched_interrupted) {
             fprintf(stderr, "\nlemmata: interrupted while weaving the report; the results are saved "
                             "(lemmata report rebuilds it)\n");
@@ -187,11 +190,17 @@ int lm_cmd_report(int argc, char **argv)
 {
     const char *db_opt = NULL, *dir_opt = NULL;
     int nowait = 0;
+    long run = -1;
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (lm_cli_is_help(a)) return lm_cli_help("report");
         if (!strcmp(a, "--no-wait")) nowait = 1;
-        else if (!strcmp(a, "--db")) {
+        else if (!strcmp(a, "--run")) {
+            /* a run id as `verify` prints it: digits only, from 1 */
+            if (!v || lm_cli_parse_long(v, 1, LONG_MAX, &run))
+                return verify_usage(a, "a run number (an integer from 1; verify prints it)", v);
+            k++;
+        } else if (!strcmp(a, "--db")) {
             if (!lm_cli_name_value(v)) return verify_usage(a, "a file name", v);
             db_opt = v;
             k++;
@@ -207,12 +216,12 @@ int lm_cmd_report(int argc, char **argv)
     if (access(P.db, F_OK)) return die_usage("no results database '%s' (run: lemmata verify)", P.db);
     if ((rc = lm_cli_check_regular(P.db, "database"))) return rc;
     char err[512];
-    if (lm_store_check(P.db, err, sizeof err)) {
+    if (run > 0 ? lm_store_check_run(P.db, run, err, sizeof err) : lm_store_check(P.db, err, sizeof err)) {
         fprintf(stderr, "lemmata: %s\n", err);
         return LM_EXIT_USAGE;
     }
     if (tools_missing()) return LM_EXIT_USAGE;
     if ((rc = prepare_root(P.root))) return rc;
     if (lm_cli_lock(P.db, "report", nowait) < 0) return LM_EXIT_USAGE;
-    return build_report(P.db, P.root);
+    return build_report(P.db, P.root, run);
 }

@@ -29,14 +29,6 @@ int rp_counts_for_verdict(const lm_claim_result *r, int k)
     return 1;
 }
 
-/* 1 when some configuration reads a repaired statement or probes beyond it */
-static int has_readings(const lm_claim_result *r)
-{
-    for (int k = 0; k < r->nconfig; k++)
-        if (r->cfg[k].reading != LM_READ_PAPER) return 1;
-    return 0;
-}
-
 const char *rp_reading_word(lm_reading_kind k)
 {
     return k >= 0 && k < LM_READ_COUNT ? lm_reading_name(k) : "?";
@@ -240,66 +232,77 @@ static void put_shrunk(rp_writer *w, const lm_config_result *g)
     rp_put(w, "}\n");
 }
 
+/* what configuration g tests: its reading's sentence; a paper reading without one reads the
+ * statement as printed */
+void rp_put_config_sentence(rp_writer *w, const lm_config_result *g)
+{
+    if (g->reading_note[0]) rp_esc(w, g->reading_note);
+    else if (g->reading == LM_READ_PAPER) rp_put(w, "\\emph{the statement as printed}");
+    else rp_put(w, "\\emph{(no sentence recorded)}");
+}
+
+/* ", 3 near misses" -- a count only when it is not zero */
+static void put_count(rp_writer *w, int *any, long n, const char *one, const char *many)
+{
+    if (!n) return;
+    lm_tbuf_printf(&w->b, "%s%ld %s", *any ? ", " : "", n, n == 1 ? one : many);
+    *any = 1;
+}
+
+/* One line per configuration: what it tests, whether that is the paper's own reading, a
+ * repaired one or a probe beyond it, its verdict and worst ratio; then per configuration
+ * the counts behind the verdict, where the worst observation was, and reasons. */
 static void put_configs(rp_writer *w, const lm_claim_result *r)
 {
-    /* the reading of each row is shown when the claim has repaired or probe
-     * configurations (or a note on the paper's), with its note on a row of its own */
-    int readings = has_readings(r);
-    for (int k = 0; k < r->nconfig && !readings; k++) readings = r->cfg[k].reading_note[0] != 0;
     rp_put(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
-              "\\begin{longtable}{@{}L{2.35cm}L{2.7cm}R{0.9cm}R{1.9cm}R{1.5cm}R{0.8cm}R{1.9cm}"
-              "R{0.9cm}L{1.5cm}R{0.9cm}@{}}\n"
-              "\\toprule config & verdict & inst. & worst ratio & assum. failed / vacuous & errors & "
-              "breaks double / confirmed MPFR / artifacts & near misses & precisions & s\\\\"
+              "\\begin{longtable}{@{}L{3.0cm}L{1.3cm}L{6.55cm}L{2.5cm}R{1.9cm}R{0.9cm}@{}}\n"
+              "\\toprule configuration & reading & what it tests & verdict & worst ratio & inst.\\\\"
               "\\midrule\n\\endhead\n\\bottomrule\n\\endlastfoot\n");
     for (int k = 0; k < r->nconfig; k++) {
         const lm_config_result *g = &r->cfg[k];
-        char ratio[80], secs[40];
+        char ratio[80];
         lm_tex_ratio(ratio, sizeof ratio, g->worst_ratio);
-        lm_tex_seconds(secs, sizeof secs, g->seconds);
         rp_put(w, "\\texttt{");
         rp_esc_tt(w, g->config);
-        rp_put(w, "}");
-        if (readings) {
-            rp_put(w, "\\newline{\\scriptsize\\emph{");
-            rp_put(w, rp_reading_word(g->reading));
-            rp_put(w, "}}");
-        }
+        rp_put(w, "} & ");
+        rp_put(w, rp_reading_word(g->reading));
+        rp_put(w, " & ");
+        rp_put_config_sentence(w, g);
         rp_put(w, " & ");
         rp_put_verdict(w, g->verdict);
-        lm_tbuf_printf(&w->b, " & %ld & %s & %ld / %ld & %ld & %ld / %ld / %ld & %ld & ",
-                       g->instances, ratio, g->assumption_failed, g->vacuous, g->errors,
-                       g->breaks_double, g->confirmed, g->artifacts, g->near_misses);
-        put_precisions(w, g->precisions);
-        lm_tbuf_printf(&w->b, " & %s", secs);
-        if (readings && g->reading_note[0]) {
-            /* the note under the row, the table's whole width, kept with it */
-            rp_put(w, "\\\\*\n\\multicolumn{10}{@{}L{16.9cm}@{}}{\\hspace*{1em}{\\scriptsize\\emph{");
-            rp_put(w, rp_reading_word(g->reading));
-            rp_put(w, g->reading == LM_READ_PROBE ? "}: " : " reading}: ");
-            rp_esc(w, g->reading_note);
-            rp_put(w, "}}");
-        }
-        rp_put(w, readings && k + 1 < r->nconfig ? "\\\\\\addlinespace[3pt]\n" : "\\\\\n");
+        if (g->verdict == LM_V_VIOLATED && g->certified) rp_put(w, "\\,{\\scriptsize(cert.)}");
+        lm_tbuf_printf(&w->b, " & %s & %ld\\\\\n", ratio, g->instances);
     }
-    if (r->nconfig == 0) rp_put(w, "\\multicolumn{10}{l}{\\emph{no configuration was recorded}}\\\\\n");
+    if (r->nconfig == 0) rp_put(w, "\\multicolumn{6}{l}{\\emph{no configuration was recorded}}\\\\\n");
     rp_put(w, "\\end{longtable}}\n");
 
-    /* where the worst observation was, and reasons */
+    /* the counts behind each verdict, where the worst observation was, and reasons */
     int any = 0;
     for (int k = 0; k < r->nconfig; k++) {
         const lm_config_result *g = &r->cfg[k];
-        if (!g->worst_where[0] && !g->detail[0]) continue;
         if (!any++) rp_put(w, "{\\small\\begin{itemize}\\setlength{\\itemsep}{1pt}\n");
         rp_put(w, "\\item \\texttt{");
         rp_esc_tt(w, g->config);
-        rp_put(w, "}: ");
+        lm_tbuf_printf(&w->b, "}: %ld instance%s", g->instances, g->instances == 1 ? "" : "s");
+        int c = 1;
+        put_count(w, &c, g->observations, "inequality compared", "inequalities compared");
+        put_count(w, &c, g->breaks_double, "break in double", "breaks in double");
+        put_count(w, &c, g->confirmed, "confirmed in MPFR", "confirmed in MPFR");
+        put_count(w, &c, g->artifacts, "artefact (vanished in MPFR)", "artefacts (vanished in MPFR)");
+        put_count(w, &c, g->near_misses, "near miss", "near misses");
+        put_count(w, &c, g->assumption_failed, "outside the hypotheses", "outside the hypotheses");
+        put_count(w, &c, g->vacuous, "vacuous", "vacuous");
+        put_count(w, &c, g->errors, "error", "errors");
+        char secs[40];
+        lm_tex_seconds(secs, sizeof secs, g->seconds);
+        rp_put(w, "; ");
+        put_precisions(w, g->precisions);
+        lm_tbuf_printf(&w->b, "; %s s. ", secs);
         if (g->worst_where[0]) {
-            rp_put(w, "worst at ``");
+            rp_put(w, "Worst at ``");
             rp_esc(w, g->worst_where);
             rp_put(w, "''");
             if (g->worst_index >= 0) lm_tbuf_printf(&w->b, " (instance %d)", g->worst_index);
-            if (g->observations) lm_tbuf_printf(&w->b, "; %ld inequalities compared", g->observations);
             rp_put(w, ". ");
         }
         if (g->detail[0]) {
@@ -472,49 +475,58 @@ static void put_commands(rp_writer *w, const char *const *cmd, int n)
     rp_put(w, "\\end{flushleft}\n");
 }
 
-/* under the verdict: "As printed: violated; repaired (coefficient eta/2): holds; probes:
- * violated" -- repaired readings one by one (by note), probes together */
+/* Under the verdict, which readings failed and which held: the configurations grouped by
+ * reading (as printed, repaired, probes) and verdict, the worst first, each named with the
+ * sentence saying what it tests ("Violated as printed: block,eta=1/(2G) (block W^V, the
+ * appendix's step size).  Holds as printed: dense,eta=1/(2G) (...).  Violated in probes:
+ * ...").  A group of more than three names its configurations only: the table of the
+ * configurations below has their sentences. */
 static void put_readings(rp_writer *w, const lm_claim_result *r)
 {
-    if (!has_readings(r)) return;
-    int paper = 0, ngroups = 0;
-    for (int j = 0; j < r->nconfig; j++) paper |= r->cfg[j].reading == LM_READ_PAPER;
-    for (int j = 0; j < r->nconfig; j++) {
-        if (r->cfg[j].reading != LM_READ_REPAIRED) continue;
-        int first = 1;
-        for (int i = 0; i < j && first; i++)
-            first = !(r->cfg[i].reading == LM_READ_REPAIRED &&
-                      !strcmp(r->cfg[i].reading_note, r->cfg[j].reading_note));
-        ngroups += first;
-    }
-    rp_put(w, "\\\\ \\textbf{As printed:} ");
-    if (paper) rp_put_verdict(w, r->verdict);
-    else rp_put(w, "\\emph{not run}");
-    for (int j = 0; j < r->nconfig; j++) {
-        const lm_config_result *g = &r->cfg[j];
-        if (g->reading != LM_READ_REPAIRED) continue;
-        int first = 1;
-        for (int i = 0; i < j && first; i++)
-            first = !(r->cfg[i].reading == LM_READ_REPAIRED && !strcmp(r->cfg[i].reading_note, g->reading_note));
-        if (!first) continue;
-        int v = rp_reading_verdict(r, LM_READ_REPAIRED, g->reading_note);
-        if (ngroups == 1 && r->repaired_verdict >= 0) v = r->repaired_verdict; /* as stored */
-        rp_put(w, "; \\textbf{repaired}");
-        if (g->reading_note[0]) {
-            rp_put(w, " (");
-            rp_esc(w, g->reading_note);
-            rp_put(w, ")");
+    if (r->nconfig < 2) return;
+    static const char *const where[LM_READ_COUNT] = {"as printed", "when repaired", "in probes"};
+    for (int kind = 0; kind < LM_READ_COUNT; kind++)
+        for (int v = LM_V_COUNT - 1; v >= 0; v--) {
+            int n = 0;
+            for (int j = 0; j < r->nconfig; j++) n += (int)r->cfg[j].reading == kind && (int)r->cfg[j].verdict == v;
+            if (!n) continue;
+            rp_put(w, "\\\\ ");
+            rp_put_verdict(w, (lm_verdict)v);
+            lm_tbuf_printf(&w->b, " \\textbf{%s}%s", where[kind], kind == LM_READ_PROBE ? " beyond the hypotheses" : "");
+            if (n > 3) lm_tbuf_printf(&w->b, " (%d configurations)", n);
+            rp_put(w, ": ");
+            int i = 0;
+            for (int j = 0; j < r->nconfig; j++) {
+                const lm_config_result *g = &r->cfg[j];
+                if ((int)g->reading != kind || (int)g->verdict != v) continue;
+                if (i++) rp_put(w, n > 3 ? ", " : "; ");
+                rp_put(w, "\\texttt{");
+                rp_esc_tt(w, g->config);
+                rp_put(w, "}");
+                if (n <= 3 && g->reading_note[0]) {
+                    rp_put(w, " (");
+                    rp_esc(w, g->reading_note);
+                    rp_put(w, ")");
+                }
+            }
+            rp_put(w, ".");
         }
-        rp_put(w, ": ");
-        rp_put_verdict(w, (lm_verdict)v);
+}
+
+/* the check strength beside the verdict: "check strength 4/6 mutants killed" */
+static void put_strength_beside(rp_writer *w, const lm_claim_result *r)
+{
+    if (r->mutants_run <= 0) {
+        rp_put(w, " \\textperiodcentered{} check strength not measured");
+        return;
     }
-    int np = 0;
-    for (int j = 0; j < r->nconfig; j++) np += r->cfg[j].reading == LM_READ_PROBE;
-    if (np) {
-        int v = r->probe_verdict >= 0 ? r->probe_verdict : rp_reading_verdict(r, LM_READ_PROBE, NULL);
-        rp_put(w, np == 1 ? "; \\textbf{probe}: " : "; \\textbf{probes}: ");
-        rp_put_verdict(w, (lm_verdict)v);
-    }
+    const char *col = r->mutants_killed == 0                ? "vviolated"
+                      : r->mutants_killed < r->mutants_run ? "vartifact"
+                                                            : NULL;
+    rp_put(w, " \\textperiodcentered{} check strength ");
+    if (col) lm_tbuf_printf(&w->b, "\\textcolor{%s}{\\textbf{%d/%d}}", col, r->mutants_killed, r->mutants_run);
+    else lm_tbuf_printf(&w->b, "\\textbf{%d/%d}", r->mutants_killed, r->mutants_run);
+    rp_put(w, " mutants killed");
 }
 
 /* the standard mutants that survived the check, when some did */
@@ -606,10 +618,11 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
                    col, col);
     rp_put_verdict(w, r->verdict);
     if (r->verdict == LM_V_VIOLATED && r->certified) rp_put(w, " \\textbf{(certified)}");
+    put_strength_beside(w, r);
     if (isnan(r->worst_ratio))
-        rp_put(w, " \\quad no LHS/RHS ratio was recorded");
+        rp_put(w, " \\textperiodcentered{} no LHS/RHS ratio was recorded");
     else
-        lm_tbuf_printf(&w->b, " \\quad worst ratio LHS/RHS = \\textbf{%s}", ratio);
+        lm_tbuf_printf(&w->b, " \\textperiodcentered{} worst ratio LHS/RHS = \\textbf{%s}", ratio);
     if (wc >= 0 && r->nconfig > 1) {
         rp_put(w, " in configuration \\texttt{");
         rp_esc_tt(w, r->cfg[wc].config);
@@ -657,19 +670,32 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
     }
     put_strength_line(w, r);
     put_flags(w, r);
-    if (r->verdict == LM_V_VIOLATED)
+    if (r->verdict == LM_V_VIOLATED) {
+        /* one line: the violated configurations grouped by what their certification says */
+        int any = 0;
         for (int j = 0; j < r->nconfig; j++) {
             const lm_config_result *g = &r->cfg[j];
             if (g->verdict != LM_V_VIOLATED || !g->detail[0]) continue;
-            rp_put(w, "\\\\ \\textbf{Certification");
-            if (r->nconfig > 1) {
-                rp_put(w, " (\\texttt{");
-                rp_esc_tt(w, g->config);
-                rp_put(w, "})");
-            }
-            rp_put(w, ":} ");
+            int first = 1;
+            for (int i = 0; i < j && first; i++)
+                first = !(r->cfg[i].verdict == LM_V_VIOLATED && !strcmp(r->cfg[i].detail, g->detail));
+            if (!first) continue;
+            rp_put(w, any++ ? "; " : "\\\\ \\textbf{Certification:} ");
             rp_esc(w, g->detail);
+            if (r->nconfig > 1) {
+                rp_put(w, " (");
+                int n = 0;
+                for (int i = j; i < r->nconfig; i++) {
+                    if (r->cfg[i].verdict != LM_V_VIOLATED || strcmp(r->cfg[i].detail, g->detail)) continue;
+                    if (n++) rp_put(w, ", ");
+                    rp_put(w, "\\texttt{");
+                    rp_esc_tt(w, r->cfg[i].config);
+                    rp_put(w, "}");
+                }
+                rp_put(w, ")");
+            }
         }
+    }
     int bad = r->verdict == LM_V_VIOLATED || r->verdict == LM_V_INCONSISTENT;
     if (bad && d->low_recon)
         rp_put(w, "\\\\[3pt]\\fcolorbox{vartifact}{vartifact!12}{\\parbox{\\dimexpr\\linewidth-"
@@ -710,8 +736,10 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
 
     rp_put(w, "\\Needspace{11\\baselineskip}\\paragraph{Configurations}\n");
     put_configs(w, r);
-    put_measures(w, r);
-    put_params(w, d->c->params);
+    if (!w->lean) { /* a reviewer's edition shows these beside the code (rp_put_claim_data) */
+        put_measures(w, r);
+        put_params(w, d->c->params);
+    }
 
     /* figures, two to a row */
     if (d->nfig) {
@@ -741,7 +769,7 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
     for (int j = 0; others && j < r->nconfig; j++)
         if (r->cfg[j].reproduce[0] && strcmp(r->cfg[j].reproduce, r->reproduce))
             others[nothers++] = r->cfg[j].reproduce;
-    if (nothers) {
+    if (nothers && !w->lean) {
         rp_put(w, "The worst instance of each other configuration:\n");
         put_commands(w, others, nothers);
     }
@@ -763,4 +791,23 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
             rp_put(w, "\\emph{the file could not be read again.}\n");
         add_span(w, k, "code listing", line, w->b.lines, 0);
     }
+}
+
+/* What a reviewer's edition (w->lean) leaves out of the claim's section, for the code
+ * companion and a paper's appendix: the measured quantities, the named constants and the
+ * worst instance of every configuration. */
+void rp_put_claim_data(rp_writer *w, const rp_doc *d)
+{
+    const lm_claim_result *r = &d->c->res;
+    put_measures(w, r);
+    put_params(w, d->c->params);
+    const char **cmd = calloc((size_t)(r->nconfig ? r->nconfig : 1), sizeof *cmd);
+    int n = 0;
+    for (int j = 0; cmd && j < r->nconfig; j++)
+        if (r->cfg[j].reproduce[0]) cmd[n++] = r->cfg[j].reproduce;
+    if (n) {
+        rp_put(w, "\\lmpar{Reproduce} the worst instance of each configuration:\n");
+        put_commands(w, cmd, n);
+    }
+    free(cmd);
 }

@@ -127,28 +127,52 @@ typedef struct {
     char *params;          /* "name=default\tdoc\n" lines, may be NULL */
     lm_claim_result res;   /* res.claim == &claim; cfg owned */
     long long reused_from; /* run whose unchanged result incremental verify copied (0: run here) */
+    long long run;         /* the run this result is stored in (its provenance: R->runs) */
 } lm_results_claim;
 
 typedef struct {
     char *name, *doc, *series, *summary;
     int steps, prec;
     double seconds;
+    long long run;         /* the run this result is stored in */
 } lm_results_live;
 
+/* A run some woven result comes from. */
 typedef struct {
     long long id;
     lm_run_meta meta;
+    int finished;
+    double seconds;        /* wall time recorded by lm_store_finish_run (NaN if none) */
+    int nclaims;           /* claims of the report taken from this run */
+    int nlive;             /* live runs of the report taken from this run */
+    int stored;            /* claims the run holds in all */
+} lm_results_run;
+
+typedef struct {
+    long long id;          /* the principal run: the one most results come from (ties: newest) */
+    lm_run_meta meta;      /* ... and its provenance */
     int finished;
     double seconds;        /* wall time recorded by lm_store_finish_run (NaN if none) */
     int nclaims;
     lm_results_claim *claims; /* sorted by claim id in natural order */
     int nlive;
     lm_results_live *live;    /* live training runs, double vs MPFR */
+    int merged;            /* 1: the latest result of every claim; 0: one run exactly */
+    int nruns;
+    lm_results_run *runs;  /* the runs the results come from, newest first */
+    long long newest;      /* the newest run in the database (its id; 0 when none) */
+    int newest_stored;     /* claims that newest run holds */
+    int dropped;           /* results of older runs left out: their claim is no longer built */
 } lm_results;
 
-/* Loads run `run` (-1: lm_store_latest_run's choice) read-only. */
+/* Loads the results read-only.  run < 0: for every claim and live run its latest stored
+ * result, whatever run it is in (a result of an older run is left out only when its paper
+ * is built here and the claim or live run no longer is); run > 0: that run exactly.
+ * -1 with a one-line err when the database cannot be read or has no such run. */
 int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err, int errlen);
 void lm_results_free(lm_results *R);
+/* the run `id` among R->runs, NULL when none */
+const lm_results_run *lm_results_run_of(const lm_results *R, long long id);
 /* strcmp, except that digit runs compare as numbers ("theorem2" < "theorem10") */
 int lm_natural_cmp(const char *a, const char *b);
 
@@ -180,6 +204,21 @@ int lm_fig_write_live(const char *root, const char *name, const char *series, lm
  * -1. */
 int lm_fig_render(const char *root, const lm_figure *fig, int nfig, char *err, int errlen);
 
+/* One constant of a paper in its slack figure. */
+typedef struct {
+    char label[120]; /* "lemma3 Z_scale" */
+    double slack;    /* lm_constant_slack; NaN: none (no break found, or failing everywhere) */
+    int cls;         /* lm_slack_class */
+} lm_slack_point;
+/* constants labelled one by one in a slack figure (more: sorted, unlabelled) */
+#define LM_SLACK_LABELLED 40
+/* Writes figures/slack-<paper>.{dat,gp}: every constant's slack on a log axis, coloured by
+ * class (undecided ones are not drawn: the summary page lists them with their reason); fig
+ * gets its path and an empty caption.  Returns 0, 1 when nothing has a place on the axis,
+ * -1 on error. */
+int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point *pts, int n,
+                       lm_figure *fig, char *err, int errlen);
+
 /* FNV-1a of a file's bytes, continued from h (start: LM_FNV_INIT); 0 when
  * it cannot be read */
 #define LM_FNV_INIT 14695981039346656037ULL
@@ -188,6 +227,7 @@ unsigned long long lm_fnv_file(const char *path, unsigned long long h);
 /* processes: lm_proc.h */
 
 void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath); /* slack.c: "Constant slack" section */
+
 /* ---- report.c --------------------------------------------------------------- */
 
 /* path joined to root unless absolute: writes "root/rel" into dst */
@@ -236,13 +276,38 @@ typedef struct {
     int src_line;     /* line of the claim file at `first`; 0: no line mapping */
 } rp_span;
 
+/* slack.c: the constants table as the summary pages read it (rp_slack_prepare) */
+typedef struct rp_slack rp_slack;
+
 /* The LaTeX document being written. */
 typedef struct {
     lm_tbuf b;
     rp_span *sp;
     int nsp, capsp;
     long long run; /* the run being woven */
+    int lean;      /* 1: a reviewer's edition: rp_put_claim leaves out what rp_put_claim_data puts
+                    * (the code companion, or the appendix, shows it beside the code) */
+    const rp_slack *slack; /* the constants, for rp_put_paper_summary (NULL: none measured) */
 } rp_writer;
+
+/* ---- slack.c: the constants of the woven claims, for the per-paper summary pages ------ */
+
+/* Which measurement each constant shows: the row of the constants table measured with its
+ * claim's seed, budget and quick flag (those of the run its result is stored in); else the
+ * newest with that seed; else the newest of any seed (the report shows the budget of every
+ * row that does not match exactly).
+ *
+ * rp_slack_prepare reads the constants table of dbpath (may be NULL: nothing measured) for
+ * the claims of R, and writes one slack figure per paper of docs[0..n) that has a constant
+ * with a place on the axis under root/figures, appending them to fig[*nfig..maxfig) for
+ * lm_fig_render.  NULL (err set) on error.  A database without the table measures nothing. */
+rp_slack *rp_slack_prepare(const char *root, const char *dbpath, const lm_results *R,
+                           const rp_doc *docs, int n, lm_figure *fig, int *nfig, int maxfig,
+                           char *err, int errlen);
+void rp_slack_free(rp_slack *S);
+/* The slack part of a paper's summary page (docs[first..first+count), S may be NULL): how
+ * many constants are measured, the figure, and every undecided constant with its reason. */
+void rp_slack_put_paper(rp_writer *w, const rp_slack *S, const rp_doc *docs, int first, int count);
 
 /* report.c: the writer, and the colour the preamble defines for each verdict */
 extern const char *const rp_vcolor[LM_V_COUNT];
@@ -267,13 +332,30 @@ int rp_counts_for_verdict(const lm_claim_result *r, int k);
  * NULL); -1 when there is none */
 int rp_reading_verdict(const lm_claim_result *r, lm_reading_kind kind, const char *note);
 const char *rp_reading_word(lm_reading_kind k); /* "paper", "repaired", "probe", or "?" */
+/* what configuration g tests: its reading's sentence (lm_reading.note), escaped; for a paper
+ * reading without one, "the statement as printed" */
+void rp_put_config_sentence(rp_writer *w, const lm_config_result *g);
 /* claim.c: the heading of docs[k]'s paper (docs[0..n)), before its first claim */
 void rp_put_paper(rp_writer *w, const rp_doc *docs, int n, int k);
 /* claim.c: the section of claim d, the k-th of the run (label claim:k) */
 void rp_put_claim(rp_writer *w, const rp_doc *d, int k);
+/* claim.c: the detail a lean section (w->lean) leaves out: measured quantities, named
+ * constants, the command reproducing each configuration's worst instance */
+void rp_put_claim_data(rp_writer *w, const rp_doc *d);
 
-/* live.c: "Live training runs"; first[k], count[k]: live run k's figures in fig[] */
-void rp_put_live(rp_writer *w, const lm_results *R, const lm_figure *fig, const int *first,
-                 const int *count);
+/* live.c: "Live training runs" of the live runs which[0..nwhich) of R (nothing when
+ * nwhich is 0); first[k], count[k]: live run k's figures in fig[] */
+void rp_put_live(rp_writer *w, const lm_results *R, const int *which, int nwhich,
+                 const lm_figure *fig, const int *first, const int *count);
+
+/* summary.c: one page per paper at the start of its part, before its claims: verdict counts,
+ * what broke and why, counterexamples, a slack figure.  docs[first..first+count) are the
+ * paper's claims, docs[0..n) those of the edition (labels claim:k index them). */
+void rp_put_paper_summary(rp_writer *w, const rp_doc *docs, int n, int first, int count);
+
+/* report.c: after rp_put_front, which runs the results of docs[0..n) come from, whether the
+ * latest covered only part of the claims, and the claims of this build with no result
+ * (paper: only that paper's; NULL: every paper's) */
+void rp_put_coverage(rp_writer *w, const lm_results *R, const rp_doc *docs, int n, const char *paper);
 
 #endif

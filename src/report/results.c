@@ -1,5 +1,16 @@
-/* results.c -- read one run back from the results database (read-only).
- * The schema is written by src/store/store.c. */
+/* results.c -- read results back from the results database (read-only).
+ * The schema is written by src/store/store.c.
+ *
+ * What the report weaves is, by default, the latest stored result of every claim and
+ * every live run, whatever run it is in: `verify --only P` starts a run holding only
+ * P's claims, and a report of that run alone would lose every other paper's results.
+ * Each result keeps the run it is stored in, so the report shows its own commit, seed
+ * and budget.  A result of an older run is left out only when the claim (or live run)
+ * is no longer built while its paper is: a claim renamed or removed since.  `report
+ * --run N` reads run N exactly, as before.
+ */
+#include "lm_paper.h"
+#include "lm_verify.h"
 #include "report_priv.h"
 
 #include <ctype.h>
@@ -120,6 +131,7 @@ void lm_results_free(lm_results *R)
         free(R->live[k].summary);
     }
     free(R->live);
+    free(R->runs);
     memset(R, 0, sizeof *R);
 }
 
@@ -201,6 +213,114 @@ static int load_configs(sqlite3 *db, long long run, lm_results_claim *c)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+const lm_results_run *lm_results_run_of(const lm_results *R, long long id)
+{
+    for (int k = 0; k < R->nruns; k++)
+        if (R->runs[k].id == id) return &R->runs[k];
+    return NULL;
+}
+
+/* the provenance of run `id` into *r; 0, 1 when there is no such run, -1 on an error */
+static int load_run(sqlite3 *db, long long id, lm_results_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, commit_id, date, seed, versions, prec, budget, quick, "
+                               "finished, seconds, (SELECT COUNT(*) FROM claims WHERE run_id=runs.id) "
+                               "FROM runs WHERE id=?1", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(st, 0);
+        col_copy(r->meta.commit, sizeof r->meta.commit, st, 1);
+        col_copy(r->meta.date, sizeof r->meta.date, st, 2);
+        const unsigned char *seed = sqlite3_column_text(st, 3);
+        r->meta.seed = seed ? strtoull((const char *)seed, NULL, 10) : 0;
+        col_copy(r->meta.versions, sizeof r->meta.versions, st, 4);
+        r->meta.prec = sqlite3_column_int(st, 5);
+        r->meta.budget = sqlite3_column_int(st, 6);
+        r->meta.quick = sqlite3_column_int(st, 7);
+        r->finished = sqlite3_column_int(st, 8);
+        r->seconds = col_real(st, 9);
+        r->stored = sqlite3_column_int(st, 10);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* one integer the query returns (def when it returns no row or NULL); -1 on an error */
+static int query_int(sqlite3 *db, const char *sql, long long *out, long long def)
+{
+    sqlite3_stmt *st = NULL;
+    *out = def;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* adds run `id` to R->runs (once); the entry, NULL when out of memory or on an error */
+static lm_results_run *note_run(sqlite3 *db, lm_results *R, long long id, int *bad)
+{
+    for (int k = 0; k < R->nruns; k++)
+        if (R->runs[k].id == id) return &R->runs[k];
+    lm_results_run r;
+    int lr = load_run(db, id, &r);
+    if (lr) { /* a result whose run row is gone (never written so): its id alone */
+        if (lr < 0) {
+            *bad = 1;
+            return NULL;
+        }
+        memset(&r, 0, sizeof r);
+        r.id = id;
+        r.seconds = NAN;
+    }
+    lm_results_run *t = realloc(R->runs, sizeof *t * (size_t)(R->nruns + 1));
+    if (!t) {
+        *bad = 1;
+        return NULL;
+    }
+    R->runs = t;
+    R->runs[R->nruns] = r;
+    return &R->runs[R->nruns++];
+}
+
+static int runs_newest_first(const void *a, const void *b)
+{
+    const lm_results_run *x = a, *y = b;
+    return x->id < y->id ? 1 : x->id > y->id ? -1 : 0;
+}
+
+/* live runs in the order the build declares them (papers, then their entries); others
+ * after them in the order they were stored */
+typedef struct {
+    lm_results_live l;
+    long long key;
+} live_sorted;
+
+static int by_live_key(const void *a, const void *b)
+{
+    const live_sorted *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key ? 1 : 0;
+}
+
+static long long live_key(const char *name, long long seq)
+{
+    int k = 0;
+    const lm_paper *p = name ? lm_paper_of_live(name, &k) : NULL;
+    for (int j = 0; p && j < lm_paper_count; j++)
+        if (lm_papers[j] == p) return (long long)j * 100000 + k;
+    return 1000000000LL + seq;
+}
+
+/* a result of an older run whose claim this build no longer has, while it builds the paper */
+static int stale_claim(const char *id)
+{
+    return id && !lm_claim_find(id) && lm_paper_of_claim(id) != NULL;
+}
+
 int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err, int errlen)
 {
     memset(R, 0, sizeof *R);
@@ -214,42 +334,40 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
     }
     sqlite3_busy_timeout(db, 10000);
     sqlite3_stmt *st = NULL;
-    const char *sql = run < 0 ? "SELECT id, commit_id, date, seed, versions, prec, budget, "
-                                "quick, finished, seconds FROM runs "
-                                "ORDER BY finished DESC, id DESC LIMIT 1"
-                              : "SELECT id, commit_id, date, seed, versions, prec, budget, "
-                                "quick, finished, seconds FROM runs WHERE id=?1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
-                 sqlite3_errmsg(db));
+    R->merged = run < 0;
+    long long lo = 0, hi = 0, fallback = 0;
+    if (query_int(db, "SELECT MIN(id) FROM runs", &lo, 0) || query_int(db, "SELECT MAX(id) FROM runs", &hi, 0) ||
+        query_int(db, "SELECT id FROM runs ORDER BY finished DESC, id DESC LIMIT 1", &fallback, 0)) {
+        snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath, sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
     }
-    if (run >= 0) sqlite3_bind_int64(st, 1, run);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE && run < 0)
-            snprintf(err, (size_t)errlen, "no runs in %s (run: make verify)", dbpath);
-        else if (rc == SQLITE_DONE)
-            snprintf(err, (size_t)errlen, "no run %lld in %s", run, dbpath);
-        else
+    if (!hi) {
+        snprintf(err, (size_t)errlen, "no runs in %s (run: make verify)", dbpath);
+        sqlite3_close(db);
+        return -1;
+    }
+    if (!R->merged) {
+        long long found = 0;
+        char q[80];
+        snprintf(q, sizeof q, "SELECT id FROM runs WHERE id=%lld", run);
+        if (query_int(db, q, &found, 0)) {
             snprintf(err, (size_t)errlen, "reading %s: %s", dbpath, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return -1;
+            sqlite3_close(db);
+            return -1;
+        }
+        if (!found) {
+            if (lo == hi) snprintf(err, (size_t)errlen, "no run %lld in %s (it holds run %lld)", run, dbpath, lo);
+            else snprintf(err, (size_t)errlen, "no run %lld in %s (its runs are numbered %lld to %lld)", run, dbpath, lo, hi);
+            sqlite3_close(db);
+            return -1;
+        }
     }
-    R->id = sqlite3_column_int64(st, 0);
-    col_copy(R->meta.commit, sizeof R->meta.commit, st, 1);
-    col_copy(R->meta.date, sizeof R->meta.date, st, 2);
-    const unsigned char *seed = sqlite3_column_text(st, 3);
-    R->meta.seed = seed ? strtoull((const char *)seed, NULL, 10) : 0;
-    col_copy(R->meta.versions, sizeof R->meta.versions, st, 4);
-    R->meta.prec = sqlite3_column_int(st, 5);
-    R->meta.budget = sqlite3_column_int(st, 6);
-    R->meta.quick = sqlite3_column_int(st, 7);
-    R->finished = sqlite3_column_int(st, 8);
-    R->seconds = col_real(st, 9);
-    sqlite3_finalize(st);
+    R->newest = hi;
+    long long ns = 0;
+    char q[96];
+    snprintf(q, sizeof q, "SELECT COUNT(*) FROM claims WHERE run_id=%lld", hi);
+    if (query_int(db, q, &ns, 0) == 0) R->newest_stored = (int)ns;
 
     /* schema 3 records which results incremental verify copied from an earlier run;
      * schema 4 the verdicts of the repaired and probe readings and the check strength */
@@ -258,23 +376,32 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
     static const char *const c4[] = {"repaired_verdict", "probe_verdict", "mutants_run",
                                      "mutants_killed", "mutants_note"};
     for (size_t k = 0; k < sizeof c4 / sizeof c4[0]; k++) v4 &= has_column(db, "claims", c4[k]);
-    char csql[600];
+    /* the latest result of each claim: its row in the newest run that has one */
+    char csql[900];
     snprintf(csql, sizeof csql,
-             "SELECT claim_id, verdict, worst_ratio, instances, precisions, "
-             "seconds, reproduce, title, file, kind, source, origin, confidence, "
-             "proxy, params, %s, %s FROM claims WHERE run_id=?1",
-             v3 ? "reused_from" : "NULL",
-             v4 ? "repaired_verdict, probe_verdict, mutants_run, mutants_killed, mutants_note"
-                : "NULL, NULL, NULL, NULL, NULL");
+             "SELECT c.claim_id, c.verdict, c.worst_ratio, c.instances, c.precisions, "
+             "c.seconds, c.reproduce, c.title, c.file, c.kind, c.source, c.origin, c.confidence, "
+             "c.proxy, c.params, %s, %s, c.run_id FROM claims c %s",
+             v3 ? "c.reused_from" : "NULL",
+             v4 ? "c.repaired_verdict, c.probe_verdict, c.mutants_run, c.mutants_killed, c.mutants_note"
+                : "NULL, NULL, NULL, NULL, NULL",
+             R->merged ? "JOIN (SELECT claim_id AS k, MAX(run_id) AS r FROM claims GROUP BY claim_id) m "
+                         "ON c.run_id=m.r AND c.claim_id=m.k"
+                       : "WHERE c.run_id=?1");
     if (sqlite3_prepare_v2(db, csql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, (size_t)errlen, "%s is not a lemmata results database (%s)", dbpath,
                  sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
     }
-    sqlite3_bind_int64(st, 1, R->id);
+    if (!R->merged) sqlite3_bind_int64(st, 1, run);
     int cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long from = sqlite3_column_int64(st, 21);
+        if (R->merged && from != hi && stale_claim((const char *)sqlite3_column_text(st, 0))) {
+            R->dropped++;
+            continue;
+        }
         if (R->nclaims == cap) {
             int ncap = cap ? 2 * cap : 16;
             lm_results_claim *t = realloc(R->claims, sizeof *t * (size_t)ncap);
@@ -316,17 +443,18 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
         if (c->res.mutants_killed < 0 || c->res.mutants_run == 0) c->res.mutants_killed = 0;
         if (c->res.mutants_killed > c->res.mutants_run) c->res.mutants_killed = c->res.mutants_run;
         col_copy(c->res.mutants_note, sizeof c->res.mutants_note, st, 20);
+        c->run = from;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        snprintf(err, (size_t)errlen, "reading claims of run %lld from %s: %s", R->id, dbpath,
+        snprintf(err, (size_t)errlen, "reading claims from %s: %s", dbpath,
                  rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
         sqlite3_close(db);
         lm_results_free(R);
         return -1;
     }
     for (int k = 0; k < R->nclaims; k++) {
-        if (load_configs(db, R->id, &R->claims[k])) {
+        if (load_configs(db, R->claims[k].run, &R->claims[k])) {
             snprintf(err, (size_t)errlen, "reading configurations of %s from %s: %s",
                      R->claims[k].claim.id, dbpath, sqlite3_errmsg(db));
             sqlite3_close(db);
@@ -334,15 +462,29 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
             return -1;
         }
     }
-    /* live runs (absent from databases written before the table existed) */
-    if (sqlite3_prepare_v2(db, "SELECT name, doc, steps, prec, series, summary, seconds FROM live "
-                               "WHERE run_id=?1 ORDER BY rowid", -1, &st, NULL) == SQLITE_OK) { /* run order */
-        sqlite3_bind_int64(st, 1, R->id);
+    /* live runs (absent from databases written before the table existed): the latest of
+     * each name likewise */
+    const char *lsql = R->merged ? "SELECT l.name, l.doc, l.steps, l.prec, l.series, l.summary, l.seconds, "
+                                   "l.run_id FROM live l JOIN (SELECT name AS k, MAX(run_id) AS r FROM live "
+                                   "GROUP BY name) m ON l.run_id=m.r AND l.name=m.k ORDER BY l.run_id, l.rowid"
+                                 : "SELECT name, doc, steps, prec, series, summary, seconds, run_id FROM live "
+                                   "WHERE run_id=?1 ORDER BY rowid";
+    if (sqlite3_prepare_v2(db, lsql, -1, &st, NULL) == SQLITE_OK) {
+        if (!R->merged) sqlite3_bind_int64(st, 1, run);
+        live_sorted *ls = NULL;
+        int nls = 0;
         while (sqlite3_step(st) == SQLITE_ROW) {
-            lm_results_live *t = realloc(R->live, sizeof *t * (size_t)(R->nlive + 1));
+            const char *name = (const char *)sqlite3_column_text(st, 0);
+            long long from = sqlite3_column_int64(st, 7);
+            if (R->merged && from != hi && name && !lm_paper_of_live(name, NULL)) {
+                R->dropped++;
+                continue;
+            }
+            live_sorted *t = realloc(ls, sizeof *t * (size_t)(nls + 1));
             if (!t) break;
-            R->live = t;
-            lm_results_live *l = &R->live[R->nlive++];
+            ls = t;
+            live_sorted *e = &ls[nls];
+            lm_results_live *l = &e->l;
             l->name = col_dup(st, 0);
             l->doc = col_dup(st, 1);
             l->steps = sqlite3_column_int(st, 2);
@@ -350,10 +492,52 @@ int lm_results_load(lm_results *R, const char *dbpath, long long run, char *err,
             l->series = col_dup(st, 4);
             l->summary = col_dup(st, 5);
             l->seconds = col_real(st, 6);
+            l->run = from;
+            e->key = live_key(l->name, nls);
+            nls++;
         }
         sqlite3_finalize(st);
+        if (nls > 1) qsort(ls, (size_t)nls, sizeof *ls, by_live_key);
+        R->live = nls ? malloc(sizeof *R->live * (size_t)nls) : NULL;
+        if (R->live)
+            for (int k = 0; k < nls; k++) R->live[R->nlive++] = ls[k].l;
+        else
+            for (int k = 0; k < nls; k++) {
+                free(ls[k].l.name);
+                free(ls[k].l.doc);
+                free(ls[k].l.series);
+                free(ls[k].l.summary);
+            }
+        free(ls);
+    }
+
+    /* the runs the results come from; the principal one (most results, then newest)
+     * stands for the report in its headings */
+    int bad = 0;
+    for (int k = 0; k < R->nclaims && !bad; k++) {
+        lm_results_run *r = note_run(db, R, R->claims[k].run, &bad);
+        if (r) r->nclaims++;
+    }
+    for (int k = 0; k < R->nlive && !bad; k++) {
+        lm_results_run *r = note_run(db, R, R->live[k].run, &bad);
+        if (r) r->nlive++;
+    }
+    if (!bad && R->nruns == 0) note_run(db, R, R->merged ? fallback : run, &bad);
+    if (bad) {
+        snprintf(err, (size_t)errlen, "reading the runs of %s: %s", dbpath, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        lm_results_free(R);
+        return -1;
     }
     sqlite3_close(db);
+    if (R->nruns > 1) qsort(R->runs, (size_t)R->nruns, sizeof *R->runs, runs_newest_first);
+    const lm_results_run *p = &R->runs[0];
+    for (int k = 1; k < R->nruns; k++)
+        if (R->runs[k].nclaims + R->runs[k].nlive > p->nclaims + p->nlive) p = &R->runs[k];
+    R->id = p->id;
+    R->meta = p->meta;
+    R->finished = p->finished;
+    R->seconds = p->seconds;
     if (R->nclaims > 1) qsort(R->claims, (size_t)R->nclaims, sizeof *R->claims, by_id);
     for (int k = 0; k < R->nclaims; k++) R->claims[k].res.claim = &R->claims[k].claim;
     return 0;

@@ -1,8 +1,12 @@
 /* summary.c -- the report's first pages: the title, what each verdict means,
  * the provenance of the run, the verdict counts, repaired readings and check
  * strength over the run (rp_put_front), one row per claim (rp_put_summary),
- * every configuration that did not pass (rp_put_findings) and the smallest
- * counterexample of each violated claim (rp_put_counterexamples).
+ * every configuration that did not pass with its paper, reading and the sentence
+ * saying what it tests (rp_put_findings) and the smallest counterexample of each
+ * violated claim (rp_put_counterexamples); and at the start of each paper's part
+ * its one-page summary (rp_put_paper_summary): verdict counts, what broke and
+ * why, counterexamples with the command that reproduces each, and the slack of
+ * its constants (slack.c draws that part).
  */
 #include "lm_verify.h"
 #include "report_priv.h"
@@ -215,20 +219,8 @@ void rp_put_front(rp_writer *w, const lm_results *R, const rp_doc *docs, const c
                   "so far are reported; run \\texttt{make verify} again with the same seed, "
                   "budget and precision to resume it.}}\n\n");
 
-    /* registry claims missing from this run */
-    int nmiss = 0;
-    for (int k = 0; k < lm_registry_count; k++) {
-        const lm_claim *c = lm_registry[k];
-        int found = 0;
-        for (int j = 0; j < R->nclaims && !found; j++) found = !strcmp(docs[j].c->claim.id, c->id);
-        if (found) continue;
-        if (nmiss++ == 0) rp_put(w, "{\\sloppy\\textbf{Claims of this build that are not in this run:} ");
-        else rp_put(w, ", ");
-        rp_put(w, "\\texttt{");
-        rp_esc_tt(w, c->id);
-        rp_put(w, "}");
-    }
-    if (nmiss) rp_put(w, ".\\par}\n\n");
+    /* which runs the results come from, and the claims of this build with none: report.c
+     * (rp_put_coverage), after this page's text */
 
     rp_put(w, "\\subsection*{Verdicts}\n{\\small\\setlength{\\tabcolsep}{3pt}\\begin{tabular}{@{}");
     for (int j = 0; j < LM_V_COUNT; j++) rp_put(w, "c");
@@ -324,44 +316,82 @@ void rp_put_summary(rp_writer *w, const rp_doc *docs, int n)
 
 /* ---- where it broke, counterexamples ------------------------------------------- */
 
-/* Where it broke: every configuration whose verdict is not a pass, so a
- * reviewer sees at a glance which reading, mode or step size failed. */
+static int passes(lm_verdict v)
+{
+    return v == LM_V_HOLDS || v == LM_V_CONSISTENT;
+}
+
+/* the claim's id without its paper's prefix */
+static const char *short_id(const char *id)
+{
+    const char *slash = strchr(id, '/');
+    return slash ? slash + 1 : id;
+}
+
+/* A row of a table of configurations that did not pass: [paper &] claim & configuration
+ * (its reading under it) & what it tests, and why it did not pass when that is not a ratio
+ * (the reason of an error, a failed hypothesis, a vacuous or uncheckable verdict) & verdict
+ * & worst ratio.  k: the claim's index in the edition (label claim:k). */
+static void put_break_row(rp_writer *w, const rp_doc *d, int k, const lm_config_result *c, const char *paper)
+{
+    if (paper) {
+        rp_esc(w, paper);
+        rp_put(w, " & ");
+    }
+    lm_tbuf_printf(&w->b, "\\hyperref[claim:%d]{\\texttt{", k);
+    rp_esc_tt(w, short_id(d->c->claim.id));
+    rp_put(w, "}} & \\texttt{");
+    rp_esc_tt(w, c->config);
+    rp_put(w, "}\\newline{\\scriptsize\\emph{");
+    rp_put(w, rp_reading_word(c->reading));
+    rp_put(w, c->reading == LM_READ_PROBE ? "}}" : " reading}}");
+    rp_put(w, " & ");
+    rp_put_config_sentence(w, c);
+    if (c->detail[0] && c->verdict != LM_V_VIOLATED && c->verdict != LM_V_INCONSISTENT) {
+        /* the reason, cut to a line or two: the claim's section has it whole */
+        char why[200];
+        size_t l = strlen(c->detail);
+        snprintf(why, sizeof why, "%.*s%s", l > 160 ? 150 : (int)l, c->detail, l > 160 ? "..." : "");
+        rp_put(w, "\\newline{\\scriptsize why: ");
+        rp_esc(w, why);
+        rp_put(w, "}");
+    }
+    rp_put(w, " & ");
+    rp_put_verdict(w, c->verdict);
+    char ratio[80];
+    lm_tex_ratio(ratio, sizeof ratio, c->worst_ratio);
+    lm_tbuf_printf(&w->b, " & %s\\\\\n", ratio);
+}
+
+/* Where it broke: every configuration whose verdict is not a pass, with its paper, its reading
+ * and the sentence saying what it tests, so a reviewer sees at a glance which reading, mode or
+ * step size failed and why. */
 void rp_put_findings(rp_writer *w, const rp_doc *docs, int n)
 {
     int any = 0;
+    const char *last = "";
     for (int k = 0; k < n; k++)
         for (int j = 0; j < docs[k].c->res.nconfig; j++) {
-            lm_verdict v = docs[k].c->res.cfg[j].verdict;
-            if (v == LM_V_HOLDS || v == LM_V_CONSISTENT) continue;
+            const lm_config_result *c = &docs[k].c->res.cfg[j];
+            if (passes(c->verdict)) continue;
             if (!any) {
                 rp_put(w, "\\Needspace{8\\baselineskip}\\section*{Where it broke}\\pdfbookmark[1]{Where it broke}{findings}\n"
-                          "Every configuration whose verdict is not a pass (the claim's verdict is the worst of its "
-                          "configurations that read the statement as printed; the others passed).  Repaired "
-                          "readings and probes beyond the hypotheses are marked: they do not count for the "
-                          "claim's verdict.\n\n"
+                          "Every configuration whose verdict is not a pass, with what it tests.  The claim's "
+                          "verdict is the worst of its configurations that read the statement as printed "
+                          "(\\emph{paper reading}); \\emph{repaired} readings (a corrected constant, an added "
+                          "condition) and \\emph{probes} beyond the hypotheses are judged beside it and do not "
+                          "count for it.\n\n"
                           "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
-                          "\\begin{longtable}{@{}L{3.3cm}L{6.6cm}L{2.6cm}R{2.0cm}R{1.1cm}@{}}\n"
-                          "\\toprule claim & configuration & verdict & worst ratio & inst.\\\\\\midrule\n\\endhead\n"
-                          "\\bottomrule\n\\endlastfoot\n");
-                any = 1;
+                          "\\begin{longtable}{@{}L{1.5cm}L{2.1cm}L{2.9cm}L{5.6cm}L{2.5cm}R{1.7cm}@{}}\n"
+                          "\\toprule paper & claim & configuration & what it tests & verdict & worst ratio\\\\"
+                          "\\midrule\n\\endhead\n\\bottomrule\n\\endlastfoot\n");
             }
-            const lm_config_result *c = &docs[k].c->res.cfg[j];
-            lm_tbuf_printf(&w->b, "\\hyperref[claim:%d]{\\texttt{", k);
-            const char *id = docs[k].c->claim.id, *slash = strchr(id, '/');
-            rp_esc_tt(w, slash ? slash + 1 : id);
-            rp_put(w, "}} & \\texttt{");
-            rp_esc_tt(w, c->config);
-            rp_put(w, "}");
-            if (c->reading != LM_READ_PAPER) {
-                rp_put(w, " {\\scriptsize(\\emph{");
-                rp_put(w, rp_reading_word(c->reading));
-                rp_put(w, "})}");
-            }
-            rp_put(w, " & ");
-            rp_put_verdict(w, v);
-            char ratio[80];
-            lm_tex_ratio(ratio, sizeof ratio, c->worst_ratio);
-            lm_tbuf_printf(&w->b, " & %s & %ld\\\\\n", ratio, c->instances);
+            /* the paper named on its first row, a rule between papers */
+            int newpaper = !any || strcmp(docs[k].paper, last);
+            if (any && newpaper) rp_put(w, "\\midrule\n");
+            put_break_row(w, &docs[k], k, c, newpaper ? docs[k].paper : "");
+            last = docs[k].paper;
+            any = 1;
         }
     if (any) rp_put(w, "\\end{longtable}}\n");
 }
@@ -412,4 +442,143 @@ void rp_put_counterexamples(rp_writer *w, const rp_doc *docs, int n)
         else rp_put(w, " & no\\\\\n");
     }
     if (any) rp_put(w, "\\end{longtable}}\n");
+}
+
+/* ---- a paper's summary page ----------------------------------------------------------- */
+
+/* rows of "what broke" and counterexamples on a paper's summary page: the page stays about
+ * one page; the sections "Where it broke" and "Counterexamples" have them all */
+#define PAGE_BREAK_ROWS 10
+#define PAGE_CEX 4
+
+/* the shrunk counterexample a violated claim shows: of a configuration that counts for its
+ * verdict when one was shrunk, else of any */
+static const lm_config_result *shrunk_config(const lm_claim_result *r)
+{
+    const lm_config_result *g = NULL;
+    for (int j = 0; j < r->nconfig; j++)
+        if (r->cfg[j].shrunk[0] && (!g || rp_counts_for_verdict(r, j))) g = &r->cfg[j];
+    return g;
+}
+
+void rp_put_paper_summary(rp_writer *w, const rp_doc *docs, int n, int first, int count)
+{
+    (void)n;
+    if (count <= 0) return;
+    const rp_doc *D = docs + first;
+    rp_put(w, "\\Needspace{12\\baselineskip}\\subsection*{Summary of this paper}\n");
+
+    /* the verdicts, readings beside them, check strength */
+    long counts[LM_V_COUNT] = {0};
+    long mrun = 0, mkilled = 0;
+    int mclaims = 0;
+    for (int k = 0; k < count; k++) {
+        const lm_claim_result *r = &D[k].c->res;
+        if (r->verdict >= 0 && r->verdict < LM_V_COUNT) counts[r->verdict]++;
+        if (r->mutants_run > 0) {
+            mclaims++;
+            mrun += r->mutants_run;
+            mkilled += r->mutants_killed;
+        }
+    }
+    static const int order[LM_V_COUNT] = {LM_V_VIOLATED, LM_V_INCONSISTENT, LM_V_ERROR,
+                                          LM_V_ASSUMPTION_FAILED, LM_V_ARTIFACT,
+                                          LM_V_VACUOUS, LM_V_NOT_CHECKABLE, LM_V_CONSISTENT,
+                                          LM_V_HOLDS};
+    lm_tbuf_printf(&w->b, "\\noindent\\textbf{%d claim%s} as printed:", count, count == 1 ? "" : "s");
+    int any = 0;
+    for (int j = 0; j < LM_V_COUNT; j++) {
+        if (!counts[order[j]]) continue;
+        lm_tbuf_printf(&w->b, "%s %ld ", any ? "," : "", counts[order[j]]);
+        rp_put_verdict(w, (lm_verdict)order[j]);
+        any = 1;
+    }
+    rp_put(w, ".");
+    if (mclaims)
+        lm_tbuf_printf(&w->b, " Check strength: the checks killed %ld of %ld standard mutants (%.0f\\%%)%s.",
+                       mkilled, mrun, 100.0 * (double)mkilled / (double)mrun,
+                       mclaims < count ? " of the claims measured" : "");
+    rp_put(w, "\n\n");
+    put_readings_count(w, D, count);
+
+    /* what broke and why: paper readings first (they make the verdicts), then repaired
+     * readings, then probes */
+    int nbad = 0, nbad_kind[LM_READ_COUNT] = {0};
+    for (int k = 0; k < count; k++)
+        for (int j = 0; j < D[k].c->res.nconfig; j++) {
+            const lm_config_result *c = &D[k].c->res.cfg[j];
+            if (passes(c->verdict)) continue;
+            nbad++;
+            if (c->reading >= 0 && c->reading < LM_READ_COUNT) nbad_kind[c->reading]++;
+        }
+    rp_put(w, "\\paragraph{What broke, and why}");
+    if (!nbad)
+        rp_put(w, " Every configuration of every claim passed.\n\n");
+    else {
+        lm_tbuf_printf(&w->b, " %d configuration%s did not pass: %d reading%s the paper as printed, %d "
+                              "repaired, %d probe%s beyond the hypotheses.\n\n",
+                       nbad, nbad == 1 ? "" : "s", nbad_kind[LM_READ_PAPER], nbad_kind[LM_READ_PAPER] == 1 ? "" : "s",
+                       nbad_kind[LM_READ_REPAIRED], nbad_kind[LM_READ_PROBE], nbad_kind[LM_READ_PROBE] == 1 ? "" : "s");
+        rp_put(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
+                  "\\begin{longtable}{@{}L{2.2cm}L{3.0cm}L{6.8cm}L{2.6cm}R{1.8cm}@{}}\n"
+                  "\\toprule claim & configuration & what it tests & verdict & worst ratio\\\\\\midrule\n"
+                  "\\endhead\n\\bottomrule\n\\endlastfoot\n");
+        int shown = 0;
+        for (int kind = 0; kind < LM_READ_COUNT; kind++)
+            for (int k = 0; k < count; k++)
+                for (int j = 0; j < D[k].c->res.nconfig; j++) {
+                    const lm_config_result *c = &D[k].c->res.cfg[j];
+                    if ((int)c->reading != kind || passes(c->verdict)) continue;
+                    if (shown++ < PAGE_BREAK_ROWS) put_break_row(w, &D[k], first + k, c, NULL);
+                }
+        rp_put(w, "\\end{longtable}}\n");
+        if (shown > PAGE_BREAK_ROWS)
+            lm_tbuf_printf(&w->b, "{\\small \\dots{} and %d more: the section \\emph{Where it broke} lists them "
+                                  "all, each claim's section its own.\\par}\n",
+                           shown - PAGE_BREAK_ROWS);
+    }
+
+    /* the smallest counterexamples, each with the command that reproduces it */
+    int ncex = 0;
+    for (int k = 0; k < count; k++)
+        ncex += D[k].c->res.verdict == LM_V_VIOLATED && shrunk_config(&D[k].c->res) != NULL;
+    if (ncex) {
+        rp_put(w, "\\paragraph{Counterexamples} The break of each violated claim shrunk to the smallest "
+                  "instance found, and one command that reproduces it.\n"
+                  "{\\small\\begin{itemize}\\setlength{\\itemsep}{2pt}\n");
+        int shown = 0;
+        for (int k = 0; k < count && shown < PAGE_CEX; k++) {
+            const lm_claim_result *r = &D[k].c->res;
+            const lm_config_result *g = r->verdict == LM_V_VIOLATED ? shrunk_config(r) : NULL;
+            if (!g) continue;
+            shown++;
+            lm_tbuf_printf(&w->b, "\\item \\hyperref[claim:%d]{\\texttt{", first + k);
+            rp_esc_tt(w, short_id(D[k].c->claim.id));
+            rp_put(w, "}} (\\texttt{");
+            rp_esc_tt(w, g->config);
+            rp_put(w, "}, ");
+            rp_put(w, rp_reading_word(g->reading));
+            rp_put(w, g->reading == LM_READ_PROBE ? "): " : " reading): ");
+            /* up to "; worst:" (the worst observation is in the claim's section) */
+            const char *cut = strstr(g->shrunk, "; worst:");
+            char desc[400];
+            snprintf(desc, sizeof desc, "%.*s", cut ? (int)(cut - g->shrunk) : (int)strlen(g->shrunk), g->shrunk);
+            rp_esc(w, desc);
+            if (g->certified) lm_tbuf_printf(&w->b, "; certified in ball arithmetic (%d bits)", g->cert_prec);
+            rp_put(w, ".");
+            if (g->shrunk_reproduce[0]) {
+                rp_put(w, "\\\\\n{\\raggedright\\footnotesize\\texttt{");
+                rp_esc_tt(w, g->shrunk_reproduce);
+                rp_put(w, "}\\par}");
+            }
+            rp_put(w, "\n");
+        }
+        rp_put(w, "\\end{itemize}}\n");
+        if (ncex > shown)
+            lm_tbuf_printf(&w->b, "{\\small \\dots{} and %d more in the section \\emph{Counterexamples}.\\par}\n",
+                           ncex - shown);
+    }
+
+    /* the slack of the paper's constants */
+    rp_slack_put_paper(w, w->slack, docs, first, count);
 }

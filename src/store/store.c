@@ -586,6 +586,39 @@ int lm_store_check(const char *path, char *err, int errlen)
     return 0;
 }
 
+int lm_store_check_run(const char *path, long long run, char *err, int errlen)
+{
+    lm_store *s = open_checked(path, 0, err, errlen);
+    if (!s) return -1;
+    sqlite3_stmt *st = NULL;
+    long long lo = 0, hi = 0, n = 0, found = 0;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT MIN(id), MAX(id), COUNT(*), SUM(id=?1) FROM runs", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            lo = sqlite3_column_int64(st, 0);
+            hi = sqlite3_column_int64(st, 1);
+            n = sqlite3_column_int64(st, 2);
+            found = sqlite3_column_int64(st, 3);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) {
+        read_error(s, rc, "looking for a run", err, errlen);
+        lm_store_close(s);
+        return -1;
+    }
+    lm_store_close(s);
+    if (found) return 0;
+    if (n == 0) set_err(err, errlen, "no run %lld in %s: it holds no run (run: lemmata verify)", run, path);
+    else if (lo == hi) set_err(err, errlen, "no run %lld in %s: it holds run %lld only", run, path, lo);
+    else
+        set_err(err, errlen, "no run %lld in %s: its runs are numbered %lld to %lld", run, path, lo, hi);
+    return -1;
+}
+
 void lm_store_close(lm_store *s)
 {
     if (!s) return;

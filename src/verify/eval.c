@@ -438,7 +438,7 @@ void lm_series(lm_eval *ev, const char *name, double x, double y)
 {
     if (ev->searching) return;
     if (ev->p->series.len > (8u << 20)) return; /* cap: 8 MiB of figure data */
-    lm_sb_printf(&ev->p->series, "%s\t%.10g\t%.10g\n", name, x, y);
+    lm_sb_printf(&ev->p->series, "%s\t%.17g\t%.17g\n", name, x, y);
 }
 
 void lm_series_axes(lm_eval *ev, const char *xlabel, const char *ylabel, int logy)

@@ -761,6 +761,13 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 } else {
                     confirmed = r2.broke;
                     if (was_break && !confirmed) cr->artifacts++;
+                    if (tmax >= 0 && r.series) {
+                        /* a replay cut at the break: the figure keeps the whole first-precision
+                         * run, so a reader sees the trajectory past its break */
+                        free(r2.series);
+                        r2.series = r.series;
+                        r.series = NULL;
+                    }
                     inst_out_free(&r);
                     r = r2;
                     if (was_break && !confirmed) r.broke = 0;

@@ -367,15 +367,23 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
             rc = mr->step[k][s] ? lm_slack_read_off(r, base, mr->step[k][0], mr->step[k][1], 16.0) : 0;
             if (rc == -1) rc = 0;
         }
-        if (rc == 2 && m->killed == 0) {
-            /* nothing in the paper configurations reads it, and the walk broke nothing */
+        if (rc == 1) continue;
+        if (m->killed == 0) {
+            /* the walk moved it by up to 1e12 either way (within its range) and broke nothing: no
+             * value breaks the claim on the head instances -- a constant that is not load-bearing */
             r->direction = 0;
             r->decided = 1;
-            snprintf(r->msg, sizeof r->msg, "%s: no observation of the paper configurations reads it, and no value "
-                     "tried breaks the claim (%.100s)", r->param, m->note);
+            snprintf(r->method, sizeof r->method, "walk");
+            snprintf(r->msg, sizeof r->msg, "%s: %s; %.150s", r->param,
+                     rc == 2 ? "no observation of the paper configurations reads it" : "no value tried breaks the claim",
+                     m->note);
             continue;
         }
-        if (rc == 1) continue;
+        if (m->killed < 0) {
+            snprintf(r->method, sizeof r->method, "walk");
+            snprintf(r->msg, sizeof r->msg, "%s: undecided: %.200s", r->param, m->note);
+            continue;
+        }
         /* not a power law: a guided bisection, on the verdict's own instances when a run of the
          * claim is cheap, else on its head instances (the first of each configuration, which the
          * verdict judged too), within about LM_SLACK_SECONDS of runs */
