@@ -1,12 +1,41 @@
 /* verify.c -- lemmata verify and lemmata report: the command line, the lock and the run's
  * bookkeeping around the scheduler (lm_schedule.h), then the database and the PDF. */
 #include "cli.h"
+#include "lm_constants.h"
 #include "lm_schedule.h"
 
 #include <limits.h>
 
 /* make verify measures each claim's check strength (lm_mutate, cheap mode) unless --no-mutants */
 static int mutants_on = 1;
+
+/* one line: how many of the run's named constants have a measured slack (lm_constants.h), by
+ * how, and how many are undecided */
+static void slack_line(const char *db, const lm_run_opts *o, const char *only)
+{
+    lm_constant_row *rows = NULL;
+    int n = 0;
+    char err[300];
+    if (lm_constdb_load(db, o->seed, o->budget, o->quick, &rows, &n, err, sizeof err)) return;
+    long all = 0, how[4] = {0}, cls[LM_SLACK_COUNT] = {0};
+    for (int k = 0; k < n; k++) {
+        const lm_constant_row *r = &rows[k];
+        if (r->budget != o->budget || r->quick != o->quick) continue;
+        if (only && *only && strncmp(r->claim_id, only, strlen(only))) continue;
+        all++;
+        lm_slack_class c = lm_constant_class(r);
+        cls[c]++;
+        if (c == LM_SLACK_UNDECIDED) continue;
+        how[!strcmp(r->method, "read off") ? 0 : !strncmp(r->method, "bisection", 9) ? 1 : !strcmp(r->method, "walk") ? 2 : 3]++;
+    }
+    free(rows);
+    if (!all) return;
+    long measured = all - cls[LM_SLACK_UNDECIDED];
+    fprintf(stdout, "constant slack: %ld of %ld named constants measured (%.1f%%: %ld read off the run, %ld bisected, "
+            "%ld no break%s); %ld undecided, each saying why (lemmata constants ID bisects at any budget)\n",
+            measured, all, 100.0 * (double)measured / (double)all, how[0], how[1], how[2] + how[3],
+            cls[LM_SLACK_FAILS] ? ", some failing as stated" : "", cls[LM_SLACK_UNDECIDED]);
+}
 
 /* 0 when pdflatex and gnuplot are on the PATH, else 2 with the apt-get line */
 static int tools_missing(void)
@@ -169,6 +198,7 @@ int lm_cmd_verify(int argc, char **argv)
         fprintf(stdout, "check strength: %ld of %ld standard mutants killed (%.1f%%); "
                         "lemmata mutate ID lists a claim's survivors\n",
                 mkill, mrun, 100.0 * (double)mkill / (double)mrun);
+    if (mrun > 0) slack_line(db, &o, only);
     fflush(stdout);
     int any_bad = counts[LM_V_VIOLATED] + counts[LM_V_INCONSISTENT] > 0;
     int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;

@@ -799,8 +799,10 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
             lo = fmin(lo, pts[k].slack / 2);
             hi = fmax(hi, pts[k].slack * 2);
         }
-    lo = pow(10, floor(log10(fmax(lo, 1e-300))));
-    hi = pow(10, ceil(log10(fmin(hi, 1e300))));
+    /* at most 16 decades either way: a constant off by 1e250 would squeeze every other one
+     * into a corner; one beyond sits at the axis' end as a diamond, like one with no value */
+    lo = pow(10, floor(log10(fmax(lo, 1e-16))));
+    hi = pow(10, ceil(log10(fmin(hi, 1e16))));
     int labelled = np <= LM_SLACK_LABELLED;
     /* a row of 8 pt labels every 0.3 cm, the key and the axis around them */
     double height = labelled ? 2.6 + 0.3 * np : 7.0;
@@ -826,7 +828,7 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
         for (int k = 0; k < np; k++) {
             if (pts[k].cls != c) continue;
             double x = !isnan(pts[k].slack) ? fmin(fmax(pts[k].slack, lo), hi) : c == LM_SLACK_FAILS ? lo : hi;
-            fprintf(f, "%d %.17g %d\n", np - k, x, isnan(pts[k].slack));
+            fprintf(f, "%d %.17g %d\n", np - k, x, isnan(pts[k].slack) || pts[k].slack < lo || pts[k].slack > hi);
             any = 1;
         }
         if (!any) fputs("nan nan 0\n", f); /* an empty block would end the data set early */

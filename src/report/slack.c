@@ -637,8 +637,8 @@ void rp_slack_put_paper(rp_writer *w, const rp_slack *S, const rp_doc *docs, int
         rp_put(w, ".pdf}\\captionof{figure}{The slack of each measured constant of this paper on a log axis, "
                   "coloured by class: right of the red line at 1 the stated value holds with room to "
                   "spare (dotted: the class boundaries 2 and 100), left of it the stated value fails. "
-                  "A diamond at an end of the axis has no value: no value tried broke the claim (right), or "
-                  "it fails at every value tried (left).");
+                  "A diamond at an end of the axis lies beyond it (slack past $10^{16}$ either way) or has no "
+                  "value: no value tried broke the claim (right), or it fails at every value tried (left).");
         if (nm > LM_SLACK_LABELLED) rp_put(w, " Too many to name: the section Constant slack lists them.");
         rp_put(w, "}\\end{center}\n");
     }

@@ -34,10 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MOVE_TOL 1e-6
 /* the claim-run seconds a guided bisection may spend on one constant */
-#define LM_SLACK_SECONDS 4.0
+#define LM_SLACK_SECONDS 2.0
 
 static const lm_config_result *same_config(const lm_claim_result *r, int k, const char *name)
 {
@@ -429,7 +430,11 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
         }
         snprintf(r->method, sizeof r->method, q.budget < o->budget ? "bisection (head)" : "bisection");
         int head = q.budget < o->budget;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         int ok = guided(r, c, m->param, &q, w0, v0, slope, head ? kill : (double)NAN, head ? (double)NAN : kill, runs, 0.05);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         if (ok)
             snprintf(r->msg, sizeof r->msg, "%s: bisected %s in %d runs (not a power law: %.90s): stated %.6g, "
                      "sharpest %.6g, breaks at %.6g", r->param, where, r->runs, why, r->stated, r->sharpest,
