@@ -79,7 +79,7 @@ static void put_precisions(rp_writer *w, const char *p)
 
 /* ---- spans of claim-file text ---------------------------------------------------- */
 
-static void add_span(rp_writer *w, int claim, const char *what, long first, long last, int line)
+void rp_add_span(rp_writer *w, int claim, const char *what, long first, long last, int line)
 {
     if (w->nsp == w->capsp) {
         int nc = w->capsp ? 2 * w->capsp : 64;
@@ -108,7 +108,7 @@ static void put_block(rp_writer *w, int claim, const char *what, const lm_lit_bl
     lm_tex_safe(&w->b, blk->text);
     long last = w->b.lines + 1;
     rp_put(w, "\n");
-    add_span(w, claim, what, first, last, blk->line);
+    rp_add_span(w, claim, what, first, last, blk->line);
 }
 
 /* title of a claim: the \claim block (LaTeX), else the plain title escaped */
@@ -789,7 +789,7 @@ void rp_put_claim(rp_writer *w, const rp_doc *d, int k)
         long line = w->b.lines + 1;
         if (lm_tex_code_file(&w->b, d->code, first, last))
             rp_put(w, "\\emph{the file could not be read again.}\n");
-        add_span(w, k, "code listing", line, w->b.lines, 0);
+        rp_add_span(w, k, "code listing", line, w->b.lines, 0);
     }
 }
 

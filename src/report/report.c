@@ -930,17 +930,7 @@ static void put_code_section(edition *ed, const weave_ctx *X, int k)
     if (lm_tex_code_file(&w->b, d->code, first, last))
         rp_put(w, "\\emph{the file could not be read again.}\n");
     /* a LaTeX error in these lines names the claim's code listing */
-    if (w->nsp == w->capsp) {
-        int nc = w->capsp ? 2 * w->capsp : 64;
-        rp_span *t = realloc(w->sp, sizeof *t * (size_t)nc);
-        if (!t) {
-            w->b.oom = 1;
-            return;
-        }
-        w->sp = t;
-        w->capsp = nc;
-    }
-    w->sp[w->nsp++] = (rp_span){line, w->b.lines, k - ed->first, "code listing", 0};
+    rp_add_span(w, k - ed->first, "code listing", line, w->b.lines, 0);
 }
 
 /* live runs of paper p (NULL: those of no paper of this build) not yet woven; which[]

@@ -311,6 +311,9 @@ void rp_slack_put_paper(rp_writer *w, const rp_slack *S, const rp_doc *docs, int
 
 /* report.c: the writer, and the colour the preamble defines for each verdict */
 extern const char *const rp_vcolor[LM_V_COUNT];
+/* records that lines first..last of the .tex being written come from claim `claim`'s `what`
+ * (its line `line` in the claim file, 0: none), so a LaTeX error there names it */
+void rp_add_span(rp_writer *w, int claim, const char *what, long first, long last, int line);
 void rp_put(rp_writer *w, const char *s);         /* s as it is (LaTeX) */
 void rp_esc(rp_writer *w, const char *s);         /* s escaped as text (lm_tex_escape) */
 void rp_esc_tt(rp_writer *w, const char *s);      /* the same for \texttt (lm_tex_escape_tt) */
