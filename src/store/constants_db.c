@@ -70,7 +70,14 @@ lm_constdb *lm_constdb_open(const char *path, char *err, int errlen)
     }
     sqlite3_busy_timeout(d->db, 30000);
     char *msg = NULL;
-    rc = sqlite3_exec(d->db, table_sql, NULL, NULL, &msg);
+    /* create and migrate under the write lock: two processes opening an old table at once
+     * would otherwise both add the method column, and the second would fail */
+    rc = sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, &msg);
+    if (rc == SQLITE_OK) {
+        sqlite3_free(msg);
+        msg = NULL;
+        rc = sqlite3_exec(d->db, table_sql, NULL, NULL, &msg);
+    }
     if (rc != SQLITE_OK) {
         if (rc == SQLITE_NOTADB)
             snprintf(err, (size_t)errlen, "%s is not an SQLite database", path);
@@ -87,6 +94,14 @@ lm_constdb *lm_constdb_open(const char *path, char *err, int errlen)
             SQLITE_OK) {
         snprintf(err, (size_t)errlen, "cannot add the method column to the constants table of %s: %s", path,
                  msg ? msg : "error");
+        sqlite3_free(msg);
+        lm_constdb_close(d);
+        return NULL;
+    }
+    rc = sqlite3_exec(d->db, "COMMIT", NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "cannot set up the constants table in %s: %s", path,
+                 msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
         lm_constdb_close(d);
         return NULL;

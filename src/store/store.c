@@ -544,8 +544,25 @@ static lm_store *open_checked(const char *path, int rw, char *err, int errlen)
         }
         free(parent);
     }
+    /* one read transaction, so that the check, the table list and the user_version are one
+     * snapshot: read one statement at a time, a process creating the schema in between would
+     * show tables missing from a file whose version says they exist */
     int pending = 0;
+    rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        read_error(s, rc, "starting to read", err, errlen);
+        lm_store_close(s);
+        return NULL;
+    }
     if (quick_check(s, err, errlen) || inspect(s, 0, &pending, err, errlen)) {
+        rollback(s);
+        lm_store_close(s);
+        return NULL;
+    }
+    rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        read_error(s, rc, "finishing reading", err, errlen);
+        rollback(s);
         lm_store_close(s);
         return NULL;
     }
