@@ -110,6 +110,8 @@ lm_constdb *lm_constdb_open(const char *path, char *err, int errlen);
 void lm_constdb_close(lm_constdb *db);
 /* insert or replace the row with r's key; sets r->saved.  Returns 0 or -1. */
 int lm_constdb_save(lm_constdb *db, lm_constant_row *r);
+/* the same, keeping r->saved (a row copied from another database: lemmata merge) */
+int lm_constdb_copy(lm_constdb *db, const lm_constant_row *r);
 /* 1 when a row with r's key, rtol, max_runs and commit is stored (a finished measurement
  * that need not be redone), 0 when not, -1 on error */
 int lm_constdb_has(lm_constdb *db, const lm_constant_row *r);

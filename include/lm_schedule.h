@@ -20,6 +20,7 @@ typedef struct {
     int jobs;         /* worker processes (1: in this process) */
     int force;        /* 1: never reuse a stored result */
     int mutants;      /* 1: measure each claim's check strength (lm_mutate, cheap mode) */
+    const unsigned char *pick; /* NULL: every item; else item k (lm_sched_items order) runs when pick[k] */
 } lm_sched;
 
 typedef struct {
@@ -38,6 +39,23 @@ int lm_sched_count(const char *only, int *nclaims);
  * it was interrupted (lm_sched_interrupt; finished items are saved), 3 when it could not start
  * (out of memory, no shared memory). */
 int lm_sched_run(const lm_sched *s, const lm_run_opts *o, lm_sched_result *r);
+
+/* The items of only (NULL: every claim and live run), in schedule order, as "claim ID" and
+ * "live NAME" (*names: malloc'd array of malloc'd strings, free with lm_sched_items_free):
+ * their number, or -1 out of memory. */
+int lm_sched_items(const char *only, char ***names);
+void lm_sched_items_free(char **names, int n);
+
+/* ---- shards: `verify --shard K/N` ----------------------------------------------------------
+ * The items are shared out to nshards shards by weight (the seconds an earlier run took,
+ * lm_store_item_seconds; items without one weigh the median of those with one, or 1 when none
+ * has): heaviest first (ties by name), each to the shard with the least weight so far (ties:
+ * the lowest K).  A pure function of the item names, the weights and nshards, so every shard
+ * process computes the same plan; plan_hash (16 hex digits) names it, and `lemmata merge`
+ * refuses shards of different plans.  shard_of[k] is item k's shard; load[K] (nshards
+ * entries, may be NULL) the weight of shard K.  0, or -1 (bad nshards, out of memory). */
+int lm_shard_plan(char *const *names, const double *weights, int nitems, int nshards, int *shard_of, double *load,
+                  char plan_hash[24]);
 
 /* set by SIGINT/SIGTERM (install lm_sched_on_signal): the workers stop after their current item */
 extern volatile sig_atomic_t lm_sched_interrupted;

@@ -53,12 +53,16 @@ typedef struct {
     int prec;   /* 0 = double first */
     int budget;
     int quick;
+    char shard[24];      /* "K/N" for `verify --shard K/N`, "" for a whole run */
+    char host[128];      /* where it ran ("" unknown) */
+    char selection[256]; /* the --only prefix ("" every claim and live run) */
+    char plan[24];       /* the shard plan's hash (lm_shard.h), "" for a whole run */
 } lm_run_meta;
 
 /* the schema version written to PRAGMA user_version (2: shrunk counterexamples and
  * near-miss escalation in configs; 3: fingerprints for incremental verify; 4: readings,
- * vacuous counts and check strength) */
-#define LM_STORE_SCHEMA 4
+ * vacuous counts and check strength; 5: shards and merged runs) */
+#define LM_STORE_SCHEMA 5
 
 /* Opens (creating or migrating, see the integrity rules above) the database at path
  * for reading and writing.  NULL with a one-line message in err when it cannot. */
@@ -104,5 +108,34 @@ int lm_store_copy(lm_store *s, long long from, long long to, int live, const cha
 /* newest finished run id (or newest at all when none finished), -1 if empty, -2 on a
  * database error */
 long long lm_store_latest_run(lm_store *s);
+
+/* ---- shards (lemmata verify --shard K/N, lemmata merge) ----------------------------------- */
+
+typedef struct {
+    char path[1024];
+    long long run;          /* the file's newest run (-1: none) */
+    lm_run_meta meta;
+    int finished;
+    int k, n;               /* from meta.shard; -1 when the run is not a shard */
+    double seconds;         /* its wall time (NaN unknown) */
+    char finished_date[40];
+    int nclaims, nlive;
+    char **items;           /* "claim ID" and "live NAME", sorted within each kind */
+    int nitems;
+} lm_shard_info;
+
+/* reads (never writes) the newest run of the database at path, with its items: 0, or -1
+ * with one line in err (missing, damaged, not a lemmata database) */
+int lm_store_shard_info(const char *path, lm_shard_info *si, char *err, int errlen);
+void lm_shard_info_clear(lm_shard_info *si);
+/* the finished run of s merged with this key: its id, 0 when none, -1 on an error */
+long long lm_store_find_merge(lm_store *s, const char *key);
+/* one finished run in s made of the shards sh[0..n) (checked by the caller: same commit,
+ * seed, budget, plan; disjoint and complete), in one transaction, with a row per shard in
+ * the table `shards`: its id, or -1 (nothing written) */
+long long lm_store_merge(lm_store *s, const lm_shard_info *sh, int n, const char *key);
+/* the seconds each item ("claim ID" / "live NAME") took in the newest finished run of the
+ * database at path that has it (NaN: none): the weights of a shard plan.  0, or -1 with err */
+int lm_store_item_seconds(const char *path, char *const *names, int n, double *sec, char *err, int errlen);
 
 #endif

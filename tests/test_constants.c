@@ -97,6 +97,19 @@ Test(constants, slack_and_classes)
     /* ... unless the run cap cut the walk short */
     r.runs = r.max_runs;
     cr_expect_eq(lm_constant_class(&r), LM_SLACK_UNDECIDED);
+    /* ... or nothing was run: a search skipped for time (or stopped by a failed run) has seen no
+     * value pass, and is no evidence that nothing breaks the claim */
+    r = mkrow("p/a", "c", 1, NAN, NAN, 0, LM_V_HOLDS);
+    r.runs = 0;
+    r.max_runs = 2;
+    cr_expect_eq(lm_constant_class(&r), LM_SLACK_UNDECIDED);
+    r.runs = 1;
+    cr_expect_eq(lm_constant_class(&r), LM_SLACK_UNDECIDED);
+    /* the slack walk's "nothing it tried broke it" is decided with the stated value passing */
+    r = mkrow("p/a", "c", 1, 1, NAN, 0, LM_V_CONSISTENT);
+    r.decided = 1;
+    r.runs = r.max_runs = 1;
+    cr_expect_eq(lm_constant_class(&r), LM_SLACK_NO_BREAK);
     /* no verdict at the stated value (time-out, assumption failed, error) */
     r = mkrow("p/a", "c", 1, NAN, NAN, 0, LM_V_ASSUMPTION_FAILED);
     cr_expect_eq(lm_constant_class(&r), LM_SLACK_UNDECIDED);

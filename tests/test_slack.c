@@ -164,7 +164,8 @@ Test(slack, a_constant_nothing_reads_breaks_nothing)
     measure(&M, &c, &o);
     const lm_constant_row *r = row_of(&M, "unused");
     cr_expect_eq(lm_constant_class(r), LM_SLACK_NO_BREAK, "%s", r->msg);
-    cr_expect(isnan(r->sharpest));
+    cr_expect_float_eq(r->sharpest, r->stated, 0, "no break: the stated value is the one seen to pass");
+    cr_expect(isnan(r->breaks_at));
 }
 
 Test(slack, a_wrong_stated_constant_fails_and_the_read_off_finds_where_it_holds)

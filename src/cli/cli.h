@@ -168,5 +168,7 @@ int lm_cmd_report(int argc, char **argv);
 int lm_cmd_tighten(int argc, char **argv);
 int lm_cmd_constants(int argc, char **argv);
 int lm_cmd_mutate(int argc, char **argv);
+/* merge.c: lemmata merge OUT.db SHARD.db... */
+int lm_cmd_merge(int argc, char **argv);
 
 #endif

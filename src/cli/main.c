@@ -72,6 +72,7 @@ static const struct {
     {"verify",
      "verify [--quick] [--seed S] [--budget N] [--db FILE] [--out-dir DIR] [--strict]\n"
      "       [-j N] [--force] [--only P] [--no-report] [--no-wait] [--no-mutants]\n"
+     "       [--shard K/N [--weights DB]]\n"
      "                                every claim -> results/lemmata.db -> report/lemmata.pdf;\n"
      "                                each claim's check strength is measured on its standard\n"
      "                                mutants (lemmata mutate --cheap) unless --no-mutants;\n"
@@ -81,8 +82,22 @@ static const struct {
      "                                --only P: just the claims whose id starts with P;\n"
      "                                --no-report: store the results only, weave no PDF\n"
      "                                (pdflatex and gnuplot are then not needed);\n"
+     "                                --shard K/N: only the K-th (0..N-1) of N disjoint parts\n"
+     "                                of the work, balanced by the seconds each item took in\n"
+     "                                the newest finished run of --weights DB (else equal\n"
+     "                                weights); no report (lemmata merge joins the shards);\n"
      "                                a claim or live run that cannot run is reported, the\n"
      "                                rest still run, and the exit status is 3\n"},
+    {"merge",
+     "merge [--no-wait] OUT.db SHARD.db...\n"
+     "                                the shards of one `verify --shard K/N` plan (every K once, run\n"
+     "                                anywhere) made into one finished run of OUT.db (created when\n"
+     "                                missing), as if one verify had run it all; refused, nothing\n"
+     "                                written, when a shard did not finish, is given twice or is\n"
+     "                                missing, an item is in two shards or none, or the shards\n"
+     "                                differ in commit, versions, seed, budget, precision or plan;\n"
+     "                                merging the same shards again writes nothing; then\n"
+     "                                lemmata report --db OUT.db (docs/slurm.md: on a cluster)\n"},
     {"new",
      "new PAPER                     a new paper folder lemmas/PAPER/ (paper.c, an example claim)\n"
      "                                and tests/PAPER/ (its wrong-constant test); run it at the\n"
@@ -193,6 +208,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "train")) return lm_cmd_train(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return lm_cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return lm_cmd_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "merge")) return lm_cmd_merge(argc - 2, argv + 2);
     char shown[80];
     fprintf(stderr, "lemmata: unknown command '%s' (see: lemmata --help)\n", lm_cli_shown(shown, sizeof shown, cmd));
     return LM_EXIT_USAGE;

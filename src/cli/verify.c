@@ -77,6 +77,78 @@ static int build_report(const char *db, const char *root, long long run)
 
 #define verify_usage lm_cli_needs
 
+/* `--shard K/N`: which items this process runs (lm_shard_plan) */
+typedef struct {
+    int k, n;              /* this shard, of n */
+    unsigned char *pick;   /* per item (lm_sched_items order): 1 = this shard's */
+    int all, mine, mine_claims;
+    double load, total;    /* this shard's weight, everything's */
+    char hash[24];
+} shard_plan;
+
+static void shard_plan_free(shard_plan *p)
+{
+    free(p->pick);
+    p->pick = NULL;
+}
+
+/* parses "K/N" (0 <= K < N <= 10000, plain decimal) and plans the shards: 0, or 2 (usage)
+ * or 3 (out of memory, an unreadable --weights database) after one line on stderr */
+static int make_plan(shard_plan *p, const char *spec, const char *weights_db, const char *only)
+{
+    char *end = NULL;
+    errno = 0;
+    long k = -1, n = -1;
+    if (spec[0] >= '0' && spec[0] <= '9') k = strtol(spec, &end, 10);
+    if (end && *end == '/' && end[1] >= '0' && end[1] <= '9') n = strtol(end + 1, &end, 10);
+    else end = NULL;
+    if (!end || *end || errno || n < 1 || n > 10000 || k < 0 || k >= n)
+        return die_usage("verify: --shard wants K/N with 0 <= K < N <= 10000 (e.g. 0/4 .. 3/4), got '%s'", spec);
+
+    p->k = (int)k;
+    p->n = (int)n;
+    char **names = NULL;
+    int ni = lm_sched_items(only, &names);
+    if (ni < 0) {
+        fprintf(stderr, "lemmata: out of memory planning the shards\n");
+        return LM_EXIT_FAILED;
+    }
+    double *w = malloc((size_t)(ni ? ni : 1) * sizeof *w);
+    int *of = malloc((size_t)(ni ? ni : 1) * sizeof *of);
+    double *load = malloc((size_t)n * sizeof *load);
+    p->pick = calloc((size_t)(ni ? ni : 1), 1);
+    if (!w || !of || !load || !p->pick) {
+        free(w), free(of), free(load);
+        lm_sched_items_free(names, ni);
+        shard_plan_free(p);
+        fprintf(stderr, "lemmata: out of memory planning the shards\n");
+        return LM_EXIT_FAILED;
+    }
+    for (int j = 0; j < ni; j++) w[j] = NAN;
+    char err[600];
+    if (weights_db && lm_store_item_seconds(weights_db, names, ni, w, err, sizeof err)) {
+        free(w), free(of), free(load);
+        lm_sched_items_free(names, ni);
+        shard_plan_free(p);
+        fprintf(stderr, "lemmata: verify --weights: %s\n", err);
+        return LM_EXIT_USAGE;
+    }
+    lm_shard_plan(names, w, ni, p->n, of, load, p->hash);
+    p->all = ni;
+    p->total = 0;
+    for (int K = 0; K < p->n; K++) p->total += load[K];
+    p->load = load[p->k];
+    for (int j = 0; j < ni; j++)
+        if (of[j] == p->k) {
+            p->pick[j] = 1;
+            p->mine++;
+            p->mine_claims += !strncmp(names[j], "claim ", 6);
+        }
+    free(w), free(of), free(load);
+    lm_sched_items_free(names, ni);
+    return 0;
+}
+
 int lm_cmd_verify(int argc, char **argv)
 {
     lm_run_opts o;
@@ -84,7 +156,7 @@ int lm_cmd_verify(int argc, char **argv)
     o.progress = 1;
     const char *db_opt = NULL, *dir_opt = NULL;
     int strict = 0, noreport = 0, force = 0, nowait = 0;
-    const char *only = NULL;
+    const char *only = NULL, *shard_opt = NULL, *weights_opt = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? (ncpu > 64 ? 64 : ncpu) : 1;
     lm_cli_common com = {.o = &o, .allow = LM_OPT_JOBS, .jobs = jobs};
     for (int k = 0; k < argc; k++) {
@@ -103,6 +175,14 @@ int lm_cmd_verify(int argc, char **argv)
             if (!lm_cli_name_value(v)) return verify_usage(a, "a claim id or id prefix (e.g. mypaper/ or mypaper/lemma3)", v);
             only = v;
             k++;
+        } else if (!strcmp(a, "--shard")) {
+            if (!v) return verify_usage(a, "K/N: the K-th (0..N-1) of N shards", v);
+            shard_opt = v;
+            k++;
+        } else if (!strcmp(a, "--weights")) {
+            if (!lm_cli_name_value(v)) return verify_usage(a, "a results database of an earlier run", v);
+            weights_opt = v;
+            k++;
         } else if (!strcmp(a, "--db")) {
             if (!lm_cli_name_value(v)) return verify_usage(a, "a file name", v);
             db_opt = v;
@@ -119,6 +199,15 @@ int lm_cmd_verify(int argc, char **argv)
     if (!noreport && tools_missing()) return LM_EXIT_USAGE;
     int nclaims = 0, nitems = lm_sched_count(only, &nclaims);
     if (nitems == 0) return die_usage("no claim id starts with '%s' (see: lemmata list)", only);
+    if (weights_opt && !shard_opt) return die_usage("%s", "verify: --weights is for --shard K/N (it balances the shards)");
+    shard_plan plan = {.k = -1};
+    if (shard_opt) {
+        int prc0 = make_plan(&plan, shard_opt, weights_opt, only);
+        if (prc0) return prc0;
+        noreport = 1; /* one shard's results are not the report: lemmata merge, then lemmata report */
+        nitems = plan.mine;
+        nclaims = plan.mine_claims;
+    }
     /* where: the database, its directory, report/ and figures/; then one verify at a time */
     lm_cli_paths P;
     int prc = lm_cli_paths_resolve(&P, db_opt, dir_opt);
@@ -151,24 +240,39 @@ int lm_cmd_verify(int argc, char **argv)
     meta.prec = (int)o.prec;
     meta.budget = o.budget;
     meta.quick = o.quick;
+    if (gethostname(meta.host, sizeof meta.host - 1)) meta.host[0] = 0;
+    if (only) snprintf(meta.selection, sizeof meta.selection, "%s", only);
+    if (shard_opt) {
+        snprintf(meta.shard, sizeof meta.shard, "%d/%d", plan.k, plan.n);
+        snprintf(meta.plan, sizeof meta.plan, "%s", plan.hash);
+    }
     int resumed = 0;
     long long run = lm_store_begin_run(st, &meta, &resumed);
     lm_store_close(st); /* the workers open their own connections */
-    if (run < 0) { fprintf(stderr, "lemmata: cannot start a run in %s\n", db); return LM_EXIT_FAILED; }
+    if (run < 0) {
+        shard_plan_free(&plan);
+        fprintf(stderr, "lemmata: cannot start a run in %s\n", db);
+        return LM_EXIT_FAILED;
+    }
     if (jobs > nitems) jobs = nitems;
     fprintf(stderr, "lemmata %s (commit %s): %s run %lld, seed %llu, budget %d%s, %d claims + %d live runs, "
                     "%ld worker%s%s\n",
             LM_VERSION, LM_COMMIT, resumed ? "resuming" : "starting", run, (unsigned long long)o.seed, o.budget,
             o.quick ? " (quick)" : "", nclaims, nitems - nclaims, jobs, jobs > 1 ? "s" : "",
             force ? ", re-running everything" : "");
+    if (shard_opt)
+        fprintf(stderr, "lemmata: shard %d/%d (plan %s, weights %s): %d of %d items, %.0f of %.0f weight units%s\n",
+                plan.k, plan.n, plan.hash, weights_opt ? weights_opt : "none: equal", plan.mine, plan.all,
+                plan.load, plan.total, weights_opt ? " (seconds of earlier runs)" : "");
     signal(SIGINT, lm_sched_on_signal); /* restarting system calls: SQLite and the runs are not disturbed */
     signal(SIGTERM, lm_sched_on_signal);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     const lm_sched sched = {.db = db, .run = run, .only = only, .jobs = (int)jobs, .force = force,
-                            .mutants = mutants_on};
+                            .mutants = mutants_on, .pick = plan.pick};
     lm_sched_result tot;
     int src = lm_sched_run(&sched, &o, &tot);
+    shard_plan_free(&plan);
     if (src == LM_EXIT_INTERRUPTED || lm_sched_interrupted) {
         fprintf(stderr, "\nlemmata: interrupted; finished claims are saved, run `make verify` again to resume\n");
         return LM_EXIT_INTERRUPTED;

@@ -133,12 +133,24 @@ static void bind_key(sqlite3_stmt *st, const lm_constant_row *r)
     sqlite3_bind_int(st, 5, r->quick);
 }
 
+static int save_row(lm_constdb *d, const lm_constant_row *r);
+
 int lm_constdb_save(lm_constdb *d, lm_constant_row *r)
 {
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(r->saved, sizeof r->saved, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return save_row(d, r);
+}
+
+int lm_constdb_copy(lm_constdb *d, const lm_constant_row *r)
+{
+    return save_row(d, r);
+}
+
+static int save_row(lm_constdb *d, const lm_constant_row *r)
+{
     char sql[512];
     snprintf(sql, sizeof sql,
              "INSERT OR REPLACE INTO constants(%s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "

@@ -62,7 +62,11 @@ static const table_def tables[] = {
       {"date", "TEXT", 1}, {"seed", "TEXT NOT NULL", 1}, {"versions", "TEXT", 1},
       {"prec", "INTEGER NOT NULL", 1}, {"budget", "INTEGER NOT NULL", 1},
       {"quick", "INTEGER NOT NULL", 1}, {"finished", "INTEGER NOT NULL DEFAULT 0", 1},
-      {"seconds", "REAL", 1}, {"finished_date", "TEXT", 1}, {NULL, NULL, 0}}},
+      {"seconds", "REAL", 1}, {"finished_date", "TEXT", 1},
+      /* schema 5: a shard's "K/N", the host, the --only prefix, the shard plan's hash, and for a
+       * run merged from shards the hash that makes merging them again a no-op */
+      {"shard", "TEXT", 5}, {"host", "TEXT", 5}, {"selection", "TEXT", 5}, {"plan", "TEXT", 5},
+      {"merge_key", "TEXT", 5}, {NULL, NULL, 0}}},
     {"claims", 1, "PRIMARY KEY(run_id, claim_id)",
      {{"run_id", "INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE", 1},
       {"claim_id", "TEXT NOT NULL", 1}, {"seq", "INTEGER", 1}, {"verdict", "TEXT NOT NULL", 1},
@@ -94,8 +98,14 @@ static const table_def tables[] = {
       {"steps", "INTEGER", 1}, {"prec", "INTEGER", 1}, {"series", "TEXT", 1},
       {"summary", "TEXT", 1}, {"seconds", "REAL", 1}, {"fingerprint", "TEXT", 3},
       {"reused_from", "INTEGER", 3}, {NULL, NULL, 0}}},
+    /* the shards a merged run was made of (lemmata merge), for its provenance */
+    {"shards", 5, "PRIMARY KEY(run_id, k)",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE", 5}, {"k", "INTEGER NOT NULL", 5},
+      {"n", "INTEGER NOT NULL", 5}, {"host", "TEXT", 5}, {"seconds", "REAL", 5}, {"file", "TEXT", 5},
+      {"source_run", "INTEGER", 5}, {"date", "TEXT", 5}, {"finished_date", "TEXT", 5},
+      {"claims", "INTEGER", 5}, {"live", "INTEGER", 5}, {NULL, NULL, 0}}},
 };
-enum { T_RUNS, T_CLAIMS, T_CONFIGS, T_LIVE, T_COUNT };
+enum { T_RUNS, T_CLAIMS, T_CONFIGS, T_LIVE, T_SHARDS, T_COUNT };
 
 static const char index_name[] = "runs_resume";
 static const char index_sql[] = "CREATE INDEX IF NOT EXISTS runs_resume ON runs(finished, commit_id, seed)";
@@ -663,14 +673,18 @@ long long lm_store_begin_run(lm_store *s, const lm_run_meta *m, int *resumed)
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
     sqlite3_stmt *st = NULL;
+    /* a shard resumes only its own unfinished run (same K/N, same plan), a whole run only a whole one */
     int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE finished=0 AND commit_id=?1 AND "
-                                       "seed=?2 AND prec=?3 AND budget=?4 AND quick=?5 "
+                                       "seed=?2 AND prec=?3 AND budget=?4 AND quick=?5 AND "
+                                       "COALESCE(shard, '')=?6 AND COALESCE(plan, '')=?7 "
                                        "ORDER BY id DESC LIMIT 1", -1, &st, NULL);
     b_text(st, 1, m->commit, &rc);
     b_text(st, 2, seed, &rc);
     b_int(st, 3, m->prec, &rc);
     b_int(st, 4, m->budget, &rc);
     b_int(st, 5, m->quick ? 1 : 0, &rc);
+    b_text(st, 6, m->shard, &rc);
+    b_text(st, 7, m->plan, &rc);
     long long id = -1;
     rc = finalize(st, step_first(st, rc, &id));
     if (rc != SQLITE_OK) {
@@ -687,7 +701,8 @@ long long lm_store_begin_run(lm_store *s, const lm_run_meta *m, int *resumed)
     else utc_now(date, sizeof date);
     st = NULL;
     rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs(commit_id, date, seed, versions, prec, budget, quick, "
-                                   "finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)", -1, &st, NULL);
+                                   "finished, shard, host, selection, plan) "
+                                   "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?11)", -1, &st, NULL);
     b_text(st, 1, m->commit, &rc);
     b_text(st, 2, date, &rc);
     b_text(st, 3, seed, &rc);
@@ -695,6 +710,10 @@ long long lm_store_begin_run(lm_store *s, const lm_run_meta *m, int *resumed)
     b_int(st, 5, m->prec, &rc);
     b_int(st, 6, m->budget, &rc);
     b_int(st, 7, m->quick ? 1 : 0, &rc);
+    b_text(st, 8, m->shard[0] ? m->shard : NULL, &rc);
+    b_text(st, 9, m->host[0] ? m->host : NULL, &rc);
+    b_text(st, 10, m->selection[0] ? m->selection : NULL, &rc);
+    b_text(st, 11, m->plan[0] ? m->plan : NULL, &rc);
     if (rc == SQLITE_OK) rc = step_done(st);
     if (rc == SQLITE_OK) id = sqlite3_last_insert_rowid(s->db);
     rc = finalize(st, rc);
@@ -1111,4 +1130,272 @@ int lm_store_copy(lm_store *s, long long from, long long to, int live, const cha
         return -1;
     }
     return commit(s, "committing a copied result") == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- shards: reading one, merging them (lemmata merge) ---- */
+
+void lm_shard_info_clear(lm_shard_info *si)
+{
+    if (!si) return;
+    for (int k = 0; k < si->nitems; k++) free(si->items[k]);
+    free(si->items);
+    si->items = NULL;
+    si->nitems = 0;
+}
+
+/* appends "<prefix><text>" to si->items; -1 out of memory */
+static int add_item(lm_shard_info *si, const char *prefix, const char *text)
+{
+    char **grown = realloc(si->items, (size_t)(si->nitems + 1) * sizeof *grown);
+    if (!grown) return -1;
+    si->items = grown;
+    size_t len = strlen(prefix) + strlen(text) + 1;
+    if (!(si->items[si->nitems] = malloc(len))) return -1;
+    snprintf(si->items[si->nitems++], len, "%s%s", prefix, text);
+    return 0;
+}
+
+int lm_store_shard_info(const char *path, lm_shard_info *si, char *err, int errlen)
+{
+    memset(si, 0, sizeof *si);
+    si->run = -1;
+    si->k = si->n = -1;
+    snprintf(si->path, sizeof si->path, "%s", path);
+    lm_store *s = open_checked(path, 0, err, errlen);
+    if (!s) return -1;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT id, commit_id, date, seed, versions, prec, budget, quick, finished, "
+                                       "seconds, finished_date, shard, host, selection, plan "
+                                       "FROM runs ORDER BY id DESC LIMIT 1", -1, &st, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        lm_run_meta *m = &si->meta;
+#define COPY_TEXT(dst, col)                                                             \
+    snprintf(dst, sizeof dst, "%s",                                                     \
+             sqlite3_column_text(st, col) ? (const char *)sqlite3_column_text(st, col) : "")
+        si->run = sqlite3_column_int64(st, 0);
+        COPY_TEXT(m->commit, 1);
+        COPY_TEXT(m->date, 2);
+        const unsigned char *seed = sqlite3_column_text(st, 3);
+        m->seed = seed ? strtoull((const char *)seed, NULL, 10) : 0;
+        COPY_TEXT(m->versions, 4);
+        m->prec = sqlite3_column_int(st, 5);
+        m->budget = sqlite3_column_int(st, 6);
+        m->quick = sqlite3_column_int(st, 7);
+        si->finished = sqlite3_column_int(st, 8);
+        si->seconds = sqlite3_column_type(st, 9) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, 9);
+        COPY_TEXT(si->finished_date, 10);
+        COPY_TEXT(m->shard, 11);
+        COPY_TEXT(m->host, 12);
+        COPY_TEXT(m->selection, 13);
+        COPY_TEXT(m->plan, 14);
+#undef COPY_TEXT
+        int k = -1, n = -1, used = 0;
+        if (sscanf(m->shard, "%d/%d%n", &k, &n, &used) == 2 && m->shard[used] == 0 && n > 0 && k >= 0 && k < n)
+            si->k = k, si->n = n;
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    rc = finalize(st, rc);
+    /* its items: "claim ID" and "live NAME" */
+    for (int pass = 0; rc == SQLITE_OK && si->run >= 0 && pass < 2; pass++) {
+        st = NULL;
+        rc = sqlite3_prepare_v2(s->db, pass ? "SELECT name FROM live WHERE run_id=?1 ORDER BY name"
+                                            : "SELECT claim_id FROM claims WHERE run_id=?1 ORDER BY claim_id",
+                                -1, &st, NULL);
+        b_int(st, 1, si->run, &rc);
+        while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const unsigned char *name = sqlite3_column_text(st, 0);
+            rc = SQLITE_OK;
+            if (!name) continue;
+            if (add_item(si, pass ? "live " : "claim ", (const char *)name)) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            if (pass) si->nlive++;
+            else si->nclaims++;
+        }
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+        rc = finalize(st, rc);
+    }
+    if (rc != SQLITE_OK) {
+        read_error(s, rc, "reading its newest run", err, errlen);
+        lm_shard_info_clear(si);
+        lm_store_close(s);
+        return -1;
+    }
+    lm_store_close(s);
+    return 0;
+}
+
+long long lm_store_find_merge(lm_store *s, const char *key)
+{
+    if (!usable(s) || !key) return -1;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE merge_key=?1 AND finished=1 ORDER BY id DESC "
+                                       "LIMIT 1", -1, &st, NULL);
+    b_text(st, 1, key, &rc);
+    long long id = 0;
+    rc = finalize(st, step_first(st, rc, &id));
+    if (rc != SQLITE_OK) {
+        complain(s, "looking for an earlier merge", rc);
+        return -1;
+    }
+    return id;
+}
+
+/* copies the rows of table t for run `from` of src into run `to` of s, every column but those
+ * in skip; renumber = 1 (claims): seq continues from *seq, reused_from is left NULL (it names
+ * a run of the shard's own file) */
+static int copy_table(lm_store *s, sqlite3 *src, const table_def *t, const char *const *skip, long long from,
+                      long long to, int renumber, long long *seq)
+{
+    char cols[2048], sel[4096], ins[8192];
+    if (column_list(t, skip, cols, sizeof cols)) return SQLITE_TOOBIG;
+    int ncol = 0;
+    for (const col_def *c = t->cols; c->name; c++) {
+        int skipped = 0;
+        for (const char *const *k = skip; *k; k++) skipped |= !strcmp(*k, c->name);
+        ncol += !skipped;
+    }
+    size_t w = 0;
+    int bad = snprintf(sel, sizeof sel, "SELECT %s FROM \"%s\" WHERE run_id=?1%s", cols, t->name,
+                       renumber ? " ORDER BY seq, claim_id" : "") >= (int)sizeof sel;
+    bad |= put_str(ins, sizeof ins, &w, "INSERT INTO ") || put_ident(ins, sizeof ins, &w, t->name) ||
+           put_str(ins, sizeof ins, &w, renumber ? "(run_id, seq, " : "(run_id, ") ||
+           put_str(ins, sizeof ins, &w, cols) || put_str(ins, sizeof ins, &w, renumber ? ") VALUES(?, ?" : ") VALUES(?");
+    for (int k = 0; !bad && k < ncol; k++) bad = put_str(ins, sizeof ins, &w, ", ?");
+    if (bad || put_str(ins, sizeof ins, &w, ")")) return SQLITE_TOOBIG;
+    sqlite3_stmt *a = NULL, *b = NULL;
+    int rc = sqlite3_prepare_v2(src, sel, -1, &a, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(s->db, ins, -1, &b, NULL);
+    b_int(a, 1, from, &rc);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(a)) == SQLITE_ROW) {
+        rc = sqlite3_reset(b);
+        int at = 1;
+        b_int(b, at++, to, &rc);
+        if (renumber) b_int(b, at++, ++*seq, &rc);
+        for (int j = 0; rc == SQLITE_OK && j < ncol; j++) rc = sqlite3_bind_value(b, at + j, sqlite3_column_value(a, j));
+        if (rc == SQLITE_OK) rc = step_done(b);
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    rc = finalize(a, rc);
+    return finalize(b, rc);
+}
+
+long long lm_store_merge(lm_store *s, const lm_shard_info *sh, int n, const char *key)
+{
+    if (!usable(s) || !sh || n < 1 || !key) return -1;
+    static const char *const skip_claims[] = {"run_id", "seq", "reused_from", NULL};
+    static const char *const skip_configs[] = {"run_id", NULL};
+    static const char *const skip_live[] = {"run_id", "reused_from", NULL};
+    /* the merged run: the shards' common settings; began when the first began, took the
+     * longest shard's seconds (they ran side by side), finished when the last finished */
+    const lm_run_meta *m = &sh[0].meta;
+    char date[40], fdate[40], seed[32];
+    double secs = 0;
+    snprintf(date, sizeof date, "%s", m->date);
+    snprintf(fdate, sizeof fdate, "%s", sh[0].finished_date);
+    for (int k = 0; k < n; k++) {
+        if (strcmp(sh[k].meta.date, date) < 0) snprintf(date, sizeof date, "%s", sh[k].meta.date);
+        if (strcmp(sh[k].finished_date, fdate) > 0) snprintf(fdate, sizeof fdate, "%s", sh[k].finished_date);
+        if (sh[k].seconds > secs) secs = sh[k].seconds;
+    }
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
+    if (begin(s) != SQLITE_OK) return -1;
+    const char *what = "creating the merged run";
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs(commit_id, date, seed, versions, prec, budget, quick, "
+                                       "finished, seconds, finished_date, host, selection, plan, merge_key) "
+                                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                -1, &st, NULL);
+    char hosts[64];
+    snprintf(hosts, sizeof hosts, "%d shard%s", n, n == 1 ? "" : "s");
+    b_text(st, 1, m->commit, &rc);
+    b_text(st, 2, date, &rc);
+    b_text(st, 3, seed, &rc);
+    b_text(st, 4, m->versions, &rc);
+    b_int(st, 5, m->prec, &rc);
+    b_int(st, 6, m->budget, &rc);
+    b_int(st, 7, m->quick ? 1 : 0, &rc);
+    b_real(st, 8, secs, &rc);
+    b_text(st, 9, fdate, &rc);
+    b_text(st, 10, hosts, &rc);
+    b_text(st, 11, m->selection[0] ? m->selection : NULL, &rc);
+    b_text(st, 12, m->plan[0] ? m->plan : NULL, &rc);
+    b_text(st, 13, key, &rc);
+    if (rc == SQLITE_OK) rc = step_done(st);
+    long long run = rc == SQLITE_OK ? sqlite3_last_insert_rowid(s->db) : -1;
+    rc = finalize(st, rc);
+    long long seq = 0;
+    for (int k = 0; rc == SQLITE_OK && k < n; k++) {
+        what = "copying a shard's results";
+        sqlite3 *src = NULL;
+        rc = sqlite3_open_v2(sh[k].path, &src, SQLITE_OPEN_READONLY, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(src, 10000);
+        /* one snapshot of the shard: its claims and their configurations agree */
+        if (rc == SQLITE_OK) rc = sqlite3_exec(src, "BEGIN", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) rc = copy_table(s, src, &tables[T_CLAIMS], skip_claims, sh[k].run, run, 1, &seq);
+        if (rc == SQLITE_OK) rc = copy_table(s, src, &tables[T_CONFIGS], skip_configs, sh[k].run, run, 0, NULL);
+        if (rc == SQLITE_OK) rc = copy_table(s, src, &tables[T_LIVE], skip_live, sh[k].run, run, 0, NULL);
+        sqlite3_close(src); /* a read transaction left open ends with the connection */
+        if (rc != SQLITE_OK) break;
+        what = "recording a shard";
+        st = NULL;
+        rc = sqlite3_prepare_v2(s->db, "INSERT INTO shards(run_id, k, n, host, seconds, file, source_run, date, "
+                                       "finished_date, claims, live) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                                       "?10, ?11)", -1, &st, NULL);
+        b_int(st, 1, run, &rc);
+        b_int(st, 2, sh[k].k, &rc);
+        b_int(st, 3, sh[k].n, &rc);
+        b_text(st, 4, sh[k].meta.host[0] ? sh[k].meta.host : NULL, &rc);
+        b_real(st, 5, sh[k].seconds, &rc);
+        b_text(st, 6, sh[k].path, &rc);
+        b_int(st, 7, sh[k].run, &rc);
+        b_text(st, 8, sh[k].meta.date, &rc);
+        b_text(st, 9, sh[k].finished_date, &rc);
+        b_int(st, 10, sh[k].nclaims, &rc);
+        b_int(st, 11, sh[k].nlive, &rc);
+        if (rc == SQLITE_OK) rc = step_done(st);
+        rc = finalize(st, rc);
+    }
+    if (rc != SQLITE_OK) {
+        complain(s, what, rc);
+        rollback(s);
+        return -1;
+    }
+    return commit(s, "committing the merged run") == SQLITE_OK ? run : -1;
+}
+
+int lm_store_item_seconds(const char *path, char *const *names, int n, double *sec, char *err, int errlen)
+{
+    for (int k = 0; k < n; k++) sec[k] = NAN;
+    lm_store *s = open_checked(path, 0, err, errlen);
+    if (!s) return -1;
+    sqlite3_stmt *sc = NULL, *sl = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT c.seconds FROM claims c JOIN runs r ON r.id=c.run_id WHERE "
+                                       "c.claim_id=?1 AND r.finished=1 AND c.seconds IS NOT NULL "
+                                       "ORDER BY c.run_id DESC LIMIT 1", -1, &sc, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(s->db, "SELECT l.seconds FROM live l JOIN runs r ON r.id=l.run_id WHERE "
+                                       "l.name=?1 AND r.finished=1 AND l.seconds IS NOT NULL "
+                                       "ORDER BY l.run_id DESC LIMIT 1", -1, &sl, NULL);
+    for (int k = 0; rc == SQLITE_OK && k < n; k++) {
+        int live = !strncmp(names[k], "live ", 5);
+        if (!live && strncmp(names[k], "claim ", 6)) continue;
+        sqlite3_stmt *st = live ? sl : sc;
+        rc = sqlite3_reset(st);
+        b_text(st, 1, names[k] + (live ? 5 : 6), &rc);
+        if (rc == SQLITE_OK) rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            sec[k] = sqlite3_column_double(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    rc = finalize(sc, rc);
+    rc = finalize(sl, rc);
+    if (rc != SQLITE_OK) read_error(s, rc, "reading the seconds of earlier runs", err, errlen);
+    lm_store_close(s);
+    return rc == SQLITE_OK ? 0 : -1;
 }

@@ -72,8 +72,10 @@ lm_slack_class lm_constant_class(const lm_constant_row *r)
     if (v != LM_V_HOLDS && v != LM_V_CONSISTENT && v != LM_V_ARTIFACT) return LM_SLACK_UNDECIDED;
     double s = lm_constant_slack(r);
     if (!isnan(s)) return s < 2 ? LM_SLACK_TIGHT : s <= 100 ? LM_SLACK_LOOSE : LM_SLACK_VERY_LOOSE;
-    /* passes as stated and nothing broke it -- unless the run cap cut the walk short */
-    if (r->direction == 0 && isnan(r->breaks_at) && r->runs < r->max_runs) return LM_SLACK_NO_BREAK;
+    /* passes as stated and nothing broke it -- unless the run cap cut the walk short, or nothing
+     * was run at all (no value seen to pass: a skipped or failed search says nothing) */
+    if (r->direction == 0 && isnan(r->breaks_at) && isfinite(r->sharpest) && (r->decided || r->runs < r->max_runs))
+        return LM_SLACK_NO_BREAK;
     return LM_SLACK_UNDECIDED;
 }
 

@@ -7,6 +7,7 @@
 #include "lm_schedule.h"
 #include "lm_store.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,7 @@ static int verify_worker(const char *db, long long run, const work_item *items, 
         if (lm_sched_interrupted) break;
         int k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST);
         if (k >= nitems) break;
+        if (sh->status[k] != ST_PENDING) continue; /* another shard's item */
         sh->status[k] = ST_RUNNING;
         const work_item *it = &items[k];
         int live = it->kind != IT_CLAIM;
@@ -319,6 +321,100 @@ int lm_sched_count(const char *only, int *nclaims)
     return n;
 }
 
+void lm_sched_items_free(char **names, int n)
+{
+    for (int k = 0; names && k < n; k++) free(names[k]);
+    free(names);
+}
+
+int lm_sched_items(const char *only, char ***names)
+{
+    *names = NULL;
+    int n = n_items(NULL, only);
+    work_item *it = calloc((size_t)(n ? n : 1), sizeof *it);
+    char **out = calloc((size_t)(n ? n : 1), sizeof *out);
+    if (!it || !out) {
+        free(it);
+        free(out);
+        return -1;
+    }
+    n_items(it, only);
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(it[k].name) + 8;
+        if (!(out[k] = malloc(len))) {
+            lm_sched_items_free(out, k);
+            free(it);
+            return -1;
+        }
+        snprintf(out[k], len, "%s%s", it[k].kind == IT_CLAIM ? "claim " : "live ", it[k].name);
+    }
+    free(it);
+    *names = out;
+    return n;
+}
+
+/* the plan's order: heavier first, then by name */
+static char *const *plan_names;
+static const double *plan_w;
+static int by_weight(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    if (plan_w[i] != plan_w[j]) return plan_w[i] > plan_w[j] ? -1 : 1;
+    return strcmp(plan_names[i], plan_names[j]);
+}
+
+int lm_shard_plan(char *const *names, const double *weights, int nitems, int nshards, int *shard_of, double *load,
+                  char plan_hash[24])
+{
+    if (nshards < 1 || nitems < 0) return -1;
+    double *w = malloc((size_t)(nitems ? nitems : 1) * sizeof *w);
+    double *sum = calloc((size_t)nshards, sizeof *sum);
+    int *order = malloc((size_t)(nitems ? nitems : 1) * sizeof *order);
+    if (!w || !sum || !order) {
+        free(w);
+        free(sum);
+        free(order);
+        return -1;
+    }
+    /* the median of the known weights stands in for an unknown one */
+    int nk = 0;
+    for (int k = 0; k < nitems; k++)
+        if (weights && isfinite(weights[k]) && weights[k] > 0) w[nk++] = weights[k];
+    double med = 1;
+    if (nk) {
+        for (int a = 1; a < nk; a++) /* insertion sort: a few hundred items */
+            for (int b = a; b > 0 && w[b - 1] > w[b]; b--) {
+                double t = w[b];
+                w[b] = w[b - 1];
+                w[b - 1] = t;
+            }
+        med = nk % 2 ? w[nk / 2] : (w[nk / 2 - 1] + w[nk / 2]) / 2;
+    }
+    for (int k = 0; k < nitems; k++) {
+        w[k] = weights && isfinite(weights[k]) && weights[k] > 0 ? weights[k] : med;
+        order[k] = k;
+    }
+    plan_names = names;
+    plan_w = w;
+    qsort(order, (size_t)nitems, sizeof *order, by_weight);
+    for (int j = 0; j < nitems; j++) {
+        int best = 0;
+        for (int K = 1; K < nshards; K++)
+            if (sum[K] < sum[best]) best = K;
+        shard_of[order[j]] = best;
+        sum[best] += w[order[j]];
+    }
+    uint64_t h = lm_hash_u64(0x736861726473ULL, (uint64_t)nshards);
+    for (int k = 0; k < nitems; k++) h = lm_hash_u64(lm_hash_str(h, names[k]), (uint64_t)shard_of[k]);
+    snprintf(plan_hash, 24, "%016llx", (unsigned long long)h);
+    if (load)
+        for (int K = 0; K < nshards; K++) load[K] = sum[K];
+    free(w);
+    free(sum);
+    free(order);
+    return 0;
+}
+
 int lm_sched_run(const lm_sched *s, const lm_run_opts *opts, lm_sched_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -345,6 +441,9 @@ int lm_sched_run(const lm_sched *s, const lm_run_opts *opts, lm_sched_result *re
         return 3;
     }
     memset(sh, 0, shsize);
+    /* another shard's items: never taken (the workers skip what is not pending) */
+    for (int k = 0; s->pick && k < nitems; k++)
+        if (!s->pick[k]) sh->status[k] = ST_DONE;
     if (jobs > 1) o.progress = 0; /* one \r progress line per process would interleave */
     int wrc = 0;
     fflush(stdout);

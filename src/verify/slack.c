@@ -321,6 +321,7 @@ static int guided(lm_constant_row *row, const lm_claim *c, int param, const lm_r
         row->runs++;
         if (lm_run_opts_set(&r1, c->params[param].name, val) || lm_run_claim(&r, c, &r1)) {
             lm_claim_result_clear(&r);
+            snprintf(row->msg, sizeof row->msg, "%s = %.6g could not be run: the search stopped", row->param, val);
             break;
         }
         double w = paper_worst(&r);
@@ -374,6 +375,7 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
              * value breaks the claim on the head instances -- a constant that is not load-bearing */
             r->direction = 0;
             r->decided = 1;
+            r->sharpest = r->stated; /* the stated value passes (the verdict), and none broke it */
             snprintf(r->method, sizeof r->method, "walk");
             snprintf(r->msg, sizeof r->msg, "%s: %s; %.150s", r->param,
                      rc == 2 ? "no observation of the paper configurations reads it" : "no value tried breaks the claim",
@@ -410,7 +412,7 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
         int runs = (int)(LM_SLACK_SECONDS / t);
         double w0 = paper_worst(base);
         lm_verdict v0 = base->verdict;
-        if (runs < 4 && o->budget > 8 && st) {
+        if (runs < 4 && o->budget > 8) {
             q.budget = 8;
             runs = (int)(LM_SLACK_SECONDS * 8 / t);
             where = "on the head instances (budget 8)";
@@ -424,6 +426,7 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
         r->runs = 0;
         r->max_runs = runs;
         if (runs < 3) {
+            snprintf(r->method, sizeof r->method, "not run");
             snprintf(r->msg, sizeof r->msg, "%.150s; a bisection would take about %.0f s here: lemmata constants %s "
                      "measures it", why, 6 * t / (q.budget == 8 && o->budget > 8 ? 8 : 1), c->id);
             continue;
@@ -435,6 +438,12 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
         int ok = guided(r, c, m->param, &q, w0, v0, slope, head ? kill : (double)NAN, head ? (double)NAN : kill, runs, 0.05);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (!ok && isnan(r->breaks_at) && isfinite(kill)) {
+            /* the walk broke the claim there on the head instances, which the verdict judges too:
+             * a known end, so a search that found no break of its own is not "no break" */
+            r->breaks_at = kill;
+            if (isfinite(r->sharpest) && r->sharpest != kill) r->direction = kill < r->sharpest ? -1 : 1;
+        }
         if (ok)
             snprintf(r->msg, sizeof r->msg, "%s: bisected %s in %d runs (not a power law: %.90s): stated %.6g, "
                      "sharpest %.6g, breaks at %.6g", r->param, where, r->runs, why, r->stated, r->sharpest,
