@@ -6,6 +6,7 @@
  *   - every refusal of merge is one line, exit 2, and leaves the output untouched.
  * Claim files run here: lemmas/mirror/lemma12.c ... lemma19.c (as a set). */
 #include "lm_schedule.h"
+#include "../src/report/report_priv.h"
 #include "test_support.h"
 #include <criterion/criterion.h>
 #include <math.h>
@@ -240,6 +241,15 @@ Test(shard, three_shards_merged_equal_one_verify_and_every_refusal, .timeout = 6
     cr_expect_eq(scalar(at(d, "m.db"), "SELECT COUNT(*) FROM shards WHERE run_id=1"), 3);
     cr_expect_eq(scalar(at(d, "m.db"), "SELECT finished FROM runs WHERE id=1"), 1);
     cr_expect_eq(scalar(at(d, "m.db"), "SELECT SUM(claims) FROM shards"), 8);
+    /* the report's provenance names the shards */
+    lm_results R;
+    char err[300];
+    cr_assert_eq(lm_results_load(&R, at(d, "m.db"), -1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(R.nruns, 1);
+    cr_expect_eq(R.runs[0].nshards, 3);
+    cr_expect(strstr(R.runs[0].shards, "shard 0/3 on ") && strstr(R.runs[0].shards, "; shard 2/3 on "), "%s",
+              R.runs[0].shards);
+    lm_results_free(&R);
     /* merging them again writes nothing; into a new file, the same rows */
     unsigned long long h0 = 0, h1 = 0;
     long n0 = file_bytes(at(d, "m.db"), &h0);

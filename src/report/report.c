@@ -686,6 +686,14 @@ void rp_put_coverage(rp_writer *w, const lm_results *R, const rp_doc *docs, int 
                            "%d of the %d claims%s.}}\n\n",
                            R->id, n, total, scope);
     }
+    for (int j = 0; j < R->nruns; j++)
+        if ((cnt[j] + lcnt[j]) && R->runs[j].nshards) {
+            lm_tbuf_printf(&w->b, "{\\sloppy Run %lld was merged from %d shards run side by side "
+                                  "(\\texttt{verify --shard K/N}, then \\texttt{lemmata merge}): ",
+                           R->runs[j].id, R->runs[j].nshards);
+            rp_esc(w, R->runs[j].shards);
+            rp_put(w, ".\\par}\n\n");
+        }
     if (used > 1) {
         rp_put(w, "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
                   "\\begin{longtable}{@{}L{1.3cm}L{2.7cm}L{3.0cm}R{1.6cm}R{1.6cm}L{3.0cm}R{2.7cm}@{}}\n"

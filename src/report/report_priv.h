@@ -146,6 +146,8 @@ typedef struct {
     int nclaims;           /* claims of the report taken from this run */
     int nlive;             /* live runs of the report taken from this run */
     int stored;            /* claims the run holds in all */
+    int nshards;           /* a run merged from shards (lemmata merge): how many, else 0 */
+    char shards[1200];     /* ... and each one's host, seconds and items, plain text */
 } lm_results_run;
 
 typedef struct {

@@ -262,6 +262,33 @@ static int query_int(sqlite3 *db, const char *sql, long long *out, long long def
 }
 
 /* adds run `id` to R->runs (once); the entry, NULL when out of memory or on an error */
+/* a merged run's shards into r->shards ("shard 0/4 on HOST: 51 claims, 5 live runs, 61.2 s; ...");
+ * nothing for a database older than the table */
+static void load_shards(sqlite3 *db, lm_results_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT k, n, host, seconds, claims, live FROM shards WHERE run_id=?1 ORDER BY k", -1,
+                           &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->id);
+    size_t w = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *host = (const char *)sqlite3_column_text(st, 2);
+        char one[300];
+        int live = sqlite3_column_int(st, 5);
+        char lv[40] = "";
+        if (live) snprintf(lv, sizeof lv, ", %d live run%s", live, live == 1 ? "" : "s");
+        int nc = sqlite3_column_int(st, 4);
+        snprintf(one, sizeof one, "%sshard %d/%d on %.120s: %d claim%s%s, %.1f s", r->nshards ? "; " : "",
+                 sqlite3_column_int(st, 0), sqlite3_column_int(st, 1), host ? host : "an unknown host", nc,
+                 nc == 1 ? "" : "s", lv, sqlite3_column_double(st, 3));
+        r->nshards++;
+        if (w + strlen(one) + 8 < sizeof r->shards) w += (size_t)snprintf(r->shards + w, sizeof r->shards - w, "%s", one);
+        else if (!strstr(r->shards, "; ...")) w += (size_t)snprintf(r->shards + w, sizeof r->shards - w, "; ...");
+    }
+    sqlite3_finalize(st);
+}
+
 static lm_results_run *note_run(sqlite3 *db, lm_results *R, long long id, int *bad)
 {
     for (int k = 0; k < R->nruns; k++)
@@ -276,7 +303,8 @@ static lm_results_run *note_run(sqlite3 *db, lm_results *R, long long id, int *b
         memset(&r, 0, sizeof r);
         r.id = id;
         r.seconds = NAN;
-    }
+    } else
+        load_shards(db, &r);
     lm_results_run *t = realloc(R->runs, sizeof *t * (size_t)(R->nruns + 1));
     if (!t) {
         *bad = 1;

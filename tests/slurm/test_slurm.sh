@@ -10,9 +10,10 @@
 # `lemmata verify --quick --no-report` into a temporary database made here.
 #
 # The comparison takes the latest finished whole run (not a shard, not --only) of each
-# database and requires every stored value to be identical, REALs bit for bit, except the
-# columns that differ between any two runs (ids, dates, seconds, host, save order, reuse
-# links, shard provenance): see SKIP below.
+# database and requires every stored value of it to be identical, REALs bit for bit: its
+# runs, claims, configs and live rows, and the constants rows of its seed and budget; except
+# the columns that differ between any two runs (ids, dates, seconds, host, save order, reuse
+# links, shard provenance): see SKIP below.  With REF_DB its timings also balance the shards.
 #
 # Settings: LEMMATA (default bin/lemmata), REF_DB, SLURM_TEST_SHARDS (4),
 # SLURM_TEST_TIMEOUT (seconds to wait for the jobs, 2400), CLUSTER_CPUS and CLUSTER_PORT
@@ -46,7 +47,7 @@ command -v python3 >/dev/null 2>&1 || { say "python3 is needed for the compariso
 while read -r v; do
   case "$v" in SLURM_*|SBATCH_*) unset "$v" ;; esac
 done < <(compgen -e)
-unset PARTITION TIME ACCOUNT SBATCH_OPTS SEED BUDGET JOBS
+unset PARTITION TIME ACCOUNT SBATCH_OPTS SEED BUDGET JOBS WEIGHTS
 # a port of its own, so a test cluster never answers another one's clients
 export CLUSTER_PORT=${CLUSTER_PORT:-$((20000 + RANDOM % 20000))}
 
@@ -95,7 +96,9 @@ stamp=$TMP/start.stamp
 : > "$stamp"
 sleep 1   # a PDF written in this same second would not count as newer
 t0=$(date +%s)
+# with a reference database, its timings balance the shards (and verify --weights is tested)
 if SHARDS=$SHARDS QUICK=1 JOBS=1 DB=$TMP/merged.db OUT_DIR=$TMP/shards LEMMATA=$LEMMATA \
+   WEIGHTS=${REF_DB:-none} \
    bash "$REPO/tools/slurm/verify-slurm.sh" > "$TMP/submit.out" 2>&1; then
   sed 's/^/  | /' "$TMP/submit.out"
   ok "submitted"
@@ -118,7 +121,7 @@ while :; do
     sleep 5; continue
   fi
   sq_fail=0
-  mine=$(while read -r f a st r; do [[ $ids == *" $f "* ]] && echo "$a:$st"; done <<< "$q")
+  mine=$(while read -r f a st _; do [[ $ids == *" $f "* ]] && echo "$a:$st"; done <<< "$q")
   [ -z "$mine" ] && break
   now=$(date +%s)
   if [ $((now - t0)) -ge "$TIMEOUT" ]; then
