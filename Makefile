@@ -122,9 +122,10 @@ $(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
 
 # The main job: every registered claim, the database and the PDF.
+# BUDGET=64,256,1024 SEEDS=1..3: one run per budget and seed, then one weave (tools/verify-ladder.sh)
 verify: deps $(BIN)
 	@mkdir -p results report figures
-	./$(BIN) verify $(VERIFY_FLAGS)
+	@sh tools/verify-ladder.sh ./$(BIN) "$(BUDGET)" "$(SEEDS)" $(VERIFY_FLAGS)
 
 report: deps $(BIN)
 	./$(BIN) report
