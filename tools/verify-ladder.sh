@@ -65,5 +65,12 @@ for b in $blist; do
     esac
   done
 done
-"$bin" report || exit $?
+# the weave reads where the runs wrote
+ro= prev=
+for a in "$@"; do
+  case $prev in --db | --out-dir) ro="$ro $prev $a" ;; esac
+  prev=$a
+done
+# shellcheck disable=SC2086
+"$bin" report $ro || exit $?
 exit $worst
