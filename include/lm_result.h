@@ -101,6 +101,7 @@ typedef struct {
     long instances;
     char precisions[64];
     double seconds;
+    double cpu_seconds;  /* this process's CPU time for the run: what a busy machine inflates least */
     char reproduce[600];
     int certified;       /* violated, and at least one violated configuration certified */
     unsigned sizes_used; /* bit k: opts.size_name[k] was asked for by the claim */

@@ -50,6 +50,13 @@ int lm_run_opts_set(lm_run_opts *o, const char *name, double v)
     return 0;
 }
 
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -915,7 +922,7 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
             w = snprintf(res->mutation, sizeof res->mutation, "scale=%.6g", o->mutate_scale);
         if (o->mutate_flip) snprintf(res->mutation + w, sizeof res->mutation - (size_t)w, "%sflip", w ? "," : "");
     }
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     for (int k = 0; k < nc; k++) {
         if (o->only_config && strcmp(o->only_config, lm_claim_config(c, k)) != 0) continue;
         /* the declared defaults, the configuration's own values, then the command line's */
@@ -999,6 +1006,7 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
             res->certified = 1;
     if (worst_cfg >= 0) snprintf(res->reproduce, sizeof res->reproduce, "%s", res->cfg[worst_cfg].reproduce);
     res->seconds = now_s() - t0;
+    res->cpu_seconds = cpu_s() - c0;
     if (o->progress && isatty(2)) fprintf(stderr, "\r%80s\r", "");
     return 0;
 }

@@ -404,7 +404,10 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
             double ws = paper_worst(st);
             if (ws > 0 && isfinite(ws)) slope = (log10(ws) - wh) / (st == mr->step[k][0] ? -L : L);
         }
-        double t = base->seconds > 1e-3 ? base->seconds : 1e-3;
+        /* the allowance is counted in CPU seconds of the claim's own run, which other work on
+         * the machine inflates far less than wall time (the bisection's length, and so the
+         * slack it finds, should not depend on what else was running) */
+        double t = base->cpu_seconds > 1e-3 ? base->cpu_seconds : 1e-3;
         lm_run_opts q = *o;
         q.progress = q.shrink = q.certify = 0;
         q.profile = 0;
