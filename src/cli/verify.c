@@ -254,7 +254,7 @@ int lm_cmd_verify(int argc, char **argv)
         fprintf(stderr, "lemmata: cannot start a run in %s\n", db);
         return LM_EXIT_FAILED;
     }
-    if (jobs > nitems) jobs = nitems;
+    if (jobs > nitems) jobs = nitems > 0 ? nitems : 1; /* a shard of more shards than items may be empty */
     fprintf(stderr, "lemmata %s (commit %s): %s run %lld, seed %llu, budget %d%s, %d claims + %d live runs, "
                     "%ld worker%s%s\n",
             LM_VERSION, LM_COMMIT, resumed ? "resuming" : "starting", run, (unsigned long long)o.seed, o.budget,
@@ -296,6 +296,7 @@ int lm_cmd_verify(int argc, char **argv)
     fprintf(stdout, "verdicts:");
     for (int v = LM_V_COUNT - 1; v >= 0; v--)
         if (counts[v]) fprintf(stdout, " %ld %s", counts[v], lm_verdict_name((lm_verdict)v));
+    if (!nclaims) fprintf(stdout, " none");
     fprintf(stdout, "  (%d claims; %d items run, %d unchanged and reused, %d resumed; %.1f s on %ld worker%s)\n",
             nclaims, tot.ran, tot.reused, tot.resumed, secs, jobs, jobs > 1 ? "s" : "");
     if (mrun > 0)
