@@ -76,6 +76,7 @@
  * summary page), slack.c (constant slack), claim.c (a paper's heading and
  * each claim's section), live.c (live training runs), code.c (listings).
  */
+#include "depth.h"
 #include "lm_paper.h"
 #include "lm_report.h"
 #include "lm_verify.h"
@@ -1371,6 +1372,7 @@ int lm_report_build_ex(const char *dbpath, long long run, const char *root, char
     edition *ed = NULL;
     lm_figure *all = NULL;
     rp_slack *slack = NULL; /* slack.c: the constants, for the summary pages */
+    rp_depth *depth = NULL; /* depth.c: the budgets searched, for the summary pages */
     int *live_first = NULL, *live_count = NULL, *fig_cfg = NULL;
     char *fig_hist = NULL;
     char (*anchor)[200] = NULL;
@@ -1448,6 +1450,7 @@ int lm_report_build_ex(const char *dbpath, long long run, const char *root, char
     for (int k = 0; k < R.nlive; k++) nfig_all += lm_fig_live_count(R.live[k].series);
     for (int k = 0; k < R.nclaims; k++) nfig_all += 2 * docs[k].c->res.nconfig;
     nfig_all += R.nclaims; /* a slack figure per paper (slack.c), at most one per claim */
+    nfig_all += R.nclaims; /* a search-depth figure per paper (depth.c), the same */
     all = calloc((size_t)(nfig_all ? nfig_all : 1), sizeof *all);
     if (!all) {
         snprintf(err, (size_t)errlen, "out of memory");
@@ -1514,6 +1517,11 @@ int lm_report_build_ex(const char *dbpath, long long run, const char *root, char
                                    errlen)))
         goto out;
     used += nslack;
+    int ndepth = 0;
+    if (!(depth = rp_depth_prepare(root, dbpath, &R, docs, R.nclaims, all + used, &ndepth, nfig_all - used, err,
+                                   errlen)))
+        goto out;
+    used += ndepth;
     if (lm_fig_render(root, all, used, err, errlen)) goto out;
 
     /* the editions' LaTeX */
@@ -1539,6 +1547,7 @@ int lm_report_build_ex(const char *dbpath, long long run, const char *root, char
         edition *e = &ed[k];
         lm_tbuf_init(&e->w.b);
         e->w.slack = slack;
+        e->w.depth = depth;
         snprintf(e->job, sizeof e->job, "%s-build", e->name);
         /* lemmata.pdf's files stay where they always were; the others' go to report/build/ */
         snprintf(e->adir, sizeof e->adir, "%s", e->kind == ED_REVIEW ? rdir : bdir);
@@ -1646,6 +1655,7 @@ out:
     free(fig_cfg);
     free(fig_hist);
     rp_slack_free(slack);
+    rp_depth_free(depth);
     free(live_first);
     free(live_count);
     lm_results_free(&R);

@@ -290,6 +290,7 @@ typedef struct {
     int lean;      /* 1: a reviewer's edition: rp_put_claim leaves out what rp_put_claim_data puts
                     * (the code companion, or the appendix, shows it beside the code) */
     const rp_slack *slack; /* the constants, for rp_put_paper_summary (NULL: none measured) */
+    const struct rp_depth *depth; /* depth.c: the budgets searched, for rp_put_paper_summary (NULL: none) */
 } rp_writer;
 
 /* ---- slack.c: the constants of the woven claims, for the per-paper summary pages ------ */

@@ -8,6 +8,7 @@
  * why, counterexamples with the command that reproduces each, and the slack of
  * its constants (slack.c draws that part).
  */
+#include "depth.h"
 #include "lm_verify.h"
 #include "report_priv.h"
 
@@ -581,4 +582,6 @@ void rp_put_paper_summary(rp_writer *w, const rp_doc *docs, int n, int first, in
 
     /* the slack of the paper's constants */
     rp_slack_put_paper(w, w->slack, docs, first, count);
+    /* how deeply they were searched: the budgets of this commit's runs */
+    rp_depth_put_paper(w, w->depth, docs, first, count);
 }
