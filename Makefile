@@ -197,5 +197,8 @@ fuzz: deps
 fuzz-plain: deps $(FUZZ_BIN)
 	./$(FUZZ_BIN) --timeout $(FUZZ_TIMEOUT) -j 2 $(FUZZ_ONLY)
 
+# make verify-slurm SHARDS=N, make test-slurm (docs/slurm.md)
+include mk/slurm.mk
+
 # the header dependencies the compiler wrote (-MMD)
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

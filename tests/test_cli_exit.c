@@ -62,7 +62,7 @@ static const char *abs_bin(void)
 Test(cli_exit, every_command_has_help)
 {
     static const char *const cmds[] = {"papers", "list",      "params", "check",  "tighten", "mutate",
-                                       "constants", "train", "verify", "report", "new"};
+                                       "constants", "train", "verify", "report", "new", "merge"};
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         for (int h = 0; h < 2; h++) {
             char args[200], out[16384], want[100];

@@ -19,6 +19,8 @@
 set -u
 
 PKGS="slurmctld slurmd slurm-client munge"
+# the daemons live in sbin, which a non-login root shell may lack
+PATH=$PATH:/usr/sbin:/sbin
 
 die2() { echo "cluster.sh: $*" >&2; exit 2; }
 
@@ -32,8 +34,8 @@ CONF=$DIR/slurm.conf
 
 need_packages() {
   local missing=0 b
-  for b in munged mungekey slurmctld slurmd sbatch squeue sinfo scancel; do
-    command -v "$b" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$b" >/dev/null 2>&1 || missing=1
+  for b in munged slurmctld slurmd sbatch squeue sinfo scancel; do
+    command -v "$b" >/dev/null 2>&1 || missing=1
   done
   [ $missing = 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
@@ -41,13 +43,22 @@ need_packages() {
   fi
   echo "cluster.sh: installing $PKGS" >&2
   export DEBIAN_FRONTEND=noninteractive
-  # the packages try to start their services; there is no init system here, and
-  # policy-rc.d (where present) refuses anyway: a failed service start is not ours to mind
-  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends $PKGS; } >"${TMPDIR:-/tmp}/cluster-apt.$$.log" 2>&1; then
-    tail -5 "${TMPDIR:-/tmp}/cluster-apt.$$.log" >&2
-    die2 "apt-get install $PKGS failed (log: ${TMPDIR:-/tmp}/cluster-apt.$$.log)"
+  # The packages would start the machine's own munged and slurm daemons: a policy-rc.d that
+  # refuses every start (as container images ship) keeps them from doing so, only for the install.
+  local policy="" log="${TMPDIR:-/tmp}/cluster-apt.$$.log" rc=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\n# tests/slurm/cluster.sh: no service starts while it installs\nexit 101\n' > "$policy" &&
+      chmod 0755 "$policy"
   fi
-  rm -f "${TMPDIR:-/tmp}/cluster-apt.$$.log"
+  # shellcheck disable=SC2086 # PKGS is a list
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends $PKGS; } >"$log" 2>&1 || rc=$?
+  [ -n "$policy" ] && rm -f "$policy"
+  if [ "$rc" -ne 0 ]; then
+    tail -5 "$log" >&2
+    die2 "apt-get install $PKGS failed (log: $log)"
+  fi
+  rm -f "$log"
 }
 
 # DIR holds a cluster this script made (its slurm.conf says so): the only kind of DIR whose
@@ -84,7 +95,6 @@ spawn() { # name cmd...
 
 do_start() {
   need_packages
-  PATH=$PATH:/usr/sbin:/sbin
   [ "$(id -u)" = 0 ] || die2 "start needs root (the daemons run as root)"
   if [ -n "$(live_pids)" ]; then
     die2 "a cluster is already running from $DIR (pids: $(live_pids | tr '\n' ' ')); stop it first"
@@ -187,7 +197,6 @@ EOF
 do_stop_quiet() { do_stop >/dev/null 2>&1; }
 
 do_stop() {
-  PATH=$PATH:/usr/sbin:/sbin
   if ! ours && [ ! -f "$DIR/pids" ]; then
     echo "cluster.sh: no cluster in $DIR"
     return 0
