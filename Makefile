@@ -85,13 +85,21 @@ $(BUILD)/commit.o: $(BUILD)/commit.c
 # paper folder's non-claim files (tools/gen_srchash.sh).  The weave (src/report/, lm_report.h)
 # only reads results, so editing it re-weaves but re-runs nothing.
 HASHED_SRC := $(sort $(filter-out src/report/%,$(LIB_SRC)) \
-                $(filter-out include/lm_report.h,$(wildcard include/*.h)))
+                $(filter-out include/lm_report.h,$(wildcard include/*.h))) data/costs.tsv
 $(BUILD)/srchash.c: FORCE
 	@mkdir -p $(BUILD)
 	@sh tools/gen_srchash.sh $(HASHED_SRC) > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD)/srchash.o: $(BUILD)/srchash.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# the reference cost of every claim and live run (data/costs.tsv, tools/gen_costs.sh)
+$(BUILD)/costs.c: data/costs.tsv tools/gen_costs_c.sh
+	@mkdir -p $(BUILD)
+	@sh tools/gen_costs_c.sh data/costs.tsv > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/costs.o: $(BUILD)/costs.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # An object of paper P (lemmas/P/... or tests/P/...) sees include/ and P's own folders, never
@@ -113,11 +121,11 @@ $(BUILD)/templates.c: $(wildcard src/cli/templates/*.in) tools/gen_templates.sh
 $(BUILD)/templates.o: $(BUILD)/templates.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/templates.o
+$(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/costs.o $(BUILD)/templates.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o
+$(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/costs.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
 
@@ -168,7 +176,7 @@ BENCH_PY  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo p
 # the bench measures every paper's model: it sees all their folders
 $(BENCH_OBJ): bench/bm.h
 $(BENCH_OBJ): CPPFLAGS += $(addprefix -I,$(wildcard lemmas/*/*/))
-$(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o
+$(BENCH_BIN): $(LIB_OBJ) $(BENCH_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/costs.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 .PHONY: bench
@@ -186,7 +194,7 @@ bench: deps $(BENCH_BIN)
 # (or several prefixes) narrows the runs; a full sweep takes about 40 minutes on 2 cores.
 FUZZ_BIN ?= $(BUILD)/lemmata-fuzz
 FUZZ_TIMEOUT ?= 120
-$(FUZZ_BIN): $(LIB_OBJ) $(BUILD)/tools/fuzz.o $(BUILD)/commit.o $(BUILD)/srchash.o
+$(FUZZ_BIN): $(LIB_OBJ) $(BUILD)/tools/fuzz.o $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/costs.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 .PHONY: fuzz fuzz-plain

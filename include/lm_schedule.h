@@ -46,10 +46,17 @@ int lm_sched_run(const lm_sched *s, const lm_run_opts *o, lm_sched_result *r);
 int lm_sched_items(const char *only, char ***names);
 void lm_sched_items_free(char **names, int n);
 
+/* The reference cost of an item ("claim ID" / "live NAME"): the seconds it took at budget 64
+ * in the full verify data/costs.tsv was made from (tools/gen_costs.sh), compiled in; NaN for
+ * an item not in it.  A number of the source tree, not of this machine: what sizes work by it
+ * (the slack bisection, the default shard plan) comes out the same wherever it runs. */
+double lm_item_cost(const char *item);
+double lm_claim_cost(const char *claim_id);
+
 /* ---- shards: `verify --shard K/N` ----------------------------------------------------------
  * The items are shared out to nshards shards by weight (the seconds an earlier run took,
- * lm_store_item_seconds; items without one weigh the median of those with one, or 1 when none
- * has): heaviest first (ties by name), each to the shard with the least weight so far (ties:
+ * lm_store_item_seconds, or the reference costs lm_item_cost; items without one weigh the
+ * median of those with one, or 1 when none has): heaviest first (ties by name), each to the shard with the least weight so far (ties:
  * the lowest K).  A pure function of the item names, the weights and nshards, so every shard
  * process computes the same plan; plan_hash (16 hex digits) names it, and `lemmata merge`
  * refuses shards of different plans.  shard_of[k] is item k's shard; load[K] (nshards

@@ -354,3 +354,20 @@ Test(shard, bad_shard_options_are_one_line_errors)
     struct stat sb;
     cr_expect(stat("/tmp/lm_shard_never.db", &sb) != 0, "a refused verify created its database");
 }
+
+Test(shard, the_reference_costs_cover_the_claims)
+{
+    int known = 0;
+    for (int k = 0; k < lm_registry_count; k++) {
+        double c = lm_claim_cost(lm_registry[k]->id);
+        if (isnan(c)) continue;
+        cr_expect(c >= 0 && c < 1e5, "%s: %g s", lm_registry[k]->id, c);
+        known++;
+    }
+    /* data/costs.tsv is regenerated now and then (tools/gen_costs.sh): a claim added since
+     * falls back to its measured time, but most must be there */
+    cr_expect_geq(known, lm_registry_count * 9 / 10, "%d of %d claims have a reference cost", known,
+                  lm_registry_count);
+    cr_expect(isnan(lm_claim_cost("nosuch/claim")));
+    cr_expect(isnan(lm_item_cost(NULL)));
+}

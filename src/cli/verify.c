@@ -124,6 +124,7 @@ static int make_plan(shard_plan *p, const char *spec, const char *weights_db, co
         fprintf(stderr, "lemmata: out of memory planning the shards\n");
         return LM_EXIT_FAILED;
     }
+    /* without --weights, and for items --weights does not know: the reference costs */
     for (int j = 0; j < ni; j++) w[j] = NAN;
     char err[600];
     if (weights_db && lm_store_item_seconds(weights_db, names, ni, w, err, sizeof err)) {
@@ -133,6 +134,8 @@ static int make_plan(shard_plan *p, const char *spec, const char *weights_db, co
         fprintf(stderr, "lemmata: verify --weights: %s\n", err);
         return LM_EXIT_USAGE;
     }
+    for (int j = 0; j < ni; j++)
+        if (!isfinite(w[j])) w[j] = lm_item_cost(names[j]);
     lm_shard_plan(names, w, ni, p->n, of, load, p->hash);
     p->all = ni;
     p->total = 0;
@@ -261,9 +264,9 @@ int lm_cmd_verify(int argc, char **argv)
             o.quick ? " (quick)" : "", nclaims, nitems - nclaims, jobs, jobs > 1 ? "s" : "",
             force ? ", re-running everything" : "");
     if (shard_opt)
-        fprintf(stderr, "lemmata: shard %d/%d (plan %s, weights %s): %d of %d items, %.0f of %.0f weight units%s\n",
-                plan.k, plan.n, plan.hash, weights_opt ? weights_opt : "none: equal", plan.mine, plan.all,
-                plan.load, plan.total, weights_opt ? " (seconds of earlier runs)" : "");
+        fprintf(stderr, "lemmata: shard %d/%d (plan %s, weights: %s%s): %d of %d items, %.0f of %.0f s\n",
+                plan.k, plan.n, plan.hash, weights_opt ? "the seconds of earlier runs in " : "the reference costs",
+                weights_opt ? weights_opt : "", plan.mine, plan.all, plan.load, plan.total);
     signal(SIGINT, lm_sched_on_signal); /* restarting system calls: SQLite and the runs are not disturbed */
     signal(SIGTERM, lm_sched_on_signal);
     struct timespec t0, t1;

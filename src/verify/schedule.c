@@ -321,6 +321,25 @@ int lm_sched_count(const char *only, int *nclaims)
     return n;
 }
 
+/* generated from data/costs.tsv (tools/gen_costs_c.sh) */
+extern const int lm_cost_count;
+extern const char *const lm_cost_item[];
+extern const double lm_cost_seconds[];
+
+double lm_item_cost(const char *item)
+{
+    for (int k = 0; item && k < lm_cost_count; k++)
+        if (!strcmp(lm_cost_item[k], item)) return lm_cost_seconds[k];
+    return NAN;
+}
+
+double lm_claim_cost(const char *claim_id)
+{
+    char item[300];
+    snprintf(item, sizeof item, "claim %s", claim_id ? claim_id : "");
+    return lm_item_cost(item);
+}
+
 void lm_sched_items_free(char **names, int n)
 {
     for (int k = 0; names && k < n; k++) free(names[k]);

@@ -30,6 +30,7 @@
  * of a ratio, far below a real change of exponent (C^(1+1e-5) moves 1.2e-5 away). */
 #include "lm_alloc.h"
 #include "lm_constants.h"
+#include "lm_schedule.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,10 +405,13 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
             double ws = paper_worst(st);
             if (ws > 0 && isfinite(ws)) slope = (log10(ws) - wh) / (st == mr->step[k][0] ? -L : L);
         }
-        /* the allowance is counted in CPU seconds of the claim's own run, which other work on
-         * the machine inflates far less than wall time (the bisection's length, and so the
-         * slack it finds, should not depend on what else was running) */
-        double t = base->cpu_seconds > 1e-3 ? base->cpu_seconds : 1e-3;
+        /* the allowance is counted in the claim's reference cost (data/costs.tsv, scaled to this
+         * budget), a number of the source tree: how far a constant is bisected, and so the slack
+         * it finds, is the same on any machine and however busy it is.  A claim not in the
+         * table (new since it was made) falls back to the CPU seconds of its own run. */
+        double ref = lm_claim_cost(c->id);
+        double t = isfinite(ref) ? ref * (double)o->budget / 64.0 : base->cpu_seconds;
+        if (!(t > 1e-3)) t = 1e-3;
         lm_run_opts q = *o;
         q.progress = q.shrink = q.certify = 0;
         q.profile = 0;
