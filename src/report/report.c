@@ -1069,9 +1069,6 @@ static void put_review(edition *ed, const weave_ctx *X)
     put_with_contents_line(w, &tmp, "Where it broke");
     rp_put_counterexamples(&tmp, docs, n);
     put_with_contents_line(w, &tmp, "Counterexamples");
-    lm_report_slack(&tmp.b, &V, X->dbpath);
-    put_with_contents_line(w, &tmp, "Constant slack");
-    lm_tbuf_free(&tmp.b);
 
     /* per paper: its heading, its summary page, its claims, its live runs */
     char *done = calloc((size_t)R->nlive + 1, 1);
@@ -1107,6 +1104,12 @@ static void put_review(edition *ed, const weave_ctx *X)
         rp_put_live(w, R, which, nw, X->live_fig, X->live_first, X->live_count);
         a = b;
     }
+    /* every constant's row: after the papers, whose summary pages carry each paper's slack
+     * figure and undecided constants, so the front matter stays short */
+    rp_put(w, "\\clearpage\n");
+    lm_report_slack(&tmp.b, &V, X->dbpath);
+    put_with_contents_line(w, &tmp, "Constant slack");
+    lm_tbuf_free(&tmp.b);
     if (ed->kind == ED_REVIEW) {
         /* live runs of papers with no claim here, then of papers this build does not have */
         for (int j = 0; j < lm_paper_count; j++) {
