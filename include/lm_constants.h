@@ -81,6 +81,9 @@ typedef enum {
 /* stated/sharpest (direction -1) or sharpest/stated (+1); NaN when not measured */
 double lm_constant_slack(const lm_constant_row *r);
 lm_slack_class lm_constant_class(const lm_constant_row *r);
+/* 1 when the row's slack is known: a class other than undecided, and for a constant failing
+ * as stated, the value where the claim first holds was found (a finite slack) */
+int lm_constant_measured(const lm_constant_row *r);
 const char *lm_slack_class_name(lm_slack_class k); /* "tight", "loose", "very loose", ... */
 
 /* ---- slack at verdict time (src/verify/slack.c has the rule) ----

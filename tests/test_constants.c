@@ -116,6 +116,21 @@ Test(constants, slack_and_classes)
     r = mkrow("p/a", "c", 1, NAN, NAN, 0, LM_V_ERROR);
     cr_expect_eq(lm_constant_class(&r), LM_SLACK_UNDECIDED);
     cr_expect_str_eq(lm_slack_class_name(LM_SLACK_VERY_LOOSE), "very loose");
+    /* measured: a known slack, or no break; failing as stated counts only with where it first holds */
+    r = mkrow("p/a", "c", 1, 4, 3.9, -1, LM_V_VIOLATED);
+    cr_expect(lm_constant_measured(&r));
+    r = mkrow("p/a", "c", 1, NAN, NAN, 0, LM_V_VIOLATED);
+    cr_expect_eq(lm_constant_class(&r), LM_SLACK_FAILS);
+    cr_expect(!lm_constant_measured(&r), "failing as stated with no value where it holds is not a measurement");
+    r = mkrow("p/a", "c", 2, 0.5, 0.48, -1, LM_V_HOLDS);
+    cr_expect(lm_constant_measured(&r));
+    r = mkrow("p/a", "c", 1, NAN, NAN, 0, LM_V_VACUOUS);
+    cr_expect(!lm_constant_measured(&r));
+    r = mkrow("p/a", "c", 1, 1, NAN, 0, LM_V_HOLDS);
+    r.runs = 3;
+    r.max_runs = 12;
+    cr_expect_eq(lm_constant_class(&r), LM_SLACK_NO_BREAK);
+    cr_expect(lm_constant_measured(&r));
 }
 
 /* ---- the table ------------------------------------------------------------------------ */

@@ -235,14 +235,14 @@ static void put_preamble(rp_writer *w, const lm_results *R, int nused, const cha
               "\\renewcommand{\\headrulewidth}{0.4pt}\n\\renewcommand{\\footrulewidth}{0.4pt}\n");
     /* the run most results come from; each claim names its own when they come from several */
     if (nused > 1)
-        lm_tbuf_printf(&w->b, "\\fancyhead[L]{\\footnotesize\\textbf{lemmata} report, latest results: run "
-                              "%lld%s and %d other%s}\n",
+        lm_tbuf_printf(&w->b, "\\fancyhead[L]{\\footnotesize\\textbf{lemmata}, latest results: run "
+                              "%lld%s +%d other%s}\n",
                        R->id, R->finished ? "" : " \\textcolor{vviolated}{(unfinished)}", nused - 1,
                        nused == 2 ? "" : "s");
     else
         lm_tbuf_printf(&w->b, "\\fancyhead[L]{\\footnotesize\\textbf{lemmata} report, run %lld%s}\n",
                        R->id, R->finished ? "" : " \\textcolor{vviolated}{(unfinished)}");
-    rp_put(w, "\\fancyhead[R]{\\footnotesize commit \\texttt{");
+    rp_put(w, "\\fancyhead[R]{\\scriptsize commit \\texttt{");
     rp_esc_tt(w, R->meta.commit[0] ? R->meta.commit : "unknown");
     lm_tbuf_printf(&w->b,
                    "} \\textperiodcentered{} seed %llu \\textperiodcentered{} budget %d%s "
