@@ -136,8 +136,14 @@ int lm_cmd_merge(int argc, char **argv)
     const char *out = argv[first];
     int n = argc - first - 1;
     char **paths = argv + first + 1;
-    for (int k = 0; k < n; k++)
-        if (!strcmp(paths[k], out)) return die_usage("merge: %s is both the output and a shard", out);
+    struct stat so;
+    int have_out = stat(out, &so) == 0;
+    for (int k = 0; k < n; k++) {
+        struct stat sk;
+        if (!strcmp(paths[k], out) ||
+            (have_out && stat(paths[k], &sk) == 0 && sk.st_dev == so.st_dev && sk.st_ino == so.st_ino))
+            return die_usage("merge: %s is both the output and a shard", paths[k]);
+    }
     lm_shard_info *sh = calloc((size_t)n, sizeof *sh);
     if (!sh) {
         fprintf(stderr, "lemmata: merge: out of memory\n");
@@ -240,6 +246,21 @@ int lm_cmd_merge(int argc, char **argv)
         printf("these %d shards are already merged in %s as run %lld: nothing to do\n", N, out, done);
         return 0;
     }
+    /* the slack rows first (keyed by claim, seed and budget: copying them again is harmless),
+     * then the run in one transaction: a merge killed in between leaves no run, and the next
+     * one does it all */
+    lm_constdb *cdb = lm_constdb_open(out, err, sizeof err);
+    long nconst = 0;
+    int crc = cdb ? 0 : -1;
+    if (!cdb) fprintf(stderr, "lemmata: merge: %s\n", err);
+    for (int k = 0; cdb && !crc && k < n; k++) crc = copy_constants(cdb, &sh[k], &nconst);
+    lm_constdb_close(cdb);
+    if (crc) {
+        lm_store_close(st);
+        free_shards(sh, n);
+        fprintf(stderr, "lemmata: merge: the constants' slack could not be copied into %s (no run was merged)\n", out);
+        return LM_EXIT_FAILED;
+    }
     long long run = lm_store_merge(st, sh, n, key);
     lm_store_close(st);
     if (run < 0) {
@@ -247,12 +268,6 @@ int lm_cmd_merge(int argc, char **argv)
         fprintf(stderr, "lemmata: merge: could not write %s (nothing was merged)\n", out);
         return LM_EXIT_FAILED;
     }
-    lm_constdb *cdb = lm_constdb_open(out, err, sizeof err);
-    long nconst = 0;
-    int crc = cdb ? 0 : -1;
-    if (!cdb) fprintf(stderr, "lemmata: merge: %s\n", err);
-    for (int k = 0; cdb && !crc && k < n; k++) crc = copy_constants(cdb, &sh[k], &nconst);
-    lm_constdb_close(cdb);
     long claims = 0, live = 0;
     double longest = 0, total = 0;
     for (int k = 0; k < n; k++) {
@@ -265,9 +280,5 @@ int lm_cmd_merge(int argc, char **argv)
            "longest shard %.1f s, all shards %.1f s\n",
            N, N == 1 ? "" : "s", claims, live, nconst, out, run, longest, total);
     free_shards(sh, n);
-    if (crc) {
-        fprintf(stderr, "lemmata: merge: the constants' slack could not be copied in full (the verdicts are merged)\n");
-        return LM_EXIT_FAILED;
-    }
     return 0;
 }
