@@ -61,6 +61,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lm_mat.h"
 #include "linalg_priv.h"
@@ -280,7 +281,21 @@ static int svd_gsl(lm_num *val, lm_mat *W, lm_mat *Y)
         for (size_t k = 0; k < m * n; k++) W->d[k] = ldexp(W->d[k], -e);
     }
     gsl_error_handler_t *old = gsl_set_error_handler_off();
+    /* one-sided Jacobi (accurate small singular values); on the rare matrix where it does not
+     * reach its tolerance within its sweep limit, Golub-Reinsch on the same (scaled) input,
+     * which leaves its factors in the same places (W <- U, Q <- V) */
+    double *keep = malloc(m * n * sizeof *keep);
+    if (keep) memcpy(keep, W->d, m * n * sizeof *keep);
     int st = gsl_linalg_SV_decomp_jacobi(&Wv.matrix, Y ? &Yv.matrix : Q, S);
+    if (st && keep && m >= n) {
+        memcpy(W->d, keep, m * n * sizeof *keep);
+        gsl_vector *work = gsl_vector_alloc(n);
+        st = work ? gsl_linalg_SV_decomp(&Wv.matrix, Y ? &Yv.matrix : Q, S, work) : st;
+        if (work) gsl_vector_free(work);
+        for (size_t j = 0; !st && j < n; j++)
+            if (!isfinite(gsl_vector_get(S, j))) st = 1;
+    }
+    free(keep);
     gsl_set_error_handler(old);
     for (size_t j = 0; j < n; j++) val[j].d = ldexp(gsl_vector_get(S, j), e);
     gsl_vector_free(S);
