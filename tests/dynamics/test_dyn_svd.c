@@ -1,5 +1,6 @@
 /* dynamics/lemma8 at budget 256: instance 191 of `Zp,WQ,sigma-at-bounds` (and 732 of
- * `Gp,WQ,sigma-at-max` at 1024) gave the verdict `error` ("SVD failed in the S5 constants"):
+ * `Gp,WQ,sigma-at-max` at 1024) gave the verdict `error` ("SVD failed in the S5 constants"),
+ * and pruning/lemmaE.6 at 1024 instance 207 of `noncausal` ("assembled Jacobian not finite"):
  * GSL's one-sided Jacobi SVD did not reach its tolerance on one of the instance's matrices.
  * The core now falls back to Golub-Reinsch there (src/linalg/dense.c, svd_gsl); the search
  * ladder of make verify BUDGET=64,256,1024 found it.  The instance must now be judged. */
@@ -19,4 +20,5 @@ Test(dynamics_svd, the_instances_where_jacobi_stalled_are_judged)
 {
     judged("check dynamics/lemma8 --budget 256 --config 'Zp,WQ,sigma-at-bounds' --instance 191 --json");
     judged("check dynamics/lemma8 --budget 1024 --config 'Gp,WQ,sigma-at-max' --instance 732 --json");
+    judged("check pruning/lemmaE.6 --budget 1024 --config noncausal --instance 207 --json");
 }
