@@ -277,6 +277,11 @@ Test(shard, three_shards_merged_equal_one_verify_and_every_refusal, .timeout = 6
     refused(d, buf, "no results database");
     snprintf(buf, sizeof buf, "%s/s0.db %s/one.db", d, d);
     refused(d, buf, "is not a shard");
+    FILE *e = fopen(at(d, "empty.db"), "w");
+    cr_assert_not_null(e);
+    fclose(e);
+    snprintf(buf, sizeof buf, "%s/s0.db %s/s1.db %s/empty.db", d, d, d);
+    refused(d, buf, "empty.db holds no run: not a shard");
     /* a shard of another seed, budget or plan */
     snprintf(args, sizeof args, "%s --shard 2/3 --weights %s --seed 7 --db %s", base, at(d, "one.db"), at(d, "seed7.db"));
     cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);

@@ -1163,8 +1163,17 @@ int lm_store_shard_info(const char *path, lm_shard_info *si, char *err, int errl
     snprintf(si->path, sizeof si->path, "%s", path);
     lm_store *s = open_checked(path, 0, err, errlen);
     if (!s) return -1;
+    /* an empty file (or one with the constants table alone) holds no run: not an error here */
+    long long have_runs = 0;
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT id, commit_id, date, seed, versions, prec, budget, quick, finished, "
+    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'", -1, &st, NULL);
+    rc = finalize(st, step_first(st, rc, &have_runs));
+    if (rc == SQLITE_OK && !have_runs) {
+        lm_store_close(s);
+        return 0;
+    }
+    st = NULL;
+    rc = sqlite3_prepare_v2(s->db, "SELECT id, commit_id, date, seed, versions, prec, budget, quick, finished, "
                                        "seconds, finished_date, shard, host, selection, plan "
                                        "FROM runs ORDER BY id DESC LIMIT 1", -1, &st, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_step(st);
