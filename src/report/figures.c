@@ -57,7 +57,7 @@ void lm_fig_sanitize(char *dst, size_t n, const char *s)
 
 /* gnuplot single-quoted string: ' doubles; gnuplot substitutes neither
  * `command` nor @macro inside single quotes, so nothing in s can leave it */
-static void gp_str(FILE *f, const char *s)
+void rp_gp_str(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; s && *s; s++) {
@@ -71,7 +71,7 @@ static void gp_str(FILE *f, const char *s)
 
 /* a comment line of a .dat file: control characters (a newline would start
  * a data line) become blanks */
-static void dat_comment(FILE *f, const char *s)
+void rp_dat_comment(FILE *f, const char *s)
 {
     for (; s && *s; s++) fputc((unsigned char)*s < 0x20 || *s == 0x7F ? ' ' : *s, f);
     fputc('\n', f);
@@ -79,18 +79,23 @@ static void dat_comment(FILE *f, const char *s)
 
 /* figures are written as path.tmp and renamed into place when complete, so a
  * weave killed half-way never leaves a truncated .dat or .gp behind */
-static FILE *open_tmp(const char *path, char *tmp, size_t n)
+FILE *rp_fig_open(rp_figfile *ff, const char *root, const char *base, const char *suffix, char *err, int errlen)
 {
-    snprintf(tmp, n, "%s.tmp", path);
-    return fopen(tmp, "w");
+    snprintf(ff->rel, sizeof ff->rel, "%s%s", base, suffix);
+    lm_report_path(ff->path, sizeof ff->path, root, ff->rel);
+    snprintf(ff->tmp, sizeof ff->tmp, "%s.tmp", ff->path);
+    FILE *f = fopen(ff->tmp, "w");
+    if (!f) snprintf(err, (size_t)errlen, "cannot write %s", ff->rel);
+    return f;
 }
 
-static int close_tmp(FILE *f, const char *tmp, const char *path)
+int rp_fig_close(const rp_figfile *ff, FILE *f, char *err, int errlen)
 {
     int bad = ferror(f) != 0;
     bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        remove(tmp);
+    if (bad || rename(ff->tmp, ff->path)) {
+        remove(ff->tmp);
+        snprintf(err, (size_t)errlen, "cannot write %s", ff->rel);
         return -1;
     }
     return 0;
@@ -104,7 +109,7 @@ static void gp_title(FILE *f, const char *t)
 {
     size_t n = t ? strlen(t) : 0;
     if (n <= GP_TITLE_COLS) {
-        gp_str(f, t);
+        rp_gp_str(f, t);
         return;
     }
     size_t cut = 0, skip = 0;
@@ -121,17 +126,17 @@ static void gp_title(FILE *f, const char *t)
             }
     }
     if (cut == 0) {
-        gp_str(f, t);
+        rp_gp_str(f, t);
         return;
     }
     char *a = strndup(t, cut);
     if (!a) {
-        gp_str(f, t);
+        rp_gp_str(f, t);
         return;
     }
-    gp_str(f, a);
+    rp_gp_str(f, a);
     fputs(".\"\\n\".", f); /* gnuplot string concatenation around a newline */
-    gp_str(f, t + cut + skip);
+    rp_gp_str(f, t + cut + skip);
     free(a);
 }
 
@@ -149,16 +154,16 @@ static void gp_head(FILE *f, const char *out, const char *title, const char *xl,
           "set terminal pdfcairo enhanced color size 8.6cm,6.4cm font 'Sans,9'\n",
           f);
     fputs("set output ", f);
-    gp_str(f, out);
+    rp_gp_str(f, out);
     if (title && *title) {
         fputs("\nset title ", f);
         gp_title(f, title);
         fputs(" noenhanced", f);
     }
     fputs("\nset xlabel ", f);
-    gp_str(f, xl);
+    rp_gp_str(f, xl);
     fputs(" noenhanced\nset ylabel ", f);
-    gp_str(f, yl);
+    rp_gp_str(f, yl);
     fputs(" noenhanced\nset key outside top center horizontal samplen 2 width -1 noenhanced\n"
           "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n"
           "set format y '%h'\nset format x '%h'\n",
@@ -388,34 +393,21 @@ static int plot_series_r(const char *root, const char *base, const char *text, c
         snprintf(info->coinc + L, sizeof info->coinc - L, "%s``%s'' and ``%s''", L ? "; " : "", a, b);
     }
 
-    char path[1024], rel[320], tmp[1100];
-    snprintf(rel, sizeof rel, "%s.dat", base);
-    lm_report_path(path, sizeof path, root, rel);
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    rp_figfile ff;
+    FILE *f = rp_fig_open(&ff, root, base, ".dat", err, errlen);
+    if (!f) goto out;
     fputs("# ", f);
-    dat_comment(f, dathead);
+    rp_dat_comment(f, dathead);
     for (int k = 0; k < ns; k++) {
         fprintf(f, "# series %d: ", k);
-        dat_comment(f, S[k].name);
+        rp_dat_comment(f, S[k].name);
         for (int j = 0; j < S[k].n; j++) fprintf(f, "%.17g %.17g\n", S[k].x[j], S[k].y[j]);
         fputs("\n\n", f);
     }
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
 
-    snprintf(rel, sizeof rel, "%s.gp", base);
-    lm_report_path(path, sizeof path, root, rel);
-    f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    f = rp_fig_open(&ff, root, base, ".gp", err, errlen);
+    if (!f) goto out;
     char out[320];
     snprintf(out, sizeof out, "%s.pdf", base);
     gp_head(f, out, title, xl, yl);
@@ -441,7 +433,7 @@ static int plot_series_r(const char *root, const char *base, const char *text, c
         int right = info->logx ? log(mx[m] / xlo) > 0.67 * log(xhi / xlo)
                                : mx[m] - xlo > 0.67 * (xhi - xlo);
         fputs("set label ", f);
-        gp_str(f, ml[m]);
+        rp_gp_str(f, ml[m]);
         fprintf(f, " at %.17g, graph %.2f %s offset char %s0.5,0 tc rgb '#d00000' front noenhanced\n",
                 mx[m], 0.94 - 0.07 * info->nmarks, right ? "right" : "left", right ? "-" : "");
         info->mark_x[info->nmarks] = mx[m];
@@ -462,14 +454,11 @@ static int plot_series_r(const char *root, const char *base, const char *text, c
             }
         fprintf(f, "%s'%s.dat' index %d using 1:2 with %s title ", first ? "" : ", \\\n     ",
                 base, k, style);
-        gp_str(f, shown);
+        rp_gp_str(f, shown);
         first = 0;
     }
     fputs("\nunset output\n", f);
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
     rc = 0;
 out:
     for (int k = 0; k < ns; k++) {
@@ -672,32 +661,20 @@ static int write_ratios(const char *root, const char *base, const char *claim_id
     if (pad <= 0) pad = 0.5;
     double top = cmax * 1.15 + 0.5;
 
-    char path[1024], rel[320], tmp[1100], head[400];
-    snprintf(rel, sizeof rel, "%s-ratios.dat", base);
-    lm_report_path(path, sizeof path, root, rel);
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    rp_figfile ff;
+    char head[400];
+    FILE *f = rp_fig_open(&ff, root, base, "-ratios.dat", err, errlen);
+    if (!f) goto out;
     snprintf(head, sizeof head, "# %s [%s]: histogram of per-instance worst log10(LHS/RHS), %d values",
              claim_id, c->config, n);
-    dat_comment(f, head);
+    rp_dat_comment(f, head);
     fputs("# bin-centre count\n", f);
     for (int b = 0; b < nb; b++) fprintf(f, "%.17g %d\n", blo + (b + 0.5) * w, cnt[b]);
     fprintf(f, "\n\n# the bound: LHS = RHS\n0 0\n0 %.17g\n\n\n# worst\n%.17g 0\n%.17g %.17g\n",
             top, hi, hi, top);
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
-    snprintf(rel, sizeof rel, "%s-ratios.gp", base);
-    lm_report_path(path, sizeof path, root, rel);
-    f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
+    f = rp_fig_open(&ff, root, base, "-ratios.gp", err, errlen);
+    if (!f) goto out;
     char out[320], worst[48];
     snprintf(out, sizeof out, "%s-ratios.pdf", base);
     /* over three decades or more the ticks are whole powers of ten, read as ratios */
@@ -727,12 +704,9 @@ static int write_ratios(const char *root, const char *base, const char *claim_id
             base);
     char wt[80];
     snprintf(wt, sizeof wt, "worst: %s", lm_fmt_ratio(worst, sizeof worst, pow(10.0, hi)));
-    gp_str(f, wt);
+    rp_gp_str(f, wt);
     fputs("\nunset output\n", f);
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
     snprintf(fig->path, sizeof fig->path, "%.280s-ratios", base);
     lm_tbuf cb;
     lm_tbuf_init(&cb);
@@ -807,18 +781,14 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
     /* a row of 8 pt labels every 0.3 cm, the key and the axis around them */
     double height = labelled ? 2.6 + 0.3 * np : 7.0;
 
-    char sid[160], base[300], rel[320], path[1024], tmp[1100], out[320];
+    rp_figfile ff;
+    char sid[160], base[300], out[320];
     lm_fig_sanitize(sid, sizeof sid, paper);
     snprintf(base, sizeof base, "figures/slack-%s", sid);
-    snprintf(rel, sizeof rel, "%s.dat", base);
-    lm_report_path(path, sizeof path, root, rel);
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    FILE *f = rp_fig_open(&ff, root, base, ".dat", err, errlen);
+    if (!f) goto out;
     fputs("# ", f);
-    dat_comment(f, paper);
+    rp_dat_comment(f, paper);
     fputs("# slack of each constant, by class: row (1 = bottom), slack (the axis' end when it has no "
           "value)\n",
           f);
@@ -834,24 +804,16 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
         if (!any) fputs("nan nan 0\n", f); /* an empty block would end the data set early */
         fputs("\n\n", f);
     }
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
 
-    snprintf(rel, sizeof rel, "%s.gp", base);
-    lm_report_path(path, sizeof path, root, rel);
-    f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    f = rp_fig_open(&ff, root, base, ".gp", err, errlen);
+    if (!f) goto out;
     snprintf(out, sizeof out, "%s.pdf", base);
     fprintf(f, "# generated by lemmata report -- rerun from the source root: gnuplot <this file>\n"
                "reset\nset terminal pdfcairo enhanced color size 16cm,%.2fcm font 'Sans,9'\n",
             height);
     fputs("set output ", f);
-    gp_str(f, out);
+    rp_gp_str(f, out);
     fputs("\nset xlabel 'slack of the stated constant (log scale; below 1 the stated value fails)'\n"
           "set logscale x\nset format x '10^{%L}'\n",
           f);
@@ -863,7 +825,7 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
         fputs("set ytics noenhanced font ',8' (", f);
         for (int k = 0; k < np; k++) {
             if (k) fputs(", ", f);
-            gp_str(f, pts[k].label);
+            rp_gp_str(f, pts[k].label);
             fprintf(f, " %d", np - k);
         }
         fputs(")\nset grid ytics lc rgb '#eeeeee'\n", f);
@@ -885,14 +847,11 @@ int lm_fig_write_slack(const char *root, const char *paper, const lm_slack_point
         fprintf(f, "%s'%s.dat' index %d using 2:1:($3 > 0 ? 13 : 7) with points pt variable ps 0.9 "
                    "lc rgb '%s' title ",
                 first ? "" : ", \\\n     ", base, c, slack_rgb[c]);
-        gp_str(f, title);
+        rp_gp_str(f, title);
         first = 0;
     }
     fputs("\nunset output\n", f);
-    if (close_tmp(f, tmp, path)) {
-        snprintf(err, (size_t)errlen, "cannot write %s", rel);
-        goto out;
-    }
+    if (rp_fig_close(&ff, f, err, errlen)) goto out;
     snprintf(fig->path, sizeof fig->path, "%s", base);
     fig->caption[0] = 0; /* summary.c writes it */
     rc = 0;

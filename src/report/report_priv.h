@@ -185,6 +185,23 @@ typedef struct {
     char caption[2400]; /* LaTeX (a live run's caption through lm_tex_safe) */
 } lm_figure;
 
+/* A figure's .dat or .gp file, written as PATH.tmp and renamed into place when complete, so a
+ * weave killed half-way never leaves a truncated file behind. */
+typedef struct {
+    char rel[320];   /* base + suffix, relative to root: "figures/slack-mypaper.dat" */
+    char path[1024]; /* under root */
+    char tmp[1100];  /* path + ".tmp" */
+} rp_figfile;
+/* opens the temporary of root/base+suffix for writing; NULL with "cannot write REL" in err */
+FILE *rp_fig_open(rp_figfile *ff, const char *root, const char *base, const char *suffix, char *err, int errlen);
+/* closes it and renames it into place: 0, or -1 with "cannot write REL" in err (the
+ * temporary removed) */
+int rp_fig_close(const rp_figfile *ff, FILE *f, char *err, int errlen);
+/* a gnuplot single-quoted string (' doubled, control characters as spaces) */
+void rp_gp_str(FILE *f, const char *s);
+/* the rest of a .dat comment line: s with control characters as spaces, then a newline */
+void rp_dat_comment(FILE *f, const char *s);
+
 /* "mypaper/lemma3" -> "mypaper-lemma3" (letters, digits and '-' only) */
 void lm_fig_sanitize(char *dst, size_t n, const char *s);
 /* Writes the .dat/.gp files of one configuration under root/figures as
