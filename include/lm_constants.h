@@ -81,9 +81,11 @@ typedef enum {
 /* stated/sharpest (direction -1) or sharpest/stated (+1); NaN when not measured */
 double lm_constant_slack(const lm_constant_row *r);
 lm_slack_class lm_constant_class(const lm_constant_row *r);
-/* 1 when the row's slack is known: a class other than undecided, and for a constant failing
- * as stated, the value where the claim first holds was found (a finite slack) */
-int lm_constant_measured(const lm_constant_row *r);
+/* How the row's slack is known -- LM_MEASURED_NOT when it is not: an undecided class, or a
+ * constant failing as stated whose value where the claim first holds was not found (no finite
+ * slack).  verify's summary line and the report count constants by it. */
+typedef enum { LM_MEASURED_NOT = 0, LM_MEASURED_READ_OFF, LM_MEASURED_BISECTED, LM_MEASURED_NO_BREAK } lm_measured;
+lm_measured lm_constant_measured(const lm_constant_row *r);
 const char *lm_slack_class_name(lm_slack_class k); /* "tight", "loose", "very loose", ... */
 
 /* ---- slack at verdict time (src/verify/slack.c has the rule) ----

@@ -17,26 +17,25 @@ static void slack_line(const char *db, const lm_run_opts *o, const char *only)
     int n = 0;
     char err[300];
     if (lm_constdb_load(db, o->seed, o->budget, o->quick, &rows, &n, err, sizeof err)) return;
-    long all = 0, how[3] = {0}, cls[LM_SLACK_COUNT] = {0}, failing_unknown = 0;
+    long all = 0, how[4] = {0}, cls[LM_SLACK_COUNT] = {0}, failing_unknown = 0;
     for (int k = 0; k < n; k++) {
         const lm_constant_row *r = &rows[k];
         if (r->budget != o->budget || r->quick != o->quick) continue;
         if (only && *only && strncmp(r->claim_id, only, strlen(only))) continue;
         all++;
         lm_slack_class c = lm_constant_class(r);
+        lm_measured m = lm_constant_measured(r);
         cls[c]++;
-        if (!lm_constant_measured(r)) {
-            failing_unknown += c == LM_SLACK_FAILS;
-            continue;
-        }
-        how[c == LM_SLACK_NO_BREAK ? 2 : !strcmp(r->method, "read off") ? 0 : 1]++;
+        how[m]++;
+        failing_unknown += m == LM_MEASURED_NOT && c == LM_SLACK_FAILS;
     }
     free(rows);
     if (!all) return;
-    long measured = how[0] + how[1] + how[2];
+    long measured = all - how[LM_MEASURED_NOT];
     fprintf(stdout, "constant slack: %ld of %ld named constants measured (%.1f%%: %ld read off the run, %ld bisected, "
             "%ld no break); %ld undecided, each saying why",
-            measured, all, 100.0 * (double)measured / (double)all, how[0], how[1], how[2], cls[LM_SLACK_UNDECIDED]);
+            measured, all, 100.0 * (double)measured / (double)all, how[LM_MEASURED_READ_OFF],
+            how[LM_MEASURED_BISECTED], how[LM_MEASURED_NO_BREAK], cls[LM_SLACK_UNDECIDED]);
     if (failing_unknown)
         fprintf(stdout, "; %ld fail as stated, where they first hold unknown", failing_unknown);
     fprintf(stdout, " (lemmata constants ID bisects at any budget)\n");

@@ -341,7 +341,7 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
     sort_claims(ix, R->nclaims, R);
 
     /* the settings of the measurements shown */
-    long measured = 0, nconst = 0, inexact = 0, readoff = 0, bisected = 0, nobreak = 0, undecided = 0;
+    long measured = 0, nconst = 0, inexact = 0, how[4] = {0};
     int used_max_runs = 24;
     double used_rtol = 0.05;
     for (int i = 0; i < R->nclaims; i++) {
@@ -354,11 +354,7 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
                 used_max_runs = e[j].row->r.max_runs;
             }
             inexact += !e[j].row->exact;
-            lm_slack_class cl = lm_constant_class(&e[j].row->r);
-            if (!lm_constant_measured(&e[j].row->r)) undecided++;
-            else if (cl == LM_SLACK_NO_BREAK) nobreak++;
-            else if (!strcmp(e[j].row->r.method, "read off")) readoff++;
-            else bisected++;
+            how[lm_constant_measured(&e[j].row->r)]++;
         }
     }
 
@@ -399,7 +395,8 @@ void lm_report_slack(lm_tbuf *b, const lm_results *R, const char *dbpath)
         lm_tbuf_printf(b, ": %ld measured (%ld read off the verify run, %ld bisected, %ld with no break), %ld not "
                           "(undecided, or failing as stated with the value where the claim first holds unknown); "
                           "%ld with another budget or seed than their claim's result",
-                       readoff + bisected + nobreak, readoff, bisected, nobreak, undecided, inexact);
+                       measured - how[LM_MEASURED_NOT], how[LM_MEASURED_READ_OFF], how[LM_MEASURED_BISECTED],
+                       how[LM_MEASURED_NO_BREAK], how[LM_MEASURED_NOT], inexact);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "bin/lemmata tighten ID PARAM --seed %llu --budget %d%s --rtol %g --max-runs %d",
              (unsigned long long)R->meta.seed, R->meta.budget, R->meta.quick ? " --quick" : "", used_rtol,

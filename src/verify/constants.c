@@ -79,13 +79,15 @@ lm_slack_class lm_constant_class(const lm_constant_row *r)
     return LM_SLACK_UNDECIDED;
 }
 
-int lm_constant_measured(const lm_constant_row *r)
+lm_measured lm_constant_measured(const lm_constant_row *r)
 {
     lm_slack_class c = lm_constant_class(r);
-    if (c == LM_SLACK_UNDECIDED) return 0;
+    if (c == LM_SLACK_UNDECIDED) return LM_MEASURED_NOT;
     /* failing as stated is the verdict's own news; the slack is measured only when the value
      * where the claim first holds was found */
-    return c != LM_SLACK_FAILS || isfinite(lm_constant_slack(r));
+    if (c == LM_SLACK_FAILS && !isfinite(lm_constant_slack(r))) return LM_MEASURED_NOT;
+    if (c == LM_SLACK_NO_BREAK) return LM_MEASURED_NO_BREAK;
+    return !strcmp(r->method, "read off") ? LM_MEASURED_READ_OFF : LM_MEASURED_BISECTED;
 }
 
 const char *lm_slack_class_name(lm_slack_class k)
