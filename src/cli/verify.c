@@ -96,8 +96,8 @@ static void shard_plan_free(shard_plan *p)
     p->pick = NULL;
 }
 
-/* parses "K/N" (0 <= K < N <= 10000, plain decimal) and plans the shards: 0, or 2 (usage)
- * or 3 (out of memory, an unreadable --weights database) after one line on stderr */
+/* parses "K/N" (0 <= K < N <= 10000, plain decimal) and plans the shards: 0, or 2 (usage, an
+ * unreadable --weights database) or 3 (out of memory) after one line on stderr */
 static int make_plan(shard_plan *p, const char *spec, const char *weights_db, const char *only)
 {
     char *end = NULL;
@@ -113,30 +113,23 @@ static int make_plan(shard_plan *p, const char *spec, const char *weights_db, co
     p->n = (int)n;
     char **names = NULL;
     int ni = lm_sched_items(only, &names);
-    if (ni < 0) {
-        fprintf(stderr, "lemmata: out of memory planning the shards\n");
-        return LM_EXIT_FAILED;
-    }
-    double *w = malloc((size_t)(ni ? ni : 1) * sizeof *w);
-    int *of = malloc((size_t)(ni ? ni : 1) * sizeof *of);
+    double *w = ni < 0 ? NULL : malloc((size_t)(ni ? ni : 1) * sizeof *w);
+    int *of = ni < 0 ? NULL : malloc((size_t)(ni ? ni : 1) * sizeof *of);
     double *load = malloc((size_t)n * sizeof *load);
-    p->pick = calloc((size_t)(ni ? ni : 1), 1);
+    p->pick = ni < 0 ? NULL : calloc((size_t)(ni ? ni : 1), 1);
+    char err[600];
+    int rc = 0;
     if (!w || !of || !load || !p->pick) {
-        free(w), free(of), free(load);
-        lm_sched_items_free(names, ni);
-        shard_plan_free(p);
         fprintf(stderr, "lemmata: out of memory planning the shards\n");
-        return LM_EXIT_FAILED;
+        rc = LM_EXIT_FAILED;
+        goto out;
     }
     /* without --weights, and for items --weights does not know: the reference costs */
     for (int j = 0; j < ni; j++) w[j] = NAN;
-    char err[600];
     if (weights_db && lm_store_item_seconds(weights_db, names, ni, w, err, sizeof err)) {
-        free(w), free(of), free(load);
-        lm_sched_items_free(names, ni);
-        shard_plan_free(p);
         fprintf(stderr, "lemmata: verify --weights: %s\n", err);
-        return LM_EXIT_USAGE;
+        rc = LM_EXIT_USAGE;
+        goto out;
     }
     for (int j = 0; j < ni; j++)
         if (!isfinite(w[j])) w[j] = lm_item_cost(names[j]);
@@ -151,9 +144,13 @@ static int make_plan(shard_plan *p, const char *spec, const char *weights_db, co
             p->mine++;
             p->mine_claims += !strncmp(names[j], "claim ", 6);
         }
-    free(w), free(of), free(load);
-    lm_sched_items_free(names, ni);
-    return 0;
+out:
+    free(w);
+    free(of);
+    free(load);
+    if (ni >= 0) lm_sched_items_free(names, ni);
+    if (rc) shard_plan_free(p);
+    return rc;
 }
 
 int lm_cmd_verify(int argc, char **argv)
