@@ -42,21 +42,7 @@ TestSuite(depth, .init = mkroot, .fini = rmroot);
 
 static char *read_rel(const char *rel)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
+    return lm_test_read_under(root, rel);
 }
 
 static int exists_rel(const char *rel)

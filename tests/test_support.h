@@ -112,6 +112,26 @@ static inline int lm_test_rm_entry(const char *path, const struct stat *sb, int 
     return remove(path);
 }
 
+/* the whole file dir/rel, NUL-terminated; NULL when it cannot be read */
+static inline char *lm_test_read_under(const char *dir, const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s) s[n] = 0;
+    fclose(f);
+    return s;
+}
+
 /* removes a test's temporary directory and everything in it, links not followed (not rm -rf:
  * a test may have emptied PATH); 0 on success */
 static inline int lm_test_rmtree(const char *dir)
