@@ -14,7 +14,7 @@ else
   BUILD ?= build
 endif
 CPPFLAGS += -Iinclude
-LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -lm
+LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -ljansson -lm
 
 # The core (src/, include/) knows no paper; each paper is one folder lemmas/<paper>/ (its
 # claim files at the top, its model/, kit/ and runs/ below) with its tests in tests/<paper>/.
