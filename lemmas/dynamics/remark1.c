@@ -64,6 +64,14 @@
  *   decided.  Figure: the empirical distribution function of
  *   $\log_{10}\sigma_{Nn}(B_0)/\sigma_1(B_0)$ over the tested draws (exact zeros are not plotted;
  *   the curve starts at their fraction) with the threshold $\tau$.
+ *   \emph{Certification.}  A confirmed break is re-run in ball arithmetic (Arb), where every
+ *   draw's rank decisions are taken on rigorous enclosures of the Gram eigenvalues:
+ *   full rank when $\lambda_{\min}(AA^\top)>\tau^2\lambda_{\max}(AA^\top)$ for every point of the
+ *   balls, deficient when the opposite strict inequality is certain, undecided otherwise
+ *   ($HD<Nn$ is deficient by dimension).  Undecided draws are counted neither way: $\pi$ is
+ *   compared, in balls, with the largest Wilson bound over every way they may fall (tested or
+ *   not, full or not), so the break is certified only when the certain decisions alone break
+ *   it.  The double and MPFR runs are unchanged.
  *   \emph{Readings.}  Every configuration reads the paper except the degenerate edges
  *   ($W^Q=0$, $W^K=0$, equal tokens), a \emph{probe} outside appendix (c)'s hypothesis that every
  *   $S_{i1}$ is full rank.}
@@ -239,6 +247,150 @@ static int decide(decision *o, lm_mha *m, int prec, double l2S, double l2tau, in
     return rc;
 }
 
+/* ---- ball arithmetic (Arb): the certification of a break ----
+ * Every rank decision is taken on rigorous enclosures: A counts as full rank
+ * when lambda_min(A A^T) > tau^2 lambda_max(A A^T) for every point of the
+ * balls (the Gram eigenvalues of the Arb core are enclosures, no midpoint
+ * decomposition), as rank deficient when the opposite strict inequality is
+ * certain, and is undecided otherwise.  dec: 1 full, 0 deficient, -1 undecided. */
+static int ball_full(int *dec, const lm_mat *A, int prec, double tscale)
+{
+    lm_ctx c = lm_mat_ctx(A);
+    const int r = A->r;
+    lm_mat *G = lm_mat_new(r, r, &c);
+    lm_num *w = lm_nums_new(r, &c);
+    lm_num thr;
+    lm_num_init(&thr, &c);
+    lm_mat_mul(G, A, 0, A, 1);
+    int rc = lm_mat_symeig(w, NULL, G); /* values only: enclosures, no taint */
+    if (!rc) {
+        /* tau^2 = 2^-prec tscale^2, exact factors (prec <= 1024: 2^-prec is a double) */
+        lm_num_mul_d(&thr, &w[r - 1], ldexp(1.0, -prec));
+        lm_num_mul_d(&thr, &thr, tscale);
+        lm_num_mul_d(&thr, &thr, tscale);
+        if (!lm_num_isfinite(&w[0]) || !lm_num_isfinite(&thr)) rc = 1;
+        else if (lm_num_certainly_gt(&w[0], &thr)) *dec = 1;
+        else if (lm_num_certainly_gt(&thr, &w[0])) *dec = 0;
+        else *dec = -1;
+    }
+    lm_num_clear(&thr);
+    lm_nums_free(w, r);
+    lm_mat_free(G);
+    return rc;
+}
+
+typedef struct {
+    int S, B;   /* 1 full, 0 deficient, -1 undecided (B: -1 also when not computed) */
+    double l2B; /* log2 sigma_Nn/sigma_1 from the midpoints: figure and measures only */
+} ball_decision;
+
+/* the decisions on model m (Arb, forward done): S_ih at tau = 2^-p/2, B_0 at
+ * tau tau_scale.  B_0 is decided whenever some S_ih may be full rank (it then
+ * may be a tested draw) or need_B; HD < Nn is rank deficient by dimension. */
+static int decide_ball(ball_decision *o, lm_mha *m, int prec, double tau_scale, int need_B)
+{
+    const int Nn = m->N * m->n, HD = m->H * m->D;
+    o->S = 1;
+    o->B = -1;
+    o->l2B = NAN;
+    for (int q = 0; q < m->N * m->H && o->S != 0; q++) {
+        int dq;
+        if (ball_full(&dq, m->S[q], prec, 1.0)) return 1;
+        if (dq == 0) o->S = 0;
+        else if (dq < 0) o->S = -1;
+    }
+    if (HD < Nn) {
+        o->B = 0;
+        o->l2B = -INFINITY;
+    } else if (o->S != 0 || need_B) {
+        lm_mat *B = lm_mat_new(Nn, HD, &m->ctx);
+        lm_mha_B(B, m);
+        int rc = ball_full(&o->B, B, prec, tau_scale);
+        if (!rc) {
+            lm_mat *G = lm_mat_new(Nn, Nn, &m->ctx);
+            lm_num *w = lm_nums_new(Nn, &m->ctx);
+            lm_mat_mul(G, B, 0, B, 1);
+            if (!lm_mat_symeig(w, NULL, G) && lm_num_sgn(&w[0]) > 0 && lm_num_sgn(&w[Nn - 1]) > 0)
+                o->l2B = 0.5 * (lm_num_log_abs_d(&w[0]) - lm_num_log_abs_d(&w[Nn - 1])) / M_LN2;
+            else
+                o->l2B = -INFINITY;
+            lm_nums_free(w, Nn);
+            lm_mat_free(G);
+        }
+        lm_mat_free(B);
+        if (rc) return 1;
+    }
+    return 0;
+}
+
+/* u = the Wilson upper end for k of m in balls (k(m-k) formed as an exact
+ * integer so that the variance term is never a ball reaching below 0) */
+static void wilson_upper_ball(lm_num *u, long k, long m, double z, const lm_ctx *c)
+{
+    if (m <= 0) {
+        lm_num_set_d(u, 1.0);
+        return;
+    }
+    lm_num z2, mm, ph, cc, h, t, one;
+    lm_num_inits(c, &z2, &mm, &ph, &cc, &h, &t, &one, (lm_num *)NULL);
+    lm_num_set_d(&z2, z);
+    lm_num_mul(&z2, &z2, &z2);
+    lm_num_set_si(&mm, m);
+    lm_num_set_si(&ph, k);
+    lm_num_div(&ph, &ph, &mm);
+    lm_num_div(&t, &z2, &mm);
+    lm_num_set_d(&one, 1.0);
+    lm_num_add(&t, &t, &one); /* 1 + z^2/m */
+    lm_num_div(&cc, &z2, &mm);
+    lm_num_mul_d(&cc, &cc, 0.5);
+    lm_num_add(&cc, &cc, &ph);
+    lm_num_div(&cc, &cc, &t); /* (ph + z^2/2m) / (1 + z^2/m) */
+    lm_num_set_si(&h, k * (m - k));
+    lm_num_div(&h, &h, &mm);
+    lm_num_div(&h, &h, &mm);
+    lm_num_div(&h, &h, &mm); /* ph (1 - ph) / m */
+    lm_num_div(&ph, &z2, &mm);
+    lm_num_div(&ph, &ph, &mm);
+    lm_num_mul_d(&ph, &ph, 0.25);
+    lm_num_add(&h, &h, &ph);
+    lm_num_sqrt(&h, &h);
+    lm_num_mul_d(&h, &h, z);
+    lm_num_div(&h, &h, &t);
+    lm_num_add(u, &cc, &h);
+    lm_num_min(u, u, &one);
+    lm_num_clears(&z2, &mm, &ph, &cc, &h, &t, &one, (lm_num *)NULL);
+}
+
+/* the largest Wilson upper end over every way the undecided draws may fall:
+ * k0 of m0 certainly tested draws are certainly full rank; uB tested draws have
+ * B_0 undecided; uSf draws have S_ih undecided (untested, tested full or tested
+ * deficient), uSd have S_ih undecided and B_0 certainly deficient.  The (k, m)
+ * scanned are a superset of the reachable ones, so the maximum is an upper
+ * bound.  Too many undecided draws: the bound 1 (never certifies). */
+static void wilson_upper_worst(lm_num *u, long k0, long m0, long uB, long uSf, long uSd, double z,
+                               const lm_ctx *c)
+{
+    const long nk = uB + uSf + 1, nm = uSf + uSd + 1;
+    if (nk * nm > 20000) {
+        lm_num_set_d(u, 1.0);
+        return;
+    }
+    lm_num v;
+    lm_num_init(&v, c);
+    int first = 1;
+    for (long dk = 0; dk < nk; dk++)
+        for (long dm = 0; dm < nm; dm++) {
+            const long k = k0 + dk, m = m0 + uB + dm;
+            if (dk > uB + dm) continue; /* k - k0 <= m - m0 */
+            wilson_upper_ball(&v, k, m, z, c);
+            if (first) lm_num_set(u, &v);
+            else lm_num_max(u, u, &v);
+            first = 0;
+        }
+    if (first) lm_num_set_d(u, 1.0);
+    lm_num_clear(&v);
+}
+
 /* Wilson score interval upper end for k successes out of m */
 static double wilson_upper(long k, long m, double z)
 {
@@ -287,6 +439,9 @@ static int eval(lm_eval *ev)
         sX = ev->nx > 2 ? map_range(ev->x[2], -2, 2) : 1.0;
     }
     long full = 0, tested = 0, S_def = 0, mp_used = 0, full_uncond = 0;
+    /* ball arithmetic only: draws whose B_0 (tested draws) or S_ih decision is undecided */
+    long undB = 0, undS = 0, undS_def = 0;
+    const int arb = ev->ctx->backend == LM_ARB;
     double *l2s = lm_xcalloc((size_t)m, sizeof *l2s);
     double worst_nec = -INFINITY;
     int nl2 = 0;
@@ -343,6 +498,24 @@ static int eval(lm_eval *ev)
             lm_nums_free(w, Nn);
             lm_mat_free(B);
             lm_mat_free(G);
+        } else if (arb) {
+            ball_decision o;
+            if (decide_ball(&o, md, prec, prm.tau_scale, cfg == C_EDGE)) {
+                rc = lm_fail(ev, "rank decision failed: eigensolver did not converge (N=%d n=%d H=%d D=%d)", c->N, c->n, c->H, c->D);
+            } else {
+                if (o.S != 0 || cfg == C_EDGE) l2s[nl2++] = o.l2B;
+                full_uncond += o.B == 1;
+                if (o.S == 0) S_def++;
+                else if (o.S < 0) {
+                    if (o.B == 0) undS_def++;
+                    else undS++;
+                } else if (o.B < 0) {
+                    undB++;
+                } else {
+                    tested++;
+                    full += o.B;
+                }
+            }
         } else {
             decision o;
             if (decide(&o, md, prec, l2S, l2tau, cfg == C_EDGE)) {
@@ -397,6 +570,25 @@ static int eval(lm_eval *ev)
                   S_def, m, full_uncond, m);
         goto done;
     }
+    if (arb) {
+        /* the certification: pi against the largest Wilson bound over every way the
+         * undecided draws may fall, in balls; it breaks for every point of the balls
+         * only when the certified decisions alone break the bound */
+        lm_measure(ev, "undecided draws (balls): B_0 of tested, S_ih", (double)(undB + undS + undS_def));
+        if (!lm_assume(ev, tested + undB > 0,
+                       "no draw certainly met the appendix hypothesis in balls (%ld undecided)",
+                       undS + undS_def))
+            goto done;
+        lm_num pa, ub;
+        lm_num_inits(ev->ctx, &pa, &ub, (lm_num *)NULL);
+        lm_num_set_d(&pa, lm_par(ev, cfg == C_APPC ? "prob_app" : "prob"));
+        wilson_upper_worst(&ub, full, tested, undB, undS, undS_def, prm.z, ev->ctx);
+        lm_obs_le(ev, -1, &pa, &ub, 0.0,
+                  "%ld of %ld draws certainly full rank (%ld + %ld + %ld undecided): stated P vs worst Wilson upper",
+                  full, tested, undB, undS, undS_def);
+        lm_num_clears(&pa, &ub, (lm_num *)NULL);
+        goto done;
+    }
     if (!lm_assume(ev, tested > 0,
                    "every draw had a rank-deficient S_ih (appendix hypothesis fails): %ld of %d",
                    S_def, m))
@@ -430,4 +622,5 @@ LM_CLAIM(claim_dynamics_remark1) = {
     .search_dim = 3,
     .search_in = search_in,
     .eval = eval,
+    .certifiable = 1,
 };

@@ -39,12 +39,18 @@
  *   condition is met at the extrapolated $c^\star$).  For (8) this holds (slope $-2$ or $\to-1$); for
  *   (12), where the slope is $0$ or $\to+1$, it fails unless (12) held at $c=1$ already: Remark 6 as
  *   printed comes out violated on the (12) configurations.  \texttt{nu\_scale}, \texttt{nu12\_scale}
- *   multiply $\nu=\frac1{54}$, $\nu'=\frac18$ in that observation.}
+ *   multiply $\nu=\frac1{54}$, $\nu'=\frac18$ in that observation.
+ *   \emph{Certification.}  On the (12) configurations a violation is re-run in ball arithmetic:
+ *   $\delta_h$ (rigorous singular-value enclosures), $\min|V'W^O|$ and $\log\mathrm{LHS}(12)$ at every
+ *   grid point are balls, the hypotheses $\delta_h>0$, $\min|V'W^O|>0$ must hold for the whole ball,
+ *   and the observation is certified only when the end slope is above $-$\texttt{tol} for the whole
+ *   ball and $\min_c\mathrm{LHS}/\nu'>1$ for the whole ball.}
  */
 #include "lm_claim.h"
 #include "lm_dyn.h"
 #include "lm_mha.h"
 #include "lm_stats.h"
+#include "lm_t3ball.h"
 #include <math.h>
 
 static const char *const configs[] = {"(8) main lambda^V vs c: slope -2",
@@ -129,6 +135,11 @@ static int eval(lm_eval *ev)
     nmh = sqrt(nmh);
     int rc = 0;
     double lx[201] = {0}, ly[201] = {0};
+    /* ball arithmetic, (12) (a certificate): log LHS(12) at every grid point as a ball, from
+     * delta_h, min|V'W^O| and the norms on balls (lm_t3ball.h); the doubles above still feed
+     * the fits, which are measures and a rate observation on doubles (never certified) */
+    const int balls = is12 && ev->ctx->backend == LM_ARB;
+    lm_num *lyb = balls ? lm_nums_new(201, ev->ctx) : NULL;
     lm_dyn_consts k;
     lm_dyn_t3 t3;
     const double l10 = 1.0 / M_LN10;
@@ -165,6 +176,30 @@ static int eval(lm_eval *ev)
             if (!lm_assume(ev, t3.delta > 0 && t3.minVWo > 0, "delta = %.3g or min|V'W^O| = %.3g is zero",
                            t3.delta, t3.minVWo)) { lm_mha_free(m); goto done; }
             l = lm_dyn_log_cond12(&k, &t3, H, n, app);
+            if (balls) {
+                lm_dyn_nconsts kb;
+                lm_num *dh = lm_nums_new(H, ev->ctx);
+                lm_num mv, zero;
+                lm_num_inits(ev->ctx, &mv, &zero, (lm_num *)NULL);
+                lm_num_set_d(&zero, 0.0);
+                lm_dyn_nconsts_init(&kb, m);
+                int src = lm_dyn_nconsts_norms(&kb, m, 0) | lm_t3b_delta_h(dh, m);
+                lm_mat_frob(&kb.nrm_r, m->r); /* lm_dyn_consts_eval ran the forward pass */
+                lm_t3b_min_VWo(&mv, m);
+                int ok = lm_num_certainly_gt(&mv, &zero);
+                for (int h = 0; h < H; h++) ok = ok && lm_num_certainly_gt(&dh[h], &zero);
+                if (!src && ok) lm_t3b_log_cond12(&lyb[j], &kb, dh, &mv, app);
+                lm_num_clears(&mv, &zero, (lm_num *)NULL);
+                lm_nums_free(dh, H);
+                lm_dyn_nconsts_clear(&kb);
+                if (src) { lm_mha_free(m); rc = lm_fail(ev, "SVD failed in the ball constants"); goto done; }
+                /* the hypotheses on balls: an undecided one is not a pass */
+                if (!lm_assume(ev, ok && lm_num_isfinite(&lyb[j]),
+                               "balls: delta_h > 0 and min|V'W^O| > 0 are not certain at grid point %d", j)) {
+                    lm_mha_free(m);
+                    goto done;
+                }
+            }
         } else {
             if (!lm_assume(ev, k.sminB > 0, "sigma_min(B_0) = 0")) { lm_mha_free(m); goto done; }
             l = lm_dyn_log_cond8(&k, H, n, N, app);
@@ -200,12 +235,41 @@ static int eval(lm_eval *ev)
         const double sl_end = (ly[K] - ly[K - 3]) / (lx[K] - lx[K - 3]);
         const double a = sl_end < -P.tol ? 0.0 : exp(lmin - lognu);
         lm_measure(ev, "min over the grid of LHS/nu", exp(lmin - lognu));
-        lm_obs_le_d(ev, -1, a, 1.0, 0.0, "the balancing (W^V/c, cW^O) meets %s for some c (min LHS/nu %.4g, end slope %.3g)",
-                    is12 ? "(12)" : "(8)", exp(lmin - lognu), sl_end);
+        int decided = 0;
+        if (balls) {
+            /* the same observation on balls: the end slope must be certainly not falling
+             * (> -tol for the whole ball), then log(min_c LHS/nu) is compared with 0; a slope
+             * ball that straddles -tol decides nothing and leaves the double observation */
+            lm_num sl, lb, lmb, zero;
+            lm_num_inits(ev->ctx, &sl, &lb, &lmb, &zero, (lm_num *)NULL);
+            lm_num_sub(&sl, &lyb[K], &lyb[K - 3]);
+            lm_num_set_d(&lb, 8.0);
+            lm_num_log(&lb, &lb);            /* lx[K] - lx[K-3] = 3 log 2 = log 8, as a ball */
+            lm_num_div(&sl, &sl, &lb);
+            lm_num_set_d(&lb, -P.tol);
+            if (lm_num_certainly_gt(&sl, &lb)) {
+                lm_num_set(&lmb, &lyb[0]);
+                for (int j = 1; j <= K; j++) lm_num_min(&lmb, &lmb, &lyb[j]);
+                lm_num_set_d(&lb, P.nu12_scale);
+                lm_num_div_d(&lb, &lb, 8.0);
+                lm_num_log(&lb, &lb);
+                lm_num_sub(&lmb, &lmb, &lb);
+                lm_num_set_d(&zero, 0.0);
+                lm_obs_le_log(ev, -1, &lmb, &zero, 0.0,
+                              "the balancing (W^V/c, cW^O) meets %s for some c (min LHS/nu %.4g, end slope %.3g)",
+                              "(12)", exp(lmin - lognu), sl_end);
+                decided = 1;
+            }
+            lm_num_clears(&sl, &lb, &lmb, &zero, (lm_num *)NULL);
+        }
+        if (!decided)
+            lm_obs_le_d(ev, -1, a, 1.0, 0.0, "the balancing (W^V/c, cW^O) meets %s for some c (min LHS/nu %.4g, end slope %.3g)",
+                        is12 ? "(12)" : "(8)", exp(lmin - lognu), sl_end);
     }
     lm_rate_judge(ev, &fit, cfg == 4 ? "log LHS(8) vs log(||MH_0||/||r_0||), = -slope_eps +- tol"
                                      : "log LHS vs log c, = expected +- tol");
 done:
+    if (lyb) lm_nums_free(lyb, 201);
     lm_mha_free(md);
     return rc;
 }
@@ -242,5 +306,10 @@ LM_CLAIM(claim_dynamics_remark3) = {
     .configs = configs,
     .readings = readings,
     .inst_scale = 1.0,
+    /* audited for ball arithmetic (issue 20): the (12) configurations decide delta_h > 0,
+     * min|V'W^O| > 0 and the end slope on balls and compare min_c LHS(12)/nu' in balls; every
+     * instance datum is a double converted exactly (the balancing by powers of two is exact).
+     * The (8) configurations and the rate observation stay on doubles: never certified. */
+    .certifiable = 1,
     .eval = eval,
 };

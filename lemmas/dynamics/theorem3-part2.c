@@ -38,6 +38,12 @@
  *   $\max_t(f_t-(f_0-c\sum_{r<t}\|\nabla f_r\|^2))/f_0$, $\max_t\sigma_{\max}(W^Q_t)$ (the
  *   boundedness hypothesis, which a finite run cannot violate), the secant Lipschitz ratio
  *   against $G'$, and $f_T/f_0$. The coefficient is multiplied by \texttt{c\_scale}.
+ *   \emph{Certification.}  A violation is re-run in ball arithmetic with the step $\eta$ the exact
+ *   double chosen above; the hypotheses are then decided on balls and must hold for every point
+ *   of them: $\delta_h>0$ (rigorous singular-value enclosures of $J_h$), $\min|V'W^O|>0$, (12) with
+ *   $\nu'=\frac18$, and the step rule ($2\eta G'<1$ with $G'$ as a ball for the $1/(2G')$
+ *   configurations, $2\eta\cdot(\text{secant ratio})<1$ on balls for the grid); the run, the loss and
+ *   the sum of squared gradient norms are balls.
  *   \emph{Readings.}  The configurations with $c=\eta$ read (14) as printed (with $\eta'$ the GD step);
  *   those with $c=\eta/2$ are \emph{repaired}: the coefficient $\eta/2$ of the proof's per-step descent
  *   (71) in place of the printed $\eta'$.}
@@ -46,6 +52,7 @@
 #include "lm_dyn.h"
 #include "lm_mha.h"
 #include "lm_t3.h"
+#include "lm_t3ball.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -79,6 +86,48 @@ static void kahan_add(lm_num *s, lm_num *comp, const lm_num *x, lm_num *y, lm_nu
     lm_num_set(s, t);
 }
 
+/* Ball arithmetic only (a certificate): the hypotheses of Theorem 3 at M_0, which lm_t3_setup
+ * decided on a double copy, again on balls -- delta_h > 0 for every head, min|V'W^O| > 0 and (12)
+ * with nu' = 1/8 must hold for every point of the balls, else the instance is assumption-failed
+ * (an undecided ball is not a pass, and gives no certificate).  Gp := the S5 constant G' of
+ * Lemma 8 at the same bounds as I.Gp (sigma_max(W^Q_h) at 3/2 lambda^Q_h), as a ball.  Returns 0,
+ * 1 (a hypothesis not certain, recorded) or what lm_fail returns. */
+static int hyps_on_balls(lm_eval *ev, lm_mha *m, lm_num *Gp)
+{
+    lm_dyn_nconsts k;
+    lm_dyn_nconsts_init(&k, m);
+    lm_num *dh = lm_nums_new(m->H, ev->ctx);
+    lm_num mv, L, b, zero;
+    lm_num_inits(ev->ctx, &mv, &L, &b, &zero, (lm_num *)NULL);
+    int rc = lm_dyn_nconsts_norms(&k, m, 0) | lm_t3b_delta_h(dh, m);
+    if (rc) { rc = lm_fail(ev, "SVD failed in the ball constants at M_0"); goto out; }
+    lm_mat_frob(&k.nrm_r, m->r); /* the forward pass at M_0 with the labels is current */
+    lm_t3b_min_VWo(&mv, m);
+    lm_num_set_d(&zero, 0.0);
+    int ok = lm_num_certainly_gt(&mv, &zero);
+    for (int h = 0; h < m->H; h++) ok = ok && lm_num_certainly_gt(&dh[h], &zero);
+    if (!lm_assume(ev, ok, "balls: delta_h > 0 and min|V'W^O| = %.3g > 0 are not certain", lm_num_get_d(&mv))) {
+        rc = 1;
+        goto out;
+    }
+    lm_t3b_log_cond12(&L, &k, dh, &mv, 0);
+    lm_num_set_d(&b, 0.125);
+    lm_num_log(&b, &b);
+    if (!lm_assume(ev, lm_num_isfinite(&L) && lm_num_certainly_gt(&b, &L),
+                   "balls: (12) is not certain, log LHS = %.6g vs log 1/8", lm_num_get_d(&L))) {
+        rc = 1;
+        goto out;
+    }
+    for (int h = 0; h < m->H; h++) lm_num_mul_d(&k.sQ[h], &k.sQ[h], 1.5);
+    lm_dyn_nconsts_derive(&k);
+    lm_num_set(Gp, &k.Gp);
+out:
+    lm_num_clears(&mv, &L, &b, &zero, (lm_num *)NULL);
+    lm_nums_free(dh, m->H);
+    lm_dyn_nconsts_clear(&k);
+    return rc;
+}
+
 static int eval(lm_eval *ev)
 {
     const lm_params P = lm_params_of(ev);
@@ -92,6 +141,7 @@ static int eval(lm_eval *ev)
     int rc = lm_t3_setup(&I, ev, &o);
     if (rc) return rc < 0 ? rc : 0;
     lm_mha *m = I.m;
+    const int arb = c->backend == LM_ARB;
     int T = lm_int(P.T);
     if (ev->quick) T /= 4;
     if (ev->searching) T /= 4;
@@ -105,6 +155,26 @@ static int eval(lm_eval *ev)
     lm_num eta, f0, S, comp, gn2, y, tt, rhs, t0;
     lm_num_inits(c, &eta, &f0, &S, &comp, &gn2, &y, &tt, &rhs, &t0, (lm_num *)NULL);
     lm_num_set_d(&eta, eta_d);
+    /* balls (a certificate): Lb, the secant ratio as a ball; sec_open: some ratio had a
+     * denominator not certainly positive, so the step rule cannot be decided */
+    lm_num Gpb, Lb, one;
+    lm_num_inits(c, &Gpb, &Lb, &one, (lm_num *)NULL);
+    lm_num_set_d(&Lb, 0.0);
+    lm_num_set_d(&one, 1.0);
+    int sec_open = 0;
+    if (arb) {
+        rc = hyps_on_balls(ev, m, &Gpb);
+        if (rc) { rc = rc < 0 ? rc : 0; goto done; }
+        /* the configurations eta = 1/(2G'): the step is the exact double eta_d, and it is a step
+         * of the theorem only if 2 eta_d G' < 1 for the exact G' (the double rounding of 0.5/G'
+         * may land on either side) */
+        lm_num_mul(&t0, &Gpb, &eta);
+        lm_num_mul_d(&t0, &t0, 2.0);
+        if (!grid && !lm_assume(ev, lm_num_certainly_gt(&one, &t0),
+                                "balls: 2 eta G' < 1 is not certain for the exact double eta = %.17g",
+                                eta_d))
+            goto done;
+    }
     lm_num_set(&f0, &m->f);
     lm_num_set_d(&S, 0.0);
     lm_num_set_d(&comp, 0.0);
@@ -144,7 +214,21 @@ static int eval(lm_eval *ev)
         }
         lm_t3_grad(g, &gn2, m);
         kahan_add(&S, &comp, &gn2, &y, &tt);
-        if (t >= 1) {
+        if (t >= 1 && arb) {
+            /* the secant ratio ||g_t - g_{t-1}|| / (eta ||g_{t-1}||) on balls */
+            lm_mat_sub(dg, g, gp);
+            lm_mat_frob(&y, dg);
+            lm_mat_frob(&tt, gp);
+            lm_num_mul(&tt, &tt, &eta);
+            lm_num_set_d(&t0, 0.0);
+            if (lm_num_certainly_gt(&tt, &t0)) {
+                lm_num_div(&y, &y, &tt);
+                lm_num_max(&Lb, &Lb, &y);
+            } else {
+                sec_open = 1;
+            }
+            Lsec = fmax(Lsec, lm_num_get_d(&Lb));
+        } else if (t >= 1) {
             lm_mat_sub(dg, g, gp);
             lm_mat_frob(&t0, dg);
             double num = lm_num_get_d(&t0);
@@ -172,11 +256,20 @@ static int eval(lm_eval *ev)
     lm_measure(ev, "secant Lipschitz / G'", Lsec / I.Gp);
     lm_measure(ev, "f_T / f_0", lm_num_get_d(&m->f) / lm_num_get_d(&f0));
     lm_measure(ev, "sum ||grad f_r||^2 / f_0", lm_num_get_d(&S) / lm_num_get_d(&f0));
-    if (grid)
+    if (grid && arb) {
+        /* the step rule on balls: every valid G' is at least the secant ratio, so the step is
+         * one of the theorem's only if 2 eta Lb < 1 holds for the whole ball */
+        lm_num_mul(&t0, &Lb, &eta);
+        lm_num_mul_d(&t0, &t0, 2.0);
+        lm_assume(ev, !sec_open && lm_num_certainly_gt(&one, &t0),
+                  "balls: the step rule 2 eta x (secant Lipschitz %.3g) < 1 is not certain%s",
+                  lm_num_get_d(&Lb), sec_open ? " (a gradient ball reached 0)" : "");
+    } else if (grid)
         lm_assume(ev, 2.0 * eta_d * Lsec < 1.0,
                   "step outside the appendix rule for every valid G': 2 eta x (secant Lipschitz "
                   "%.3g along the run) = %.3g >= 1", Lsec, 2.0 * eta_d * Lsec);
 done:
+    lm_num_clears(&Gpb, &Lb, &one, (lm_num *)NULL);
     lm_num_clears(&eta, &f0, &S, &comp, &gn2, &y, &tt, &rhs, &t0, (lm_num *)NULL);
     lm_mat_free(g);
     lm_mat_free(gp);
@@ -195,5 +288,13 @@ LM_CLAIM(claim_dynamics_theorem3_part2) = {
     .readings = readings,
     .inst_scale = 0.5,
     .search_dim = 2,
+    /* audited for ball arithmetic (issue 20): in Arb the hypotheses delta_h > 0, min|V'W^O| > 0,
+     * (12) and the step rule (2 eta G' < 1, or 2 eta x secant < 1 on the grid) are decided on
+     * balls (hyps_on_balls, lm_t3ball.h); the step is an exact double; the GD run, the loss and
+     * the Kahan sum are balls (the compensations are exactly 0 in real arithmetic, so the balls
+     * enclose the exact sum).  Midpoints left: the instance choice on a double copy
+     * (lm_t3_setup: eps, the labels' offsets, which hypotheses to try), the forward-error
+     * tolerance (>= 0, so it only makes a break harder to certify) and the first-break stop. */
+    .certifiable = 1,
     .eval = eval,
 };

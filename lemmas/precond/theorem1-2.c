@@ -44,7 +44,10 @@
  *   \texttt{converse}).}
  */
 #include "lm_pcst.h"
+#include "lm_exact.h"
+#include "lm_alloc.h"
 #include <math.h>
+#include <stdlib.h>
 
 static const char *const configs[] = {"on-manifold", "converse", "connected (introduction)", NULL};
 static const lm_reading readings[] = {
@@ -133,6 +136,43 @@ static double readback_det(const lm_pcdata *P, const lm_pcth *th)
     return det;
 }
 
+/* The same observation decided exactly, for the certification in ball arithmetic
+ * (Arb).  Read back, det R = +1 at theta_I and -1 at theta_D exactly once
+ * theta_R and R = S^-1/2 U' W_V Sigma^1/2 are defined, i.e. once Sigma is positive
+ * definite and M* = W* Sigma^1/2 has rank d (S invertible); then theta_I and theta_D
+ * lie in different components.  Both conditions are decided exactly on the doubles
+ * of the instance (FLINT integer arithmetic): Sigma by the signs of its leading
+ * principal minors, and rank M* = rank W*.  The double read-back above takes midpoint
+ * eigenvectors (Sigma^1/2, the SVD of M*), which balls cannot enclose. */
+static int connected_exact(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
+{
+    lm_ctx cd = lm_ctx_double();
+    lm_pcdata *P = lm_pcst_make(sp, g, &cd); /* the instance's doubles: no decomposition in balls */
+    const int d = P->d, k = P->k;
+    double *sig = lm_xmalloc(sizeof(double) * (size_t)(d * d)), *ws = lm_xmalloc(sizeof(double) * (size_t)(k * d));
+    lm_mat_get_array(sig, P->Sig);
+    lm_mat_get_array(ws, P->Ws);
+    int pd = 1;
+    for (int j = 1; j <= d; j++) pd &= lm_exact_det_sign(sig, j, d) == 1;
+    const int rk = lm_exact_rank(ws, k, d, d);
+    lm_measure(ev, "Sigma positive definite (exact)", pd);
+    lm_measure(ev, "rank W* (exact)", rk);
+    lm_num comps, one;
+    lm_num_inits(ev->ctx, &comps, &one, (lm_num *)NULL);
+    lm_num_set_d(&comps, pd && rk == d ? 2.0 : 1.0);
+    lm_num_set_d(&one, 1.0);
+    lm_measure(ev, "components of M seen (lower bound)", lm_num_get_d(&comps));
+    lm_obs_le(ev, -1, &comps, &one, 0.0,
+              "introduction: the global minima form a connected manifold: components of M <= 1 "
+              "(det R = +1 at theta_I, -1 at theta_diag(1,..,1,-1) when Sigma > 0 and rank W* = d, "
+              "decided exactly; d=%d)", d);
+    lm_num_clears(&comps, &one, (lm_num *)NULL);
+    free(sig);
+    free(ws);
+    lm_pc_free(P);
+    return 0;
+}
+
 /* configuration "connected (introduction)": the introduction's "the global minima form a smooth
  * connected manifold".  theta_I and theta_D, D = diag(1,..,1,-1), are global minima (part (i));
  * the read-back R is a continuous map M -> O(d) and det is continuous with values in {-1, +1},
@@ -140,6 +180,7 @@ static double readback_det(const lm_pcdata *P, const lm_pcth *th)
 static int connected(lm_eval *ev, const lm_pcst_spec *sp, lm_rng *g)
 {
     const lm_params prm = lm_params_of(ev);
+    if (ev->ctx->backend == LM_ARB && lm_int(prm.manifold) == 0) return connected_exact(ev, sp, g);
     lm_pcdata *P = lm_pcst_make(sp, g, ev->ctx);
     int d = sp->d, rc = 0;
     lm_mat *R = lm_mat_new(d, d, ev->ctx);
@@ -448,4 +489,5 @@ LM_CLAIM(claim_precond_theorem1_2) = {
     .readings = readings,
     .inst_scale = 0.25,
     .eval = eval,
+    .certifiable = 1,
 };
