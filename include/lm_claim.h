@@ -131,6 +131,10 @@ typedef struct lm_claim {
     int certifiable;        /* 1: audited to compute its observations only through the lm_num /
                                lm_mat API (no midpoint reads feeding them), so a violation can be
                                certified in ball arithmetic; 0: never certified */
+    int state_certifiable;  /* 1 (trajectory claims): keeps its state when asked (lm_state_keep) and,
+                               given it (lm_state_given), evaluates only that iterate's step, so a
+                               violation is certified from the exact state, not from a run replayed
+                               in balls; needs .certifiable */
     int (*eval)(lm_eval *ev);
 } lm_claim;
 
@@ -278,10 +282,26 @@ void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *nam
 extern const char *const lm_nm5[5];
 extern const int lm_nm5_max[5];
 /* The instance's data, printed in the report for a shrunk counterexample so a
- * reader can check it by hand.  Cheap no-ops unless the runner asks for data. */
+ * reader can check it by hand.  Cheap no-ops unless the runner asks for data.
+ * They are also the instance's inputs as other tools see them (docs/instances.md):
+ * `check --export` writes them exactly, and `check --instances FILE` reads them back.
+ *
+ * Two kinds of call, because a value can only be replaced where nothing was computed from it
+ * yet:
+ *   lm_data_mat / lm_data_d    report a value the claim has already used (a step size was
+ *                              chosen from it, a model was built around it): with --instances,
+ *                              the file's value must equal it exactly, else the instance is
+ *                              refused ("takes ... from its seed only"), never run on data
+ *                              it did not use;
+ *   lm_input_mat / lm_input_d  a true input, reported before anything is computed from it:
+ *                              with --instances the file's value replaces it (same shape,
+ *                              rounded once to M's precision; lm_input_d returns the file's
+ *                              value, else v).  Only these take another tool's data. */
 int lm_want_data(const lm_eval *ev);
 void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M);
 void lm_data_d(lm_eval *ev, const char *name, double v);
+void lm_input_mat(lm_eval *ev, const char *name, lm_mat *M);
+double lm_input_d(lm_eval *ev, const char *name, double v);
 
 /* Random stream of this instance. */
 lm_rng *lm_eval_rng(lm_eval *ev);
@@ -292,6 +312,25 @@ lm_rng *lm_eval_rng(lm_eval *ev);
  * pass with lm_mat_new / lm_num_init and free it in the loop. */
 lm_mat *lm_inst_mat(lm_eval *ev, int rows, int cols);
 lm_num *lm_inst_num(lm_eval *ev);
+
+/* Exact states of trajectory claims (.state_certifiable = 1).  A trajectory is generated in one
+ * precision, and re-running it in balls would certify nothing (the balls grow with every step).
+ * Instead the runner asks the first evaluation for the state at the iterate t of the worst break
+ * (lm_state_wanted): the claim copies it exactly (lm_state_keep, every value as an MPFR number at
+ * the matrix's precision, nothing rounded).  The certifying evaluation then runs in ev->ctx = Arb
+ * with that state given (lm_state_given returns t): the claim rebuilds its data from the seed as
+ * always, loads the state (lm_state_get, exact input), evaluates the observations of iterate t
+ * only, in balls, and returns -- no trajectory.  Names are short labels ("Theta(k)"). */
+/* 1 when the runner wants the state at iterate t kept (cheap; 0 in a normal run) */
+int lm_state_wanted(const lm_eval *ev, int t);
+/* keeps M (any context) exactly under name: 0; -1 when not wanted, a value is not exact (an Arb
+ * ball with a radius) or the store is full (the runner then does not certify, with the reason) */
+int lm_state_keep(lm_eval *ev, const char *name, const lm_mat *M);
+/* -1 in a normal evaluation; else the iterate t whose state is given */
+int lm_state_given(const lm_eval *ev);
+/* sets M (in its own context) to the kept values exactly: 0; -1 (after lm_fail) when the name
+ * was not kept, the shape differs or a value is not representable in M's precision */
+int lm_state_get(lm_eval *ev, const char *name, lm_mat *M);
 
 
 #endif

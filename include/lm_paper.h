@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct json_t; /* jansson.h: the JSON values of --data, --init, --iterates */
+
 /* what `lemmata train NAME [options]` hands a run */
 typedef struct {
     uint64_t seed;   /* --seed (default 20241122) */
@@ -36,6 +38,44 @@ typedef struct {
 /* what a run refuses (lm_train_type.flags) */
 enum { LM_TRAIN_DOUBLE_ONLY = 1, /* no --prec, no --drift */
        LM_TRAIN_FIXED_LENGTH = 2 /* no --steps */ };
+
+/* ---- runs exchangeable with other tools (docs/train-io.md) ----
+ * `lemmata train RUN --data FILE --init FILE` starts a run from given data and initial point,
+ * `--iterates FILE [--every K]` writes its iterates, `--export-data FILE --export-init FILE`
+ * writes the run's own data and initial point in the form --data and --init read.  All of it
+ * is JSON through lm_jsonio.h (exact numbers).  The core loads the files and opens the outputs;
+ * the run reads the roots (naming the failing field), runs and writes its iterates through the
+ * writer below (src/live/train_io.c), which streams one iterate per line so a run of 10^6 steps
+ * keeps none of them in memory. */
+typedef struct lm_train_iterates {
+    FILE *f;       /* the temporary file of --iterates (the core commits or removes it) */
+    long every;    /* --every K: iterates k = 0, K, 2K, ... and the last */
+    long written;  /* iterates written so far */
+    int state;     /* 0 nothing written, 1 in the list, 2 closed */
+} lm_train_iterates;
+
+/* 1 when iterate k of a run whose last iterate is `last` goes to the file */
+int lm_iterates_want(const lm_train_iterates *w, long k, long last);
+/* the head of the file: the run's fields (head, an object: "run", its parameters...; stolen),
+ * then "every" and the opening of "iterates".  0, or -1 (write error, out of memory) */
+int lm_iterates_begin(lm_train_iterates *w, struct json_t *head);
+/* one iterate (an object, stolen; "k" first by convention) on a line of its own: 0, or -1 */
+int lm_iterates_put(lm_train_iterates *w, struct json_t *it);
+/* closes the list and the object: 0, or -1 */
+int lm_iterates_end(lm_train_iterates *w);
+
+typedef struct {
+    const struct json_t *data; /* --data FILE's root (NULL: the run's own data) */
+    const struct json_t *init; /* --init FILE's root (NULL: the run's own initial point) */
+    const char *data_path, *init_path; /* the files, for messages */
+    lm_train_iterates *iterates;       /* --iterates (NULL: none) */
+    const char *export_data, *export_init; /* --export-data / --export-init FILE (NULL: none):
+                                              write the start there (atomically) and stop */
+} lm_train_io;
+
+/* what lm_train_type.train_io returns besides 0 and -1: the input was refused (a malformed
+ * file, sizes that disagree with a --set): exit 2, nothing run, the outputs removed */
+enum { LM_TRAIN_IO_REFUSED = -2 };
 
 /* A paper's training runs (like GSL's algorithm types: a static const table of functions).
  * A run is set up by alloc (its defaults), changed by set ("name=value" of --set) and
@@ -53,6 +93,13 @@ typedef struct {
     /* 0, or -1 with a message in err (the run diverged, an inner solver failed, out of memory) */
     int (*train)(void *run, FILE *f, const lm_train_args *a, char *err, int errlen);
     void (*free)(void *run);
+    /* optional (NULL: the runs refuse --data --init --iterates --export-*): train with io as
+     * train does (the same CSV to f), from io's data and initial point, writing io's
+     * iterates, or only export the start.  0; -1 with err when the run failed;
+     * LM_TRAIN_IO_REFUSED with a one-line err naming the field when the input is malformed
+     * (checked before anything runs or is written) */
+    int (*train_io)(void *run, FILE *f, const lm_train_args *a, const lm_train_io *io, char *err,
+                    int errlen);
 } lm_train_type;
 
 typedef struct lm_paper {

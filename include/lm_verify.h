@@ -35,6 +35,9 @@ typedef struct {
     /* record each configuration's observation profile (lm_config_result.prof_*): the slack
      * of a constant is read off it (src/verify/slack.c); make verify sets it */
     int profile;
+    /* `check --export` / `check --instances` (lm_instances.h): every judged instance captured,
+     * or exactly a file's instances judged (NULL: neither) */
+    struct lm_inst_io *inst_io;
 } lm_run_opts;
 
 void lm_run_opts_default(lm_run_opts *o);

@@ -113,7 +113,7 @@ static lm_mha *build(lm_eval *ev)
             }
         }
     }
-    lm_mha_data(ev, m);
+    lm_mha_data(ev, m, 1);
     return m;
 }
 

@@ -49,6 +49,7 @@ static const lm_train_type train = {
     .settings = "N|n|D|d|H|steps|eta|sx|sqk|sv|so|kernel|wv|labels",
     .name = run_name, .doc = run_doc, .alloc = run_alloc, .set = run_set, .set_steps = run_steps,
     .train = run_train, .free = free,
+    .train_io = lm_dynrun_train_io, /* runs/dyn_io.c: --data --init --iterates --export-* */
 };
 
 /* ---- lemmata verify: every run in double and wholly in MPFR-256 (100 steps quick, else 400) ---- */

@@ -42,7 +42,7 @@
  *   evaluated again at the same state in the context (MPFR in a replay); the shrinking runs scan
  *   in double and confirm their first failure in the context.  Measured at the first failure:
  *   the ratio, $D_{\psi-\eta\mathcal L}$, the smallest $|W(k)_{ab}|$ with its $|\nabla\mathcal
- *   L_{ab}|$, and whether entries of $\Theta$ changed sign.  Readings: R1 and R3 (constant step, as in $\ell_p$-AttGD) read the paper and decide the verdict; the two R2 configurations are \texttt{probe} readings (the normalised step $\eta/(\|\nabla\mathcal L\|_q+\epsilon)$ is not the lemma's constant small $\eta$).  \texttt{R3,p=10,eta=0.1,parenthetical} is a second \texttt{paper} reading of the same run with \texttt{reading}=parenthetical, the catalogue's gloss of ``$\eta$ sufficiently small'': since that hypothesis is (24a) itself, every failing instance is assumption-failed there, never a pass.}
+ *   L_{ab}|$, and whether entries of $\Theta$ changed sign.  Readings: R1 and R3 (constant step, as in $\ell_p$-AttGD) read the paper and decide the verdict; the two R2 configurations are \texttt{probe} readings (the normalised step $\eta/(\|\nabla\mathcal L\|_q+\epsilon)$ is not the lemma's constant small $\eta$).  \texttt{R3,p=10,eta=0.1,parenthetical} is a second \texttt{paper} reading of the same run with \texttt{reading}=parenthetical, the catalogue's gloss of ``$\eta$ sufficiently small'': since that hypothesis is (24a) itself, every failing instance is assumption-failed there, never a pass.  A confirmed break is certified in ball arithmetic (Arb) from the exact double state $\Theta(k)$ of its step: only that step, $W(k)=\nabla\psi^*(\Theta(k))$, its update and its comparisons, is evaluated in balls.}
  */
 #include "lm_mdclaim.h"
 #include <math.h>
@@ -240,5 +240,10 @@ LM_CLAIM(claim_mirror_lemma24) = {
     .configs = configs,
     .readings = readings,
     .inst_scale = 0.25,
+    /* a break is certified from the exact Theta(k) of its step (lm_mdrun_check_state): that
+     * step is evaluated through the lm_num/lm_mat API only, every branch on a midpoint choosing
+     * between two exact forms of the same quantity */
+    .certifiable = 1,
+    .state_certifiable = 1,
     .eval = eval,
 };

@@ -84,6 +84,7 @@ static const lm_train_type train = {
     .settings = "steps|eta|p|n|T|d|init|R0|mu|normalized",
     .name = run_name, .doc = run_doc, .alloc = run_alloc, .set = run_set, .set_steps = run_steps,
     .train = run_train, .free = free,
+    .train_io = lm_mdr_train_io, /* runs/md_io.c: --data --init --iterates --export-* */
 };
 
 /* ---- lemmata verify: the paper's 3x3 figure, md-p2 in MPFR, R1 from several radii ---- */

@@ -1,18 +1,59 @@
 /* check.c -- lemmata check: run claims and print their verdicts.
  * Exit status: 0 when every check ran (whatever the verdicts), 1 with --strict and a violated
  * or inconsistent claim, 2 on a usage error (before anything runs, or an --instance/--size the
- * runner refuses), 3 when a claim could not be run (the others still run). */
+ * runner refuses), 3 when a claim could not be run (the others still run).
+ *
+ * --export DIR writes every judged instance of each claim to DIR/<id, '/' as "__">.json, and
+ * --instances FILE judges exactly the instances of a file (lm_instances.h, docs/instances.md):
+ * a malformed file is a one-line error naming the field, exit 2, before anything runs. */
 #include "cli.h"
+#include "lm_instances.h"
 
 #define check_usage lm_cli_needs
 
-static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opts *o, int json, int strict)
+/* DIR/<claim file name>: 0, or the exit status after a one-line error */
+static int export_write(lm_inst_io *io, const lm_run_opts *o, const lm_claim_result *r, const char *dir)
+{
+    char name[200], path[4200], err[4400];
+    lm_inst_file_name(name, sizeof name, r->claim->id);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_t *root = lm_inst_export_json(io, o, r, LM_COMMIT);
+    int rc = root ? lm_json_save_file(root, path, err, sizeof err) : -1;
+    json_decref(root);
+    if (rc) {
+        fprintf(stderr, "lemmata: %s\n", root ? err : "out of memory");
+        return LM_EXIT_FAILED;
+    }
+    return 0;
+}
+
+static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opts *o, int json, int strict,
+                      const char *export_dir)
 {
     int any_bad = 0, failed = 0;
     unsigned sizes_used = 0;
     for (int k = 0; k < nid; k++) {
         lm_claim_result r;
+        lm_inst_io *xio = NULL;
+        if (export_dir) o->inst_io = xio = lm_inst_export_new(cl[k]);
         int rc = lm_run_claim(&r, cl[k], o);
+        if (o->inst_io && !xio && rc == 0) { /* --instances: what the file gave and the claim never read */
+            char err[1000];
+            if (lm_inst_import_check(o->inst_io, &r, err, sizeof err)) {
+                fprintf(stderr, "lemmata: %s\n", err);
+                lm_claim_result_clear(&r);
+                return LM_EXIT_USAGE;
+            }
+        }
+        if (xio) {
+            o->inst_io = NULL;
+            int wst = rc == 0 ? export_write(xio, o, &r, export_dir) : 0;
+            lm_inst_io_free(xio);
+            if (wst) {
+                lm_claim_result_clear(&r);
+                return wst;
+            }
+        }
         if (rc == 2) { /* an option out of range for this claim (--instance, --size) */
             fprintf(stderr, "lemmata: %s\n", r.error[0] ? r.error : "an option is out of range for this claim");
             lm_claim_result_clear(&r);
@@ -60,7 +101,8 @@ static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opt
                 if (r.probe_verdict >= 0) printf("; probes: %s", lm_verdict_name((lm_verdict)r.probe_verdict));
                 printf("\n");
             }
-            if (r.reproduce[0]) printf("    reproduce: %s\n", r.reproduce);
+            /* an imported instance is reproduced by its file, not by a seed and an index */
+            if (r.reproduce[0] && !o->inst_io) printf("    reproduce: %s\n", r.reproduce);
             for (int c = 0; c < r.nconfig; c++)
                 if (r.cfg[c].shrunk[0]) {
                     printf("    shrunk (%s): %s\n", r.cfg[c].config, r.cfg[c].shrunk);
@@ -85,6 +127,44 @@ static int run_checks(const char **ids, const lm_claim **cl, int nid, lm_run_opt
     return strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;
 }
 
+/* --export's directory made usable, --instances' file read: -1 to go on, else the exit status
+ * after a one-line error (nothing has run) */
+static int exchange_prepare(lm_run_opts *o, const lm_cli_common *com, const lm_claim **cl, int nid,
+                            const char *export_dir, const char *inst_file)
+{
+    if (export_dir && inst_file)
+        return die_usage("%s", "--export and --instances do not combine: export the file's instances with their "
+                               "own run (check --instances FILE --json)");
+    if (export_dir) {
+        struct stat sb;
+        char shown[200];
+        lm_cli_shown(shown, sizeof shown, export_dir);
+        if (lm_cli_mkdirs(export_dir)) return LM_EXIT_USAGE; /* it said why */
+        if (stat(export_dir, &sb) || !S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "lemmata: --export %s: %s\n", shown, stat(export_dir, &sb) ? strerror(errno) : "not a directory");
+            return LM_EXIT_USAGE;
+        }
+        if (access(export_dir, W_OK | X_OK)) {
+            fprintf(stderr, "lemmata: --export %s: %s\n", shown, strerror(errno));
+            return LM_EXIT_USAGE;
+        }
+        return -1;
+    }
+    if (nid != 1) return die_usage("%s", "--instances takes one claim id (the file's instances are of one claim)");
+    if (o->only_instance >= 0 || o->nsize || o->round_bits)
+        return die_usage("%s", "--instances does not combine with --instance, --size or --round: each instance "
+                               "of the file states its own");
+    char err[1200];
+    if (!lm_inst_import_load(inst_file, cl[0], o, com->budget_set ? o->budget : -1, com->quick ? 1 : -1,
+                             o->prec ? (long)o->prec : -1, err, sizeof err)) {
+        fprintf(stderr, "lemmata: %s\n", err);
+        return LM_EXIT_USAGE;
+    }
+    /* the counterexample is the file's instance as given: shrinking would draw new ones */
+    o->shrink = 0;
+    return -1;
+}
+
 int lm_cmd_check(int argc, char **argv)
 {
     lm_run_opts o;
@@ -101,6 +181,7 @@ int lm_cmd_check(int argc, char **argv)
     }
     lm_cli_common com = {.o = &o, .allow = LM_OPT_PREC};
     const char *sets[64];
+    const char *export_dir = NULL, *inst_file = NULL;
     int nsets = 0, st = -1;
     static char names[16][48];
     for (int k = 0; k < argc && st < 0; k++) {
@@ -115,6 +196,15 @@ int lm_cmd_check(int argc, char **argv)
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--no-shrink")) o.shrink = 0;
+        else if (!strcmp(a, "--export")) {
+            if (!lm_cli_name_value(v)) st = check_usage(a, "a directory (created when missing)", v);
+            else export_dir = v;
+            k++;
+        } else if (!strcmp(a, "--instances")) {
+            if (!lm_cli_name_value(v)) st = check_usage(a, "a JSON file of instances (docs/instances.md)", v);
+            else inst_file = v;
+            k++;
+        }
         else if (!strcmp(a, "--set")) {
             if (!v) st = check_usage(a, "name=value", v);
             else if (nsets >= 64) st = die_usage("%s", "too many --set options (at most 64)");
@@ -225,7 +315,9 @@ int lm_cmd_check(int argc, char **argv)
             }
         }
     }
-    if (st < 0) st = run_checks(ids, cl, nid, &o, json, strict);
+    if (st < 0 && (export_dir || inst_file)) st = exchange_prepare(&o, &com, cl, nid, export_dir, inst_file);
+    if (st < 0) st = run_checks(ids, cl, nid, &o, json, strict, export_dir);
+    lm_inst_io_free(inst_file ? o.inst_io : NULL);
     free(ids);
     free(cl);
     return st;

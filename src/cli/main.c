@@ -31,6 +31,13 @@ static const struct {
      "      --round B     cut random draws to B significant bits;  --no-shrink  keep breaks as found\n"
      "      --mutate M    check a mutant: scale=F (every right-hand side times F) or flip\n"
      "                    (every inequality reversed); both may be given\n"
+     "      --export DIR  also write every judged instance (seed, sizes, parameters, input\n"
+     "                    data, outcome; exact numbers) to DIR/<id, / as __>.json (DIR is\n"
+     "                    created when missing); docs/instances.md has the format\n"
+     "      --instances FILE  judge exactly the instances of FILE (one claim; an export or\n"
+     "                    another tool's), by the same rules: MPFR replay, escalation,\n"
+     "                    certification; no draws, no search, no shrinking; its budget,\n"
+     "                    quick, seed and precision are the file's\n"
      "      --json        one JSON object per claim per line: numbers with 17 significant\n"
      "                    digits; \"counterexample\": the worst violated configuration's\n"
      "                    (shrunk) instance and its reproduce command, or null; per\n"
@@ -58,7 +65,8 @@ static const struct {
     {"constants", "constants [--quick] [--paper P] [ID...]  sharpest value of every named constant (--help)\n"},
     {"train",
      "train RUN [--steps T] [--prec BITS] [--seed S] [--set k=v]... [--drift BITS]\n"
-     "          [--csv | --out FILE.csv]\n"
+     "          [--csv | --out FILE.csv] [--data FILE] [--init FILE]\n"
+     "          [--iterates FILE [--every K]] [--export-data FILE] [--export-init FILE]\n"
      "                                a live training run; `lemmata train` lists every\n"
      "                                paper's runs and the settings --set takes;\n"
      "                                --drift repeats it wholly in MPFR and writes the drift;\n"
@@ -68,7 +76,14 @@ static const struct {
      "                                output, or --out FILE, written whole or not at all (a\n"
      "                                temporary .FILE.XXXXXX beside it, renamed into place);\n"
      "                                --out replaces only a regular file, never a symbolic\n"
-     "                                link, device or directory\n"},
+     "                                link, device or directory;\n"
+     "                                runs exchangeable with other tools (docs/train-io.md,\n"
+     "                                JSON with exact numbers): --data/--init start the run\n"
+     "                                from given data and W(0), --iterates writes every\n"
+     "                                (every K-th, and the last) iterate, --export-data/\n"
+     "                                --export-init write the run's own start in that form\n"
+     "                                and run nothing; a malformed file is refused (exit 2)\n"
+     "                                naming the field, before anything runs or is written\n"},
     {"verify",
      "verify [--quick] [--seed S] [--budget N] [--db FILE] [--out-dir DIR] [--strict]\n"
      "       [-j N] [--force] [--only P] [--no-report] [--no-wait] [--no-mutants]\n"

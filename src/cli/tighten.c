@@ -5,6 +5,7 @@
  * a tolerance). */
 #include "cli.h"
 #include "lm_constants.h"
+#include <jansson.h>
 
 #define tighten_usage lm_cli_needs
 
@@ -102,16 +103,24 @@ int lm_cmd_tighten(int argc, char **argv)
             o.budget, (unsigned long long)o.seed, max_runs);
     lm_tighten_result t;
     int rc = lm_tighten(&t, c, param, &o, rtol, (int)max_runs);
-    if (json) {
-        printf("{\"id\":\"%s\",\"param\":\"%s\",\"stated\":%.17g,", c->id, pos[1], t.stated);
-        if (isfinite(t.sharpest)) printf("\"sharpest\":%.17g,", t.sharpest);
-        else printf("\"sharpest\":null,");
-        if (isfinite(t.breaks_at)) printf("\"breaks_at\":%.17g,", t.breaks_at);
-        else printf("\"breaks_at\":null,");
-        printf("\"direction\":%d,\"runs\":%d,\"stated_verdict\":\"%s\",\"decided\":%s,\"seed\":%llu,"
-               "\"budget\":%d}\n",
-               t.direction, t.runs, lm_verdict_name(t.stated_verdict), rc ? "false" : "true",
-               (unsigned long long)o.seed, o.budget);
+    if (json) { /* through Jansson: 17 significant digits, null for what is not finite */
+        json_t *j = json_object();
+        json_object_set_new(j, "id", json_string(c->id));
+        json_object_set_new(j, "param", json_string(pos[1]));
+        json_object_set_new(j, "stated", isfinite(t.stated) ? json_real(t.stated) : json_null());
+        json_object_set_new(j, "sharpest", isfinite(t.sharpest) ? json_real(t.sharpest) : json_null());
+        json_object_set_new(j, "breaks_at", isfinite(t.breaks_at) ? json_real(t.breaks_at) : json_null());
+        json_object_set_new(j, "direction", json_integer(t.direction));
+        json_object_set_new(j, "runs", json_integer(t.runs));
+        json_object_set_new(j, "stated_verdict", json_string(lm_verdict_name(t.stated_verdict)));
+        json_object_set_new(j, "decided", json_boolean(!rc));
+        char sd[32]; /* a seed past Jansson's signed integers as its digits */
+        snprintf(sd, sizeof sd, "%llu", (unsigned long long)o.seed);
+        json_object_set_new(j, "seed", o.seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)o.seed) : json_string(sd));
+        json_object_set_new(j, "budget", json_integer(o.budget));
+        json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(j);
     } else
         printf("%s: %s\n", c->id, t.msg);
     return LM_EXIT_OK;

@@ -2,6 +2,11 @@
  * (what ran, its steps and step size, the loss first -> last and whether it ever rose); its CSV
  * -- thousands of lines -- goes to stdout only with --csv, or to a file with --out. */
 #include "cli.h"
+#include "lm_jsonio.h"
+
+/* the largest --data / --init file read (a resource bound: the largest run, n = 16 samples of
+ * T = 32 tokens in d = 32, is about 20 MB of hexadecimal floats with the widest layout) */
+#define TRAIN_JSON_MAX ((size_t)64 << 20)
 
 /* the options every run of `lemmata train` takes (--steps --prec --seed --set --drift --out
  * --csv), and where its CSV goes: with --csv to stdout, with --out to the temporary file that
@@ -17,6 +22,12 @@ typedef struct {
     char err[256];
     FILE *f;   /* where the CSV goes: stdout, the temporary file of --out, or NULL (nowhere) */
     lm_outfile file;
+    /* runs exchangeable with other tools (lm_train_io, docs/train-io.md) */
+    const char *data_path, *init_path, *iter_path, *export_data, *export_init;
+    long every; /* --every K (0: not given) */
+    json_t *data, *init;
+    lm_outfile ifile; /* the temporary file of --iterates */
+    lm_train_iterates itw;
 } train_opts;
 
 /* ---- the summary of a run, read off its CSV as it is written ----
@@ -189,6 +200,42 @@ static void print_summary(const csv_summary *S, const lm_train_type *ty, int k, 
 
 #define train_usage lm_cli_needs
 
+static int io_given(const train_opts *o)
+{
+    return o->data_path || o->init_path || o->iter_path || o->export_data || o->export_init;
+}
+
+/* "train RUN: --data ... are taken only by the runs a, b, ..." (one line): 2 */
+static int io_refused(const char *run)
+{
+    char names[1024];
+    size_t n = 0;
+    names[0] = 0;
+    for (int p = 0; p < lm_paper_count; p++) {
+        const lm_train_type *t = lm_papers[p]->train;
+        if (!t || !t->train_io) continue;
+        for (int k = 0; t->name(k) && n + 1 < sizeof names; k++) {
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", t->name(k));
+            if (n >= sizeof names) n = sizeof names - 1;
+        }
+    }
+    fprintf(stderr,
+            "lemmata: train %s: --data, --init, --iterates, --every, --export-data and --export-init "
+            "are taken only by the runs %s\n",
+            run, names[0] ? names : "(none)");
+    return LM_EXIT_USAGE;
+}
+
+/* --data / --init: the file's JSON root, or 2 with the reader's one-line error */
+static int load_root(json_t **root, const char *path)
+{
+    char err[600];
+    *root = lm_json_load_file(path, TRAIN_JSON_MAX, err, sizeof err);
+    if (*root) return 0;
+    fprintf(stderr, "lemmata: %s\n", err);
+    return LM_EXIT_USAGE;
+}
+
 /* parses argv[1..] into o (--steps into *steps, --set through set on run), refuses what the
  * run cannot take (refuse: TR_* flags) and opens the output: -1 when the run may go ahead,
  * else the exit status */
@@ -229,6 +276,19 @@ static int train_begin(train_opts *o, const lm_train_type *ty, void *run, int ar
             if (!lm_cli_name_value(v)) return train_usage(a, "a file name", v);
             o->out = v;
             k++;
+        } else if (!strcmp(a, "--data") || !strcmp(a, "--init") || !strcmp(a, "--iterates") ||
+                   !strcmp(a, "--export-data") || !strcmp(a, "--export-init")) {
+            if (!lm_cli_name_value(v)) return train_usage(a, "a file name", v);
+            const char **slot = !strcmp(a, "--data")          ? &o->data_path
+                                : !strcmp(a, "--init")        ? &o->init_path
+                                : !strcmp(a, "--iterates")    ? &o->iter_path
+                                : !strcmp(a, "--export-data") ? &o->export_data
+                                                              : &o->export_init;
+            *slot = v;
+            k++;
+        } else if (!strcmp(a, "--every")) {
+            if (parse_long(v, 1, 10000000, &o->every)) return train_usage(a, "an integer in [1, 1e7]", v);
+            k++;
         } else if (!strcmp(a, "--csv")) o->csv = 1;
         else return die_usage("train: unknown option '%s' (see: lemmata train --help)", a);
     }
@@ -239,13 +299,44 @@ static int train_begin(train_opts *o, const lm_train_type *ty, void *run, int ar
         return die_usage("%s: this run is computed in double only (no --prec, --drift)", argv[0]);
     if ((refuse & LM_TRAIN_FIXED_LENGTH) && o->steps_given)
         return die_usage("%s: this run has a fixed length (no --steps)", argv[0]);
+    if (io_given(o) && !ty->train_io) return io_refused(argv[0]);
+    if (o->every && !o->iter_path)
+        return die_usage("%s", "train: --every K thins the iterates of --iterates FILE: give --iterates");
+    if (o->iter_path && o->drift)
+        return die_usage("%s", "train: --iterates writes one run's iterates, --drift runs two: choose one");
+    if ((o->export_data || o->export_init) && (o->out || o->csv || o->iter_path || o->drift))
+        return die_usage("%s", "train: --export-data/--export-init write the start and run nothing "
+                               "(no --out, --csv, --iterates, --drift)");
+    if ((o->out && o->iter_path && !strcmp(o->out, o->iter_path)) ||
+        (o->export_data && o->export_init && !strcmp(o->export_data, o->export_init)))
+        return die_usage("%s", "train: two outputs name the same file");
+    /* the inputs before any output exists: a malformed file leaves nothing behind */
+    int rc;
+    if (o->data_path && (rc = load_root(&o->data, o->data_path))) return rc;
+    if (o->init_path && (rc = load_root(&o->init, o->init_path))) return rc;
     o->f = o->csv ? stdout : NULL;
     if (o->out) {
-        int rc = lm_outfile_open(&o->file, o->out);
+        rc = lm_outfile_open(&o->file, o->out);
         if (rc) return rc;
         o->f = o->file.f;
     }
+    if (o->iter_path) {
+        rc = lm_outfile_open(&o->ifile, o->iter_path);
+        if (rc) {
+            if (o->out) lm_outfile_abort(&o->file);
+            return rc;
+        }
+        o->itw.f = o->ifile.f;
+        o->itw.every = o->every ? o->every : 1;
+    }
     return -1;
+}
+
+static void train_opts_free(train_opts *o)
+{
+    json_decref(o->data);
+    json_decref(o->init);
+    o->data = o->init = NULL;
 }
 
 static lm_ctx train_ctx(const train_opts *o)
@@ -265,11 +356,24 @@ static int train_end(train_opts *o, int rc, const char *name)
 {
     if (rc) {
         if (o->out) lm_outfile_abort(&o->file);
+        if (o->iter_path) lm_outfile_abort(&o->ifile);
         fprintf(stderr, "lemmata: train %s: %s\n", name, o->err[0] ? o->err : "the run failed");
+        return rc == LM_TRAIN_IO_REFUSED ? LM_EXIT_USAGE : LM_EXIT_FAILED;
+    }
+    int st = LM_EXIT_OK;
+    if (o->iter_path && o->itw.state != 2) { /* a run that never closed its list wrote no file */
+        lm_outfile_abort(&o->ifile);
+        if (o->out) lm_outfile_abort(&o->file);
+        fprintf(stderr, "lemmata: train %s: the run wrote no iterates (internal error)\n", name);
         return LM_EXIT_FAILED;
     }
-    if (o->out) return lm_outfile_commit(&o->file);
-    return LM_EXIT_OK;
+    /* both outputs or neither: the CSV first, the iterates only when it is in place */
+    if (o->out) st = lm_outfile_commit(&o->file);
+    if (o->iter_path) {
+        if (st == LM_EXIT_OK) st = lm_outfile_commit(&o->ifile);
+        else lm_outfile_abort(&o->ifile);
+    }
+    return st;
 }
 
 int lm_cmd_train(int argc, char **argv)
@@ -279,8 +383,9 @@ int lm_cmd_train(int argc, char **argv)
         for (int p = 0; p < lm_paper_count; p++) {
             const lm_train_type *t = lm_papers[p]->train;
             if (!t) continue;
-            printf("%s (%s; --set %s)%s\n", t->heading, lm_papers[p]->id, t->settings ? t->settings : "nothing",
-                   t->flags & LM_TRAIN_DOUBLE_ONLY ? ", in double" : "");
+            printf("%s (%s; --set %s)%s%s\n", t->heading, lm_papers[p]->id, t->settings ? t->settings : "nothing",
+                   t->flags & LM_TRAIN_DOUBLE_ONLY ? ", in double" : "",
+                   t->train_io ? ", with --data --init --iterates --export-data --export-init" : "");
             for (int k = 0; t->name(k); k++) printf("  %-18s %s\n", t->name(k), t->doc(k));
         }
         return 0;
@@ -297,6 +402,7 @@ int lm_cmd_train(int argc, char **argv)
     train_opts o;
     int st = train_begin(&o, ty, run, argc, argv);
     if (st >= 0) {
+        train_opts_free(&o);
         ty->free(run);
         return st;
     }
@@ -313,16 +419,38 @@ int lm_cmd_train(int argc, char **argv)
         free(S);
         ty->free(run);
         if (o.out) lm_outfile_abort(&o.file);
+        if (o.iter_path) lm_outfile_abort(&o.ifile);
+        train_opts_free(&o);
         fprintf(stderr, "lemmata: train %s: out of memory\n", argv[0]);
         return LM_EXIT_FAILED;
     }
-    int rc = ty->train(run, tee, &a, o.err, sizeof o.err);
+    int rc;
+    if (io_given(&o)) {
+        lm_train_io tio = {.data = o.data, .init = o.init, .data_path = o.data_path, .init_path = o.init_path,
+                          .iterates = o.iter_path ? &o.itw : NULL, .export_data = o.export_data,
+                          .export_init = o.export_init};
+        rc = ty->train_io(run, tee, &a, &tio, o.err, sizeof o.err);
+    } else
+        rc = ty->train(run, tee, &a, o.err, sizeof o.err);
     fclose(tee); /* passes the rest on to o.f */
     ty->free(run);
     if (o.f) fflush(o.f); /* the CSV before the summary when both go to one terminal */
     st = train_end(&o, rc, argv[0]);
     /* a CSV that could not reach stdout is the error main reports (exit 3), alone */
-    if (st == LM_EXIT_OK && !(o.csv && ferror(stdout))) print_summary(S, ty, k, p->id, &o);
+    if (st == LM_EXIT_OK && (o.export_data || o.export_init)) {
+        if (o.export_data) fprintf(stderr, "lemmata: train %s: data written to %s\n", argv[0], o.export_data);
+        if (o.export_init) fprintf(stderr, "lemmata: train %s: initial point written to %s\n", argv[0], o.export_init);
+    } else if (st == LM_EXIT_OK && !(o.csv && ferror(stdout))) {
+        print_summary(S, ty, k, p->id, &o);
+        if (o.data_path || o.init_path)
+            fprintf(stderr, "  started from %s%s%s%s%s\n", o.data_path ? "the data of " : "",
+                    o.data_path ? o.data_path : "", o.data_path && o.init_path ? " and " : "",
+                    o.init_path ? "the initial point of " : "", o.init_path ? o.init_path : "");
+        if (o.iter_path)
+            fprintf(stderr, "  %ld iterate%s written to %s (every %ld%s)\n", o.itw.written,
+                    o.itw.written == 1 ? "" : "s", o.iter_path, o.itw.every, o.itw.every > 1 ? ", and the last" : "");
+    }
+    train_opts_free(&o);
     free(S);
     return st;
 }

@@ -2,6 +2,7 @@
  * bookkeeping around the scheduler (lm_schedule.h), then the database and the PDF. */
 #include "cli.h"
 #include "lm_constants.h"
+#include "lm_instances.h"
 #include "lm_schedule.h"
 
 #include <limits.h>
@@ -308,6 +309,15 @@ int lm_cmd_verify(int argc, char **argv)
                         "lemmata mutate ID lists a claim's survivors\n",
                 mkill, mrun, 100.0 * (double)mkill / (double)mrun);
     if (mrun > 0) slack_line(db, &o, only);
+    if (!shard_opt) { /* every violated claim's counterexample as an instance file (docs/instances.md) */
+        char cdir[4300], cerr[600] = "";
+        int nw = 0;
+        snprintf(cdir, sizeof cdir, "%s/counterexamples", slash ? dbdir : ".");
+        if (lm_inst_write_counterexamples(db, run, &o, cdir, LM_COMMIT, &nw, cerr, sizeof cerr) == 0) {
+            if (nw) fprintf(stdout, "counterexamples: %d instance file%s in %s/ (`check ID --instances FILE` judges one again)\n",
+                            nw, nw == 1 ? "" : "s", cdir);
+        } else if (cerr[0]) fprintf(stderr, "lemmata: counterexamples not all written: %s\n", cerr);
+    }
     fflush(stdout);
     int any_bad = counts[LM_V_VIOLATED] + counts[LM_V_INCONSISTENT] > 0;
     int rc = wrc || nfailed ? LM_EXIT_FAILED : strict && any_bad ? LM_EXIT_STRICT : LM_EXIT_OK;

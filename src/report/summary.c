@@ -415,7 +415,7 @@ void rp_put_counterexamples(rp_writer *w, const rp_doc *docs, int n)
                       "command that reproduces it.  \\emph{certified}: re-evaluated in ball arithmetic, the "
                       "left side's ball lies wholly above the right side's.\n\n"
                       "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
-                      "\\begin{longtable}{@{}L{3.0cm}L{3.2cm}L{7.6cm}L{1.9cm}@{}}\n"
+                      "\\begin{longtable}{@{}L{3.0cm}L{3.0cm}L{6.6cm}L{3.1cm}@{}}\n"
                       "\\toprule claim & configuration & smallest counterexample & certified\\\\\\midrule\n\\endhead\n"
                       "\\bottomrule\n\\endlastfoot\n");
         lm_tbuf_printf(&w->b, "\\hyperref[claim:%d]{\\texttt{", k);
@@ -437,10 +437,24 @@ void rp_put_counterexamples(rp_writer *w, const rp_doc *docs, int n)
             }
         } else rp_put(w, "-- & \\emph{not shrunk (shrinking off, or the break could not be re-run)}");
         int cert = 0, bits = 0;
-        for (int j = 0; j < r->nconfig; j++)
+        const char *why = NULL; /* an uncertified violation says why, not just "no" */
+        for (int j = 0; j < r->nconfig; j++) {
             if (r->cfg[j].certified) { cert = 1; bits = r->cfg[j].cert_prec; }
+            else if (r->cfg[j].verdict == LM_V_VIOLATED && !why && r->cfg[j].detail[0])
+                why = r->cfg[j].detail;
+        }
         if (cert) lm_tbuf_printf(&w->b, " & yes (%d bits)\\\\\n", bits);
-        else rp_put(w, " & no\\\\\n");
+        else {
+            static const char *const pre[] = {"not certified: ", "not certifiable: "};
+            for (int i = 0; why && i < 2; i++)
+                if (!strncmp(why, pre[i], strlen(pre[i]))) why += strlen(pre[i]);
+            rp_put(w, " & {\\scriptsize no");
+            if (why) {
+                rp_put(w, ": ");
+                rp_esc(w, why);
+            }
+            rp_put(w, "}\\\\\n");
+        }
     }
     if (any) rp_put(w, "\\end{longtable}}\n");
 }
@@ -566,6 +580,10 @@ void rp_put_paper_summary(rp_writer *w, const rp_doc *docs, int n, int first, in
             snprintf(desc, sizeof desc, "%.*s", cut ? (int)(cut - g->shrunk) : (int)strlen(g->shrunk), g->shrunk);
             rp_esc(w, desc);
             if (g->certified) lm_tbuf_printf(&w->b, "; certified in ball arithmetic (%d bits)", g->cert_prec);
+            else if (g->verdict == LM_V_VIOLATED && !strncmp(g->detail, "not certif", 10)) {
+                rp_put(w, "; ");
+                rp_esc(w, g->detail); /* why not, in one line */
+            }
             rp_put(w, ".");
             if (g->shrunk_reproduce[0]) {
                 rp_put(w, "\\\\\n{\\raggedright\\footnotesize\\texttt{");

@@ -6,6 +6,7 @@
  * not finite turns the instance into an `error`, never a pass.
  */
 #include "eval_priv.h"
+#include "instances_priv.h"
 #include "lm_result.h"
 #include "lm_alloc.h"
 #include "lm_stats.h"
@@ -55,6 +56,106 @@ double lm_par(const lm_eval *ev, const char *name)
 int lm_par_i(const lm_eval *ev, const char *name) { return lm_int(lm_par(ev, name)); }
 
 lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
+
+/* ---- exact states of trajectory claims ---- */
+
+void lm_state_free(lm_state *s)
+{
+    for (int k = 0; k < s->n; k++) {
+        for (int i = 0; i < s->item[k].r * s->item[k].c; i++) mpfr_clear(s->item[k].v[i]);
+        free(s->item[k].v);
+        s->item[k].v = NULL;
+    }
+    s->n = 0;
+}
+
+int lm_state_wanted(const lm_eval *ev, int t)
+{
+    return ev->p->state_keep && !ev->searching && ev->p->state_keep->t == t;
+}
+
+int lm_state_given(const lm_eval *ev) { return ev->p->state_given ? ev->p->state_given->t : -1; }
+
+/* v = the k-th value of M, exactly; 0, or -1 when it is a ball with a radius or its exponent is
+ * beyond MPFR's range */
+static int state_value(mpfr_t v, const lm_mat *M, size_t k)
+{
+    if (M->ab) {
+        const arb_struct *b = M->b + k;
+        const arf_struct *mid = arb_midref(b);
+        if (!mag_is_zero(arb_radref(b))) return -1;
+        if (!arf_is_zero(mid) &&
+            (!arf_is_finite(mid) || arf_cmpabs_2exp_si(mid, mpfr_get_emax() - 2) >= 0 ||
+             arf_cmpabs_2exp_si(mid, mpfr_get_emin() + 2) <= 0))
+            return -1;
+        slong bits = arf_bits(mid);
+        mpfr_init2(v, bits < MPFR_PREC_MIN ? MPFR_PREC_MIN : (mpfr_prec_t)bits);
+        return arf_get_mpfr(v, mid, MPFR_RNDN) ? -1 : 0;
+    }
+    if (M->mp) {
+        mpfr_init2(v, mpfr_get_prec(M->m[k]));
+        return mpfr_set(v, M->m[k], MPFR_RNDN) ? -1 : 0;
+    }
+    mpfr_init2(v, 53);
+    return mpfr_set_d(v, M->d[k], MPFR_RNDN) ? -1 : 0;
+}
+
+int lm_state_keep(lm_eval *ev, const char *name, const lm_mat *M)
+{
+    lm_state *s = ev->p->state_keep;
+    if (!s || ev->searching) return -1;
+    int slot = s->n;
+    for (int k = 0; k < s->n; k++)
+        if (!strcmp(s->item[k].name, name)) slot = k;
+    if (slot == LM_STATE_MAX) {
+        snprintf(s->err, sizeof s->err, "more than %d state values kept", LM_STATE_MAX);
+        return -1;
+    }
+    lm_state_item it = {.r = M->r, .c = M->c};
+    snprintf(it.name, sizeof it.name, "%s", name);
+    size_t n = (size_t)M->r * (size_t)M->c;
+    it.v = lm_xmalloc((n ? n : 1) * sizeof *it.v);
+    for (size_t k = 0; k < n; k++)
+        if (state_value(it.v[k], M, k)) {
+            for (size_t j = 0; j <= k; j++) mpfr_clear(it.v[j]);
+            free(it.v);
+            snprintf(s->err, sizeof s->err, "%s at iterate %d is not an exact value (entry %zu)", name,
+                     s->t, k);
+            return -1;
+        }
+    if (slot < s->n) { /* replaced: the latest copy counts */
+        for (int i = 0; i < s->item[slot].r * s->item[slot].c; i++) mpfr_clear(s->item[slot].v[i]);
+        free(s->item[slot].v);
+    } else s->n++;
+    s->item[slot] = it;
+    return 0;
+}
+
+int lm_state_get(lm_eval *ev, const char *name, lm_mat *M)
+{
+    const lm_state *s = ev->p->state_given;
+    const lm_state_item *it = NULL;
+    for (int k = 0; s && k < s->n; k++)
+        if (!strcmp(s->item[k].name, name)) it = &s->item[k];
+    if (!it) return lm_fail(ev, "state %s was not kept", name);
+    if (it->r != M->r || it->c != M->c)
+        return lm_fail(ev, "state %s is %dx%d, expected %dx%d", name, it->r, it->c, M->r, M->c);
+    for (size_t k = 0; k < (size_t)M->r * (size_t)M->c; k++) {
+        int inexact;
+        if (M->ab) {
+            arf_set_mpfr(arb_midref(M->b + k), it->v[k]);
+            mag_zero(arb_radref(M->b + k));
+            inexact = !mpfr_number_p(it->v[k]) && !mpfr_inf_p(it->v[k]);
+        } else if (M->mp) {
+            inexact = mpfr_set(M->m[k], it->v[k], MPFR_RNDN) != 0;
+        } else {
+            M->d[k] = mpfr_get_d(it->v[k], MPFR_RNDN);
+            inexact = mpfr_nan_p(it->v[k]) || mpfr_cmp_d(it->v[k], M->d[k]) != 0;
+        }
+        if (inexact) return lm_fail(ev, "state %s: entry %zu is not representable exactly here", name, k);
+    }
+    return 0;
+}
 
 /* ---- instance-scoped values ---- */
 
@@ -140,7 +241,8 @@ void lm_sizes(lm_eval *ev, int *z, const int *def, int n, const char *const *nam
     for (int k = 0; k < n; k++) z[k] = lm_size(ev, names[k], def[k], 1, max[k]);
 }
 
-int lm_want_data(const lm_eval *ev) { return ev->p->want_data && !ev->searching; }
+/* an exchanged instance (ev->p->io) wants its inputs reported: captured, or given */
+int lm_want_data(const lm_eval *ev) { return (ev->p->want_data || ev->p->io) && !ev->searching; }
 
 /* the shortest decimal that reads back as x */
 static void shortest(char *b, size_t n, double x)
@@ -151,9 +253,12 @@ static void shortest(char *b, size_t n, double x)
     }
 }
 
-void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M)
+/* input: the file's value replaces M (lm_input_mat); else it must equal M (lm_data_mat) */
+static void data_mat(lm_eval *ev, const char *name, lm_mat *M, int input)
 {
     if (!lm_want_data(ev)) return;
+    if (ev->p->io) lm_io_data_mat(ev, name, M, input); /* the file's values first: the text shows them */
+    if (!ev->p->want_data) return;
     lm_sb *d = &ev->p->data;
     if (d->len > (64u << 10)) return;
     lm_sb_printf(d, "%s\t%d\t%d\n", name, M->r, M->c);
@@ -167,13 +272,26 @@ void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M)
     }
 }
 
-void lm_data_d(lm_eval *ev, const char *name, double v)
+void lm_data_mat(lm_eval *ev, const char *name, const lm_mat *M)
 {
-    if (!lm_want_data(ev)) return;
+    data_mat(ev, name, (lm_mat *)M, 0); /* not written: compared only */
+}
+
+void lm_input_mat(lm_eval *ev, const char *name, lm_mat *M) { data_mat(ev, name, M, 1); }
+
+static double data_d(lm_eval *ev, const char *name, double v, int input)
+{
+    if (!lm_want_data(ev)) return v;
+    if (ev->p->io) v = lm_io_data_d(ev, name, v, input);
+    if (!ev->p->want_data) return v;
     char b[40];
     shortest(b, sizeof b, v);
     lm_sb_printf(&ev->p->data, "%s\t1\t1\n%s\n", name, b);
+    return v;
 }
+
+void lm_data_d(lm_eval *ev, const char *name, double v) { (void)data_d(ev, name, v, 0); }
+double lm_input_d(lm_eval *ev, const char *name, double v) { return data_d(ev, name, v, 1); }
 
 /* near-miss width: a relative margin of 2^-44 (~256 ulps of double) */
 #define NEAR_REL 5.684341886080802e-14
@@ -311,6 +429,7 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
         near = lm_num_sgn(&m) == 0 || lm_num_log_abs_d(&m) / M_LN2 <= ls + lm_ctx_log2eps(ev->ctx) + 16.0;
         lm_num_clear(&m);
     }
+    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides(ev, "le", a, b, reltol);
     lm_num_clear(&bt);
     if (mut) lm_num_clears(&bs, &as, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
@@ -354,6 +473,7 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
                    log2(fmax(1.0, fabs(lm_num_get_d(&lb)))) + lm_ctx_log2eps(ev->ctx) + 16.0;
     lm_num_sub(&diff, loga, &lb); /* against log b + log1p(tol), as in lm_obs_le */
     double l10 = lm_num_get_d(&diff) / M_LN10;
+    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides(ev, "le_log", loga, logb, reltol);
     lm_num_clears(&lb, &diff, (lm_num *)NULL);
     if (mut) lm_num_clears(&ls, &la, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
@@ -374,6 +494,7 @@ void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const ch
     if (!broke && ev->p->mutate_scale == 1.0 && !ev->p->mutate_flip && b > a * (1.0 + reltol)) ev->p->flip_broke = 1;
     double l10 = (a > 0 && bt > 0) ? (log(a) - log(bt)) / M_LN10
                                    : (bt > 0 ? -400.0 : (broke ? 400.0 : 0.0));
+    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides_d(ev, a, b, reltol);
     record(ev, t, l10, broke, 0, lab);
 }
 

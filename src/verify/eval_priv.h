@@ -18,6 +18,21 @@ typedef struct {
     unsigned used; /* bit k: override k was asked for */
 } lm_size_ov;
 
+/* an exact state of a trajectory claim (lm_state_keep / lm_state_get) */
+#define LM_STATE_MAX 8
+typedef struct {
+    char name[48];
+    int r, c;
+    mpfr_t *v; /* r*c values, row-major, each at the precision that holds it exactly */
+} lm_state_item;
+typedef struct lm_state {
+    int t;          /* the iterate */
+    int n;
+    lm_state_item item[LM_STATE_MAX];
+    char err[160];  /* why a value could not be kept ("": none) */
+} lm_state;
+void lm_state_free(lm_state *s);
+
 struct lm_eval_priv {
     lm_rng rng;
     long nobs;
@@ -52,6 +67,11 @@ struct lm_eval_priv {
     char size_err[160];     /* an override outside its size's range ("" if none) */
     int want_data;
     lm_sb data;             /* lm_data_* output */
+    /* check --export / --instances (instances.c): the instance whose input data this
+     * evaluation reads from a file or captures, and whose worst sides it keeps (NULL: none) */
+    struct lm_inst_rec *io;
+    lm_state *state_keep;        /* the runner wants the state at state_keep->t (NULL: no) */
+    const lm_state *state_given; /* the certifying evaluation's state (NULL: a normal run) */
     /* the observation profile (lm_run_opts.profile): observation j's label skeleton (a hash,
      * lm_result.h) at prof_key[j] and its log10 ratio at prof[j], for j < LM_PROF_MAX;
      * prof_over when the instance recorded more */

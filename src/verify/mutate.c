@@ -38,6 +38,7 @@
 #include "lm_alloc.h"
 #include "lm_constants.h"
 #include "lm_verify.h"
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -499,32 +500,28 @@ void lm_mutation_report_clear(lm_mutation_report *mr)
             }
 }
 
+/* through Jansson (17 significant digits, null for what is not finite), keys as they were */
 void lm_mutation_json(FILE *f, const lm_mutation_report *mr)
 {
-    fprintf(f, "{\"id\":\"%s\",\"stated\":\"%s\",\"mutants\":%d,\"killed\":%d,\"strength\":", mr->claim->id,
-            lm_verdict_name(mr->stated), mr->run, mr->killed);
-    if (mr->run) fprintf(f, "%.17g", (double)mr->killed / mr->run);
-    else fputs("null", f);
-    fputs(",\"list\":[", f);
+    json_t *o = json_object(), *list = json_array();
+    json_object_set_new(o, "id", json_string(mr->claim->id));
+    json_object_set_new(o, "stated", json_string(lm_verdict_name(mr->stated)));
+    json_object_set_new(o, "mutants", json_integer(mr->run));
+    json_object_set_new(o, "killed", json_integer(mr->killed));
+    json_object_set_new(o, "strength", mr->run ? json_real((double)mr->killed / mr->run) : json_null());
     for (int k = 0; k < mr->nm; k++) {
         const lm_mutant *m = &mr->m[k];
-        fprintf(f, "%s{\"kind\":\"%s\",\"name\":\"", k ? "," : "", m->kind);
-        for (const char *s = m->name; *s; s++) {
-            if (*s == '"' || *s == '\\') fputc('\\', f);
-            if ((unsigned char)*s >= 0x20) fputc(*s, f);
-        }
-        fprintf(f, "\",\"verdict\":");
-        if (m->verdict < LM_V_COUNT) fprintf(f, "\"%s\"", lm_verdict_name(m->verdict));
-        else fputs("null", f);
-        fputs(",\"value\":", f);
-        if (isfinite(m->value)) fprintf(f, "%.17g", m->value);
-        else fputs("null", f);
-        fprintf(f, ",\"killed\":%s,\"note\":\"", m->killed == 1 ? "true" : m->killed == 0 ? "false" : "null");
-        for (const char *s = m->note; *s; s++) {
-            if (*s == '"' || *s == '\\') fputc('\\', f);
-            if ((unsigned char)*s >= 0x20) fputc(*s, f);
-        }
-        fputs("\"}", f);
+        json_t *e = json_object();
+        json_object_set_new(e, "kind", json_string(m->kind));
+        json_object_set_new(e, "name", json_string(m->name));
+        json_object_set_new(e, "verdict", m->verdict < LM_V_COUNT ? json_string(lm_verdict_name(m->verdict)) : json_null());
+        json_object_set_new(e, "value", isfinite(m->value) ? json_real(m->value) : json_null());
+        json_object_set_new(e, "killed", m->killed == 1 ? json_true() : m->killed == 0 ? json_false() : json_null());
+        json_object_set_new(e, "note", json_string(m->note));
+        json_array_append_new(list, e);
     }
-    fputs("]}\n", f);
+    json_object_set_new(o, "list", list);
+    json_dumpf(o, f, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    fputc('\n', f);
+    json_decref(o);
 }

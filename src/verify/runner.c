@@ -10,6 +10,7 @@
  */
 #include "lm_proc.h"
 #include "eval_priv.h"
+#include "instances_priv.h"
 #include "lm_alloc.h"
 #include "lm_verify.h"
 #include <gsl/gsl_multimin.h>
@@ -133,6 +134,10 @@ static void note_sizes(const char *buf)
     }
 }
 
+/* the state certify() asks a trajectory claim to keep, or gives it (NULL: neither) */
+static lm_state *state_keep_req;
+static const lm_state *state_given_req;
+
 /* one evaluation of (config, index, x) in ctx */
 static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, uint64_t seed,
                          const double *x, int nx, const lm_ctx *ctx, int tmax, const double *par,
@@ -156,13 +161,17 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
     ov.used = 0;
     p.ov = &ov;
     p.want_data = sq ? sq->want_data : 0;
+    p.state_keep = state_keep_req;
+    p.state_given = state_given_req;
     p.mutate_scale = o->mutate_scale > 0 ? o->mutate_scale : 1.0;
     p.mutate_flip = o->mutate_flip;
+    int io_bits = -1; /* an imported instance's own rounding (instances.c) */
+    if (o->inst_io) lm_io_eval_setup(o->inst_io, &p, cfg, index, searching, sq != NULL, &par, &io_bits);
     if (o->profile && !searching && !sq) {
         p.prof = lm_xmalloc(LM_PROF_MAX * sizeof *p.prof);
         p.prof_key = lm_xmalloc(LM_PROF_MAX * sizeof *p.prof_key);
     }
-    int bits = sq ? sq->round_bits : o->round_bits, old_bits = lm_rng_round();
+    int bits = io_bits >= 0 ? io_bits : sq ? sq->round_bits : o->round_bits, old_bits = lm_rng_round();
     double xr[64];
     if (x && bits > 0) { /* an adversarial point in short binary fractions too */
         for (int i = 0; i < nx && i < 64; i++) xr[i] = lm_round_sig(x[i], bits);
@@ -178,6 +187,7 @@ static void eval_once_sq(inst_out *out, const lm_claim *c, int cfg, int index, u
                   .budget = o->budget, .quick = o->quick, .searching = searching,
                   .par = par, .p = &p};
     int rc = c->eval(&ev);
+    if (p.io) lm_io_eval_done(o->inst_io, &p, ctx);
     lm_eval_priv_release(&p);
     lm_rng_set_round(old_bits);
     if (!sq) sizes_used |= ov.used;
@@ -290,7 +300,9 @@ drop:
 
 static uint64_t inst_seed(const lm_run_opts *o, const lm_claim *c, int cfg, int k)
 {
-    uint64_t s = lm_hash_str(o->seed, c->id);
+    uint64_t s;
+    if (lm_io_seed(o->inst_io, cfg, k, &s)) return s; /* an imported instance's own */
+    s = lm_hash_str(o->seed, c->id);
     s = lm_hash_str(s, lm_claim_config(c, cfg));
     return lm_hash_u64(s, (uint64_t)k);
 }
@@ -402,17 +414,47 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
                  "outside the lm_num/lm_mat API)");
         return;
     }
+    /* A trajectory claim that keeps its state is certified from the exact state at the iterate
+     * of the break: the evaluation that confirmed the break (replay context) is run again to keep
+     * that state, and only the step from it is evaluated in balls. */
+    lm_state st;
+    memset(&st, 0, sizeof st);
+    int from_state = c->state_certifiable && tmax >= 0;
+    if (from_state) {
+        mpfr_prec_t rp = o->replay_prec < 256 ? 256 : o->replay_prec;
+        if (o->prec > rp) rp = o->prec;
+        lm_ctx rep = lm_ctx_mpfr(rp);
+        inst_out r;
+        st.t = tmax;
+        state_keep_req = &st;
+        eval_once(&r, c, cfg, cr->worst_index, seed, nx ? x : NULL, nx, &rep, tmax, par, o, 0);
+        state_keep_req = NULL;
+        int broke = r.broke && r.first_break_t == tmax;
+        inst_out_free(&r);
+        if (st.err[0] || st.n == 0 || !broke) {
+            snprintf(cr->cert_note, sizeof cr->cert_note, "not certified: the state at iterate k=%d %s%.60s",
+                     tmax, st.err[0] ? "could not be kept: " : st.n == 0 ? "was not kept" :
+                     "was kept, but the break did not recur there", st.err);
+            lm_state_free(&st);
+            return;
+        }
+    }
     for (mpfr_prec_t bits = 128; bits <= o->cert_max_prec; bits *= 2) {
         lm_ctx ac = lm_ctx_arb(bits);
         inst_out r;
         lm_arb_taint_reset();
+        state_given_req = from_state ? &st : NULL;
         eval_once(&r, c, cfg, cr->worst_index, seed, nx ? x : NULL, nx, &ac, tmax, par, o, 0);
+        state_given_req = NULL;
         long taint = lm_arb_taint();
         int failed = r.failed || r.assume_failed || r.not_checkable, cert = r.cert_broke;
+        char why[80];
+        snprintf(why, sizeof why, "%.60s", r.why);
         inst_out_free(&r);
         if (failed) { /* balls too wide for a hypothesis or a log: try more bits */
             snprintf(cr->cert_note, sizeof cr->cert_note,
-                     "not certified: the check did not complete in ball arithmetic up to %ld bits", (long)bits);
+                     "not certified: the check did not complete in ball arithmetic up to %ld bits%s%.60s",
+                     (long)bits, why[0] ? ": " : "", why);
             continue;
         }
         cr->cert_note[0] = 0;
@@ -420,15 +462,24 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
             snprintf(cr->cert_note, sizeof cr->cert_note,
                      "not certifiable: the check takes %ld decomposition(s) (SVD, eigenvalues or a solve) "
                      "on midpoints", taint);
+            lm_state_free(&st);
             return;
         }
         if (cert) {
             cr->certified = 1;
             cr->cert_prec = (int)bits;
-            snprintf(cr->cert_note, sizeof cr->cert_note, "certified in ball arithmetic at %ld bits", (long)bits);
+            if (from_state)
+                snprintf(cr->cert_note, sizeof cr->cert_note,
+                         "certified in ball arithmetic at %ld bits from the exact state at iterate k=%d",
+                         (long)bits, tmax);
+            else
+                snprintf(cr->cert_note, sizeof cr->cert_note, "certified in ball arithmetic at %ld bits",
+                         (long)bits);
+            lm_state_free(&st);
             return;
         }
     }
+    lm_state_free(&st);
     if (!cr->cert_note[0])
         snprintf(cr->cert_note, sizeof cr->cert_note,
                  "not certified: the balls still overlap at %ld bits", (long)o->cert_max_prec);
@@ -686,6 +737,8 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                       ? (o->budget >= 32 ? o->budget / 16 : 1)
                       : 0;
     int ntotal = nrand + nsearch, nhead = lm_prof_head(c);
+    int nimp = lm_io_count(o->inst_io, cfg); /* --instances: exactly the file's (-1: not importing) */
+    if (nimp >= 0) nrand = ntotal = nimp;
     if (ntotal > max_ntotal) max_ntotal = ntotal;
     double worst = -INFINITY;
     long ok_inst = 0, notchk = 0;
@@ -701,18 +754,24 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
      * and 2^-2048 underflows double (a tolerance of 0 would turn an exact equality into noise) */
     mpfr_prec_t esc_max = 0, cap = o->cert_max_prec < 1024 ? o->cert_max_prec : 1024;
     if (cap < rp) cap = rp;
-    for (int k = 0; k < ntotal; k++) {
+    for (int j = 0; j < ntotal; j++) {
+        int k = nimp >= 0 ? lm_io_index(o->inst_io, cfg, j) : j;
         if (o->only_instance >= 0 && k != o->only_instance) continue;
         uint64_t seed = inst_seed(o, c, cfg, k);
         double xb[64], *x = NULL;
         int nx = 0;
-        if (k >= nrand) {
+        if (nimp >= 0) {
+            nx = lm_io_point(o->inst_io, cfg, j, xb);
+            x = nx ? xb : NULL;
+        } else if (k >= nrand) {
             nx = c->search_dim > 64 ? 64 : c->search_dim;
             adversarial_point(xb, nx, c, cfg, k, seed, par, o);
             x = xb;
         }
         inst_out r;
+        lm_io_begin(o->inst_io, cfg, k, seed, x, nx, par, o->round_bits, &prim);
         eval_once(&r, c, cfg, k, seed, x, nx, &prim, -1, par, o, 0);
+        int io_broke = r.broke;
         add_prec(cr->precisions, sizeof cr->precisions, &prim);
         /* the first precision's observation profile (a replay below replaces r) */
         double *prof = r.prof;
@@ -827,6 +886,13 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 memcpy(cr->axes, r.axes, sizeof cr->axes);
             }
         }
+        lm_io_end(o->inst_io,
+                  r.failed || (!r.not_checkable && !r.assume_failed && r.nobs == 0) ? "error"
+                  : r.not_checkable ? "not-checkable"
+                  : r.assume_failed ? "assumption-failed"
+                  : r.vacuous       ? "vacuous"
+                                    : "judged",
+                  r.log10, r.where, io_broke, confirmed, r.nobs == 0 && !r.failed ? "no observation" : r.why);
         inst_out_free(&r);
         free(prof);
         free(prof_key);
@@ -925,6 +991,7 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     double t0 = now_s(), c0 = cpu_s();
     for (int k = 0; k < nc; k++) {
         if (o->only_config && strcmp(o->only_config, lm_claim_config(c, k)) != 0) continue;
+        if (lm_io_count(o->inst_io, k) == 0) continue; /* --instances: the file has none of it */
         /* the declared defaults, the configuration's own values, then the command line's */
         double par[128];
         for (int j = 0; j < np; j++) par[j] = c->params[j].def;

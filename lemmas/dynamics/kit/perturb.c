@@ -372,11 +372,11 @@ int lm_pert_lip_build(lm_pert_lip *I, lm_eval *ev, const int sizes[4][5], lm_ker
     if (cG > 0) md->cG = cG;
     I->md = md;
     lm_pert_draw(md, g, sc);
+    lm_mha_data(ev, md, 1); /* fresh: nothing below has read it yet, so a file may replace it */
     I->mask = mask;
     I->np = lm_mha_nparams(md, I->mask);
     I->p0 = lm_xmalloc((size_t)I->np * sizeof *I->p0);
     get_params(I->p0, md, I->mask, I->np);
-    lm_mha_data(ev, md);
     I->m = lm_mha_convert(md, ev->ctx);
     int rc = lm_dyn_consts_eval(&I->k0, md, NULL);
     lm_dyn_induction_bounds(&I->bc, &I->k0, H, lm_par_i(ev, "lamV"));

@@ -128,7 +128,7 @@ int lm_t1_run(lm_eval *ev, const lm_t1_setup *s)
     lm_num_div(&t1, &t1, &t0);
     lm_mat_scale(r0, r0, &t1);  /* unit residual direction */
     lm_mat_sub(m->y, m->mh, r0); /* so that r_0 = MH_0 - y = r0 */
-    lm_mha_data(ev, m);
+    lm_mha_data(ev, m, 0);
     lm_mha_forward(m);
     lm_num_log(&logf0, &m->f);
     /* floor: 1e3 eps^2 ||y||^2 */

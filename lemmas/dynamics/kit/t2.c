@@ -224,7 +224,7 @@ int lm_t2_build(lm_t2_inst *I, lm_eval *ev, const lm_t2_opts *o)
     if (lm_t2_GV(&I->GV, md)) return lm_fail(ev, "eigensolver failed on the W^V kernel");
     if (!(isfinite(I->G_ind) && I->G_ind > 0 && isfinite(I->GV) && I->GV > 0))
         return lm_fail(ev, "non-finite step-size constant (G = %.3g, G_V = %.3g)", I->G_ind, I->GV);
-    lm_mha_data(ev, md);
+    lm_mha_data(ev, md, 0);
     I->m = lm_mha_convert(md, ev->ctx);
     lm_mha_forward(I->m);
     return 0;

@@ -280,7 +280,7 @@ int lm_t3_setup(lm_t3_inst *I, lm_eval *ev, const lm_t3_opts *o)
     /* constants at M_0 with the labels, and G' at the induction bound */
     lm_mha_free(dm);
     dm = lm_mha_convert(m, &dctx);
-    lm_mha_data(ev, dm);
+    lm_mha_data(ev, dm, 0);
     lm_dyn_consts kb, bounds;
     memset(&bounds, 0, sizeof bounds);
     if (lm_dyn_consts_eval(&I->k0, dm, NULL) || lm_dyn_t3_eval(&I->t3, dm, &I->k0)) {

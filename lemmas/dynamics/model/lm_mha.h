@@ -64,10 +64,12 @@ void lm_mha_B(lm_mat *B, const lm_mha *m);
 void lm_mha_jacQ(lm_mat *J, const lm_mha *m, int h);
 /* y = MH(M0) for the current parameters (calls forward) */
 void lm_mha_set_y_to_output(lm_mha *m);
-/* The instance's data and parameters (X_i, y, W^Q_h, W^K_h, W^V, W^O) as lm_data_mat
- * records, for the report's shrunk counterexample (a no-op unless data is wanted). */
+/* The instance's data and parameters (X_i, y, W^Q_h, W^K_h, W^V, W^O), for the report's
+ * shrunk counterexample and `check --export` (a no-op unless data is wanted).  input 1: m is
+ * fresh (nothing was computed from it yet), so `check --instances` may replace its values
+ * (lm_input_mat); input 0: something was, so a file's values must equal them (lm_data_mat). */
 struct lm_eval;
-void lm_mha_data(struct lm_eval *ev, const lm_mha *m);
+void lm_mha_data(struct lm_eval *ev, const lm_mha *m, int input);
 
 /* Flat parameter vector over the variables in mask (Q heads, K heads, V):
  * length lm_mha_nparams(m, mask). V contributes its free entries only

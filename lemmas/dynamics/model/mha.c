@@ -505,21 +505,25 @@ void lm_mha_gd_step(lm_mha *m, int mask, const lm_num *eta)
     lm_num_clear(&neta);
 }
 
-void lm_mha_data(lm_eval *ev, const lm_mha *m)
+/* lm_data_mat with lm_input_mat's signature (the matrix is not written) */
+static void put_reported(lm_eval *ev, const char *name, lm_mat *M) { lm_data_mat(ev, name, M); }
+
+void lm_mha_data(lm_eval *ev, const lm_mha *m, int input)
 {
+    void (*put)(lm_eval *, const char *, lm_mat *) = input ? lm_input_mat : put_reported;
     if (!lm_want_data(ev)) return;
     char nm[32];
     for (int i = 0; i < m->N; i++) {
         snprintf(nm, sizeof nm, "X_%d", i + 1);
-        lm_data_mat(ev, nm, m->X[i]);
+        put(ev, nm, m->X[i]);
     }
-    lm_data_mat(ev, "y", m->y);
+    put(ev, "y", m->y);
     for (int h = 0; h < m->H; h++) {
         snprintf(nm, sizeof nm, "W^Q_%d", h + 1);
-        lm_data_mat(ev, nm, m->Wq[h]);
+        put(ev, nm, m->Wq[h]);
         snprintf(nm, sizeof nm, "W^K_%d", h + 1);
-        lm_data_mat(ev, nm, m->Wk[h]);
+        put(ev, nm, m->Wk[h]);
     }
-    lm_data_mat(ev, "W^V", m->Wv);
-    lm_data_mat(ev, "W^O", m->Wo);
+    put(ev, "W^V", m->Wv);
+    put(ev, "W^O", m->Wo);
 }

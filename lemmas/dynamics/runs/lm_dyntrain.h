@@ -8,6 +8,7 @@
 #define LM_TRAIN_H
 
 #include "lm_mha.h"
+#include "lm_paper.h"
 #include <stdio.h>
 
 typedef struct {
@@ -52,6 +53,22 @@ int lm_dynrun_exec(const lm_dynrun_def *r, uint64_t seed, const lm_ctx *ctx, FIL
                 char *err, int errlen);
 
 double lm_dynrun_auto_eta(const lm_dynrun_def *r, uint64_t seed);
+/* the same at the start of a given model (evaluated on a double copy) */
+double lm_dynrun_auto_eta_of(const lm_dynrun_def *r, const lm_mha *m);
+/* 0 when the automatic step size may be formed for m (at most 512 trained parameters, or eta
+ * given), else -1 with err */
+int lm_dynrun_eta_fits(const lm_dynrun_def *r, const lm_mha *m, char *err, int errlen);
+/* The run on a model given whole (data and start; taken: freed here) with step size eta,
+ * writing the CSV of lm_dynrun_exec to f; each (may be NULL) sees every iterate t = 0..steps
+ * after its forward pass (the parameters and m->f), nonzero stops the run (err set).  lm_dynrun_exec
+ * is this on lm_dynrun_model's model.  0, or -1 with err. */
+typedef int (*lm_dynrun_each)(void *cx, int t, const lm_mha *m, char *err, int errlen);
+int lm_dynrun_exec_model(const lm_dynrun_def *r, lm_mha *m, double eta, FILE *f, int progress,
+                         lm_dynrun_each each, void *cx, char *err, int errlen);
+/* lemmata train's train_io of these runs (dyn_io.c, lm_paper.h): --data --init --iterates
+ * --export-data --export-init */
+int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train_io *io, char *err,
+                       int errlen);
 /* Repeat the run wholly in MPFR at `bits` next to the double run and record,
  * per iterate, the relative drift ||theta_double - theta_mpfr|| / ||theta_mpfr||
  * of the trained parameters, the relative loss difference and the double

@@ -132,6 +132,17 @@ double lm_dynrun_auto_eta(const lm_dynrun_def *r, uint64_t seed)
 {
     lm_ctx cd = lm_ctx_double();
     lm_mha *m = lm_dynrun_model(r, seed, &cd);
+    double eta = lm_dynrun_auto_eta_of(r, m);
+    lm_mha_free(m);
+    return eta;
+}
+
+/* the same at the start of m (any context: evaluated in double) */
+double lm_dynrun_auto_eta_of(const lm_dynrun_def *r, const lm_mha *m0)
+{
+    lm_ctx cd = lm_ctx_double();
+    lm_mha *m = lm_mha_convert(m0, &cd);
+    lm_mha_forward(m);
     int np = lm_mha_nparams(m, r->mask);
     lm_mat *p = lm_mat_new(np, 1, &cd), *Hs = lm_mat_new(np, np, &cd);
     lm_mat *gp = lm_mat_new(np, 1, &cd), *gm = lm_mat_new(np, 1, &cd);
@@ -179,9 +190,22 @@ int lm_dynrun_exec(const lm_dynrun_def *r, uint64_t seed, const lm_ctx *ctx, FIL
         lm_mha_free(m);
         return -1;
     }
+    return lm_dynrun_exec_model(r, m, r->eta > 0 ? r->eta : lm_dynrun_auto_eta(r, seed), f, progress, NULL, NULL,
+                                err, errlen);
+}
+
+int lm_dynrun_eta_fits(const lm_dynrun_def *r, const lm_mha *m, char *err, int errlen)
+{
+    return auto_eta_fits(r, m, err, errlen);
+}
+
+int lm_dynrun_exec_model(const lm_dynrun_def *r, lm_mha *m, double eta_d, FILE *f, int progress,
+                         lm_dynrun_each each, void *cx, char *err, int errlen)
+{
+    const lm_ctx *ctx = &m->ctx;
     lm_num eta;
     lm_num_init(&eta, ctx);
-    lm_num_set_d(&eta, r->eta > 0 ? r->eta : lm_dynrun_auto_eta(r, seed));
+    lm_num_set_d(&eta, eta_d);
     fprintf(f, "iterate,loss,grad_norm,sigma_min_B,sigma_max_WQ,sigma_max_WK,sigma_max_WV,min_S\n");
     int rc = 0;
     for (int t = 0; t <= r->steps; t++) {
@@ -198,6 +222,10 @@ int lm_dynrun_exec(const lm_dynrun_def *r, uint64_t seed, const lm_ctx *ctx, FIL
         }
         fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, mo.f, mo.gnorm, mo.smin_B,
                 mo.smax_Q, mo.smax_K, mo.smax_V, mo.min_S);
+        if (each && each(cx, t, m, err, errlen)) { /* m after forward: the iterate and its loss */
+            rc = -1;
+            break;
+        }
         if (t == r->steps) break;
         lm_opt_gd.step(m, r->mask, &eta);
         if (progress && isatty(2) && (t % 100 == 0))

@@ -42,7 +42,9 @@ int lm_mdcone_claim_setup(lm_mdcone *C, lm_eval *ev, lm_rng *g, const lm_ctx *c,
  * and returns -1.  Otherwise calls prep (if any) with the live run, labels the series axes
  * ("iterate k", ylabel), checks lm_mdrun_steps(ev, K) steps with C (recording; the step
  * count goes to *K if K is not NULL), sets *rc to 0 or to lm_fail's value when the check
- * fails, and returns 1 if it failed, 0 if not.  The caller frees R. */
+ * fails, and returns 1 if it failed, 0 if not.  The caller frees R.
+ * In a certifying evaluation (lm_state_given(ev) >= 0) it evaluates only the step from the given
+ * state (lm_mdrun_check_state), frees R, sets *rc and returns -1: the caller returns *rc. */
 int lm_mdclaim_run(int *rc, lm_mdrun *R, lm_mdcheck_out *o, lm_eval *ev, const lm_mdrun_spec *s,
                    const char *ylabel, const lm_mdcheck *C, int *K,
                    void (*prep)(lm_eval *ev, lm_mdrun *R, void *data), void *data);

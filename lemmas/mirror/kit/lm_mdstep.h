@@ -202,6 +202,15 @@ enum {
 int lm_mdrun_check(lm_mdcheck_out *out, lm_eval *ev, lm_mdrun *R, int K, int flags,
                    const lm_mdcheck *C, char *why, int whylen);
 
+/* ---- certifying a break from its exact state (lm_claim.h, lm_state_*) ----
+ * lm_mdrun_check keeps the driver's Theta(k) under LM_MDRUN_STATE when the runner wants the
+ * state at iterate k (recording runs only).  Given it, lm_mdrun_check_state loads it into R (a
+ * run freshly initialised from the seed: the same data and start), evaluates that one step in
+ * ev->ctx (W(k) = grad psi^*(Theta(k)), the update and every observation, in balls when the
+ * context is Arb) and records its observations at t = k.  Returns 0, or lm_fail's value. */
+#define LM_MDRUN_STATE "Theta(k)"
+int lm_mdrun_check_state(lm_eval *ev, lm_mdrun *R, const lm_mdcheck *C);
+
 /* ---- the eta-shrinking test (catalogue, Lemmas 24/25: "eta sufficiently
  * small" must be checkable) ----
  * The main run of spec (K steps from the generator state g0) has failing

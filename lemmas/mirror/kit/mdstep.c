@@ -54,6 +54,24 @@ void lm_md_phi(lm_num *r, const lm_num *x, const lm_num *e, const lm_ctx *c)
             if (lm_num_iszero(&t)) break;
             if (fabs(lm_num_get_d(&t)) <= eps * fabs(lm_num_get_d(&s))) break;
         }
+        if (s.ab) {
+            /* a ball must hold the truncated tail too: |t_{j+1}/t_j| = |e-j| |x|/(j+1) <=
+             * (|e|+1)|x| = rho, so the tail past the last term t is at most |t| rho/(1-rho) */
+            double lo, hi, xb, eb, tb;
+            lm_num_bounds_d(x, &lo, &hi);
+            xb = fmax(fabs(lo), fabs(hi));
+            lm_num_bounds_d(e, &lo, &hi);
+            eb = fmax(fabs(lo), fabs(hi));
+            lm_num_bounds_d(&t, &lo, &hi);
+            tb = fmax(fabs(lo), fabs(hi));
+            double rho = (eb + 1.0) * xb * (1.0 + 0x1p-50);
+            mag_t err;
+            mag_init(err);
+            if (rho < 0.5 && isfinite(tb)) mag_set_d(err, tb * rho / (1.0 - rho) * (1.0 + 0x1p-50));
+            else mag_inf(err);
+            arb_add_error_mag(s.b, err);
+            mag_clear(err);
+        }
         lm_num_set(r, &s);
     } else {
         lm_num_log1p(&t, x);
@@ -592,12 +610,27 @@ void lm_mdobs_le(lm_eval *ev, int t, const lm_num *lo, const lm_num *hi, double 
     va_start(ap, where);
     vsnprintf(lab, sizeof lab, where, ap);
     va_end(ap);
-    if (lm_num_sgn(hi) > 0) {
-        lm_obs_le(ev, t, lo, hi, reltol, "%s", lab);
-        return;
-    }
     lm_num a, b;
     lm_num_inits(ev->ctx, &a, &b, (lm_num *)NULL);
+    if (hi->ab && !lm_num_iszero(hi)) {
+        /* a ball of hi around 0 has no sign to pick a form by: lo <= hi + |hi| tol is both forms
+         * at once (hi(1+tol) for hi > 0, hi(1-tol) for hi < 0), so a certificate holds for every
+         * point of the ball */
+        lm_num_set_d(&b, 0.0);
+        if (!lm_num_certainly_gt(hi, &b) && !lm_num_certainly_gt(&b, hi)) {
+            lm_num_abs(&b, hi);
+            lm_num_mul_d(&b, &b, reltol);
+            lm_num_add(&b, &b, hi);
+            lm_obs_le(ev, t, lo, &b, 0.0, "%s", lab);
+            lm_num_clears(&a, &b, (lm_num *)NULL);
+            return;
+        }
+    }
+    if (lm_num_sgn(hi) > 0) {
+        lm_obs_le(ev, t, lo, hi, reltol, "%s", lab);
+        lm_num_clears(&a, &b, (lm_num *)NULL);
+        return;
+    }
     lm_num_mul_d(&b, hi, reltol); /* -hi(1 - tol) formed in the context: a tolerance */
     lm_num_sub(&a, &b, hi);       /* below 2^-53 must survive an MPFR evaluation  */
     lm_num_neg(&b, lo);
@@ -725,6 +758,9 @@ int lm_mdrun_check(lm_mdcheck_out *out, lm_eval *ev, lm_mdrun *R, int K, int fla
     int have_shadow = 0;
     int rc = 0;
     for (int k = 0; k < K; k++) {
+        /* the state a certificate starts from: the driver's Theta(k), exactly (W(k) and the step
+         * follow from it and the data; lm_mdrun_check_state) */
+        if (record && !R->shadow && lm_state_wanted(ev, k)) lm_state_keep(ev, LM_MDRUN_STATE, R->Th);
         if (step_eval(&O, &P, &dL, R, C, 1)) {
             snprintf(why, (size_t)whylen, "non-finite value at step %d (double)", k);
             rc = -1;
@@ -800,6 +836,37 @@ int lm_mdrun_check(lm_mdcheck_out *out, lm_eval *ev, lm_mdrun *R, int K, int fla
     lm_num_clear(&dL);
     lm_mdobs_set_clear(&O);
     lm_mdpair_clear(&P);
+    return rc;
+}
+
+int lm_mdrun_check_state(lm_eval *ev, lm_mdrun *R, const lm_mdcheck *C)
+{
+    int t = lm_state_given(ev);
+    if (t < 0 || R->shadow) return lm_fail(ev, "no state given to evaluate");
+    if (lm_state_get(ev, LM_MDRUN_STATE, R->Thd)) return -1; /* recorded by lm_state_get */
+    lm_md_grad_psi_star(R->Wd, R->Thd, R->s.p);
+    R->k = t;
+    int d = R->W->r;
+    const lm_ctx *c = ev->ctx;
+    lm_mdrun S;
+    lm_mdpair P;
+    lm_mdobs_set O;
+    lm_num dL;
+    lm_mdrun_shadow(&S, R, c);
+    S.k = t;
+    lm_mdpair_init(&P, d, d, c);
+    lm_mdobs_set_init(&O, c);
+    lm_num_init(&dL, c);
+    lm_num_set_d(&dL, 0.0);
+    int rc = 0;
+    if (step_eval(&O, &P, &dL, &S, C, 1))
+        rc = lm_fail(ev, "non-finite value at step %d from the given state", t);
+    for (int i = 0; !rc && i < O.n; i++)
+        lm_mdobs_le(ev, t, &O.lo[i], &O.hi[i], O.tol[i], "%s", O.lab[i]);
+    lm_num_clear(&dL);
+    lm_mdobs_set_clear(&O);
+    lm_mdpair_clear(&P);
+    lm_mdrun_free(&S);
     return rc;
 }
 

@@ -27,7 +27,9 @@
 #define LM_MDRUNS_H
 
 #include "lm_live.h"
+#include "lm_md.h"
 #include "lm_num.h"
+#include "lm_paper.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -96,6 +98,29 @@ int lm_mdr_keep(int t, int steps);
  * the run's own p. */
 int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
                 const lm_ctx *ctx, int sparse, char *err, int errlen);
+/* A run from a given start, and its iterates as they are made (`lemmata train --data --init
+ * --iterates`, md_io.c).  D (its own context; alpha is recomputed) and W0 (d x d) replace the
+ * run's own (NULL: the run's own, from the seed; data given without W(0): a paper run's own
+ * rule, an R1 run refuses).  each, when set, sees every iterate k = 0..steps: W(k) and
+ * log L(W(k)) in the run's context; nonzero stops the run (message in err).  With given data
+ * the references use the final argmax softmax for every kind of run, and an l_p-AttSVM that
+ * cannot be solved leaves the D columns NaN (a note on stderr) instead of failing the run. */
+typedef struct {
+    const lm_mddata *D;
+    const lm_mat *W0;
+    int (*each)(void *cx, int k, const lm_mat *W, const lm_num *logL, char *err, int errlen);
+    void *cx;
+} lm_mdr_given;
+int lm_mdr_exec_given(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
+                      const lm_ctx *ctx, int sparse, const lm_mdr_given *G, char *err, int errlen);
+/* the start the run would use (G: as lm_mdr_exec_given; may be NULL): the data and W(0), the
+ * caller frees them; 0, or -1 with err */
+int lm_mdr_start(lm_mddata **D, lm_mat **W0, const lm_mdr_def *r, uint64_t seed, const lm_mdr_given *G,
+                 char *err, int errlen);
+/* lemmata train's train_io of these runs (md_io.c, lm_paper.h): --data --init --iterates
+ * --export-data --export-init */
+int lm_mdr_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train_io *io, char *err,
+                    int errlen);
 void lm_mdr_csv_header(FILE *f);
 void lm_mdr_csv_row(FILE *f, const lm_mdr_rec *x);
 

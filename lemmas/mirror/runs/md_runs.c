@@ -445,6 +445,7 @@ typedef struct {
     lm_md_par par;
     lm_mat **keepW; /* copies of W(k) at the full iterates (steps+1 slots) */
     int steps;
+    const lm_mdr_given *given; /* given start and iterate hook (NULL: none) */
 } runner;
 
 static void runner_free(runner *R)
@@ -552,6 +553,8 @@ static int runner_iter(runner *R, lm_mdr_rec *x, int k, int last, int full, char
         return -1;
     }
     x->log_loss = lm_num_get_d(&R->F->logL);
+    if (R->given && R->given->each && R->keepW[k] && R->given->each(R->given->cx, k, R->keepW[k], &R->F->logL, err, errlen))
+        return -1;
     saturation(&x->log_1m_maxs, &x->mean_maxs, R->F, full);
     if (full) {
         lm_num ls;
@@ -577,7 +580,7 @@ static int runner_iter(runner *R, lm_mdr_rec *x, int k, int last, int full, char
 static void final_alpha(int *alpha, const runner *R)
 {
     for (int i = 0; i < R->D->n; i++) {
-        if (R->r->kind == LM_MDR_R1) {
+        if (R->r->kind == LM_MDR_R1 && !(R->given && R->given->D)) { /* given data: no instance alpha */
             alpha[i] = R->D->alpha[i];
             continue;
         }
@@ -678,13 +681,68 @@ static void info_alpha(lm_mdr_info *I, const int *alpha, const start *S)
     I->mu = S->mu;
 }
 
-/* the start of run r from seed: 0, else -1 (S cleared, message in err) */
-static int begin_start(start *S, const lm_mdr_def *r, uint64_t seed, char *err, int errlen)
+/* the start of run r from seed, or from G's data and initial point (lm_mdr_given): 0, else -1
+ * (S cleared, message in err).  Given data with no given W(0): a paper run's own rule (0, or
+ * N(0, init^2) entries drawn from a generator of the seed alone, as the data are not drawn);
+ * an R1 run builds its start from its own data's l_p-AttSVM and needs both. */
+static int begin_start(start *S, const lm_mdr_def *r, uint64_t seed, const lm_mdr_given *G, char *err,
+                       int errlen)
 {
+    if (G && G->D) {
+        memset(S, 0, sizeof *S);
+        if (G->D->n != r->n || G->D->T != r->T || G->D->d != r->d ||
+            (G->W0 && (G->W0->r != r->d || G->W0->c != r->d))) {
+            snprintf(err, (size_t)errlen, "internal error: the given start does not have the run's sizes");
+            return -1;
+        }
+        if (r->kind == LM_MDR_R1 && !G->W0) {
+            snprintf(err, (size_t)errlen, "an R1 run builds W(0) from the l_p-AttSVM of its own data: "
+                                          "give --init with --data");
+            return -1;
+        }
+        S->D = lm_md_data_convert(G->D, &G->D->ctx);
+        lm_md_set_alpha_opt(S->D);
+        lm_ctx cd = lm_ctx_double(), cw = G->W0 ? lm_mat_ctx(G->W0) : cd;
+        S->W0 = lm_mat_new(r->d, r->d, &cw);
+        if (G->W0) lm_mat_copy(S->W0, G->W0);
+        else if (r->init > 0) {
+            lm_rng g;
+            lm_rng_init(&g, seed);
+            for (int a = 0; a < r->d; a++)
+                for (int b = 0; b < r->d; b++) lm_mat_set_d(S->W0, a, b, r->init * lm_rng_normal(&g));
+        }
+        return 0;
+    }
     if (make_start(S, r, seed, err, errlen)) {
         start_clear(S);
         return -1;
     }
+    if (G && G->W0) {
+        if (G->W0->r != r->d || G->W0->c != r->d) {
+            snprintf(err, (size_t)errlen, "internal error: the given W(0) is not d x d");
+            start_clear(S);
+            return -1;
+        }
+        lm_ctx c = lm_mat_ctx(G->W0);
+        lm_mat_free(S->W0);
+        S->W0 = lm_mat_new(r->d, r->d, &c);
+        lm_mat_copy(S->W0, G->W0);
+    }
+    return 0;
+}
+
+int lm_mdr_start(lm_mddata **D, lm_mat **W0, const lm_mdr_def *r, uint64_t seed, const lm_mdr_given *G,
+                 char *err, int errlen)
+{
+    start S;
+    *D = NULL;
+    *W0 = NULL;
+    if (begin_start(&S, r, seed, G, err, errlen)) return -1;
+    *D = S.D;
+    *W0 = S.W0;
+    S.D = NULL;
+    S.W0 = NULL;
+    start_clear(&S);
     return 0;
 }
 
@@ -734,12 +792,23 @@ static int run_fits(const lm_mdr_def *r, const lm_ctx *ctx, const lm_ctx *ctx2, 
 int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
                 const lm_ctx *ctx, int sparse, char *err, int errlen)
 {
+    return lm_mdr_exec_given(rec, info, r, seed, ctx, sparse, NULL, err, errlen);
+}
+
+int lm_mdr_exec_given(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64_t seed,
+                      const lm_ctx *ctx, int sparse, const lm_mdr_given *G, char *err, int errlen)
+{
     *rec = NULL;
     if (run_fits(r, ctx, NULL, sparse, err, errlen)) return -1;
+    if (G && G->each && sparse) {
+        snprintf(err, (size_t)errlen, "internal error: an iterate hook needs a full (not sparse) run");
+        return -1;
+    }
     start S;
-    if (begin_start(&S, r, seed, err, errlen)) return -1;
+    if (begin_start(&S, r, seed, G, err, errlen)) return -1;
     runner R;
     runner_init(&R, r, &S, ctx);
+    R.given = G;
     lm_mdr_rec *x = lm_xcalloc((size_t)r->steps + 1, sizeof *x);
     int rc = 0;
     for (int t = 0; t <= r->steps && !rc; t++)
@@ -752,6 +821,11 @@ int lm_mdr_exec(lm_mdr_rec **rec, lm_mdr_info *info, const lm_mdr_def *r, uint64
         refs Rf;
         rc = make_refs(&Rf, &I, &R, alpha, r->kind == LM_MDR_R1, &S, err, errlen);
         if (!rc) fill_D(x, &R, &Rf);
+        else if (G && G->D) { /* given data need not be separable: the run stands without D */
+            fprintf(stderr, "lemmata: %s; the divergence columns D_* are NaN\n", err);
+            err[0] = 0;
+            rc = 0;
+        }
         refs_clear(&Rf);
         free(alpha);
     }
@@ -860,7 +934,7 @@ int lm_mdr_drift(lm_mdr_rec **rd, lm_mdr_rec **rm, lm_mdr_drift_rec **dr, lm_mdr
     lm_ctx cd = lm_ctx_double(), cm = lm_ctx_mpfr(bits);
     if (run_fits(r, &cd, &cm, sparse, err, errlen)) return -1;
     start S;
-    if (begin_start(&S, r, seed, err, errlen)) return -1;
+    if (begin_start(&S, r, seed, NULL, err, errlen)) return -1;
     runner A, B;
     runner_init(&A, r, &S, &cd);
     runner_init(&B, r, &S, &cm);

@@ -1,0 +1,63 @@
+/* src/live/train_io.c -- the --iterates writer of `lemmata train` (lm_paper.h).
+ *
+ * The file is one JSON object, written as it goes rather than built and dumped: a run of 10^6
+ * steps at d = 32 would otherwise hold gigabytes of JSON text in memory.  The head (the run's
+ * fields, then "every") and each iterate are Jansson values dumped on their own, so every
+ * number still goes through lm_jsonio.h's exact forms; only the brackets and commas between
+ * them are written here.  Each iterate sits on one line, so a peer may also read the file line
+ * by line. */
+#include "lm_paper.h"
+#include <jansson.h>
+
+int lm_iterates_want(const lm_train_iterates *w, long k, long last)
+{
+    if (!w) return 0;
+    return k == last || (w->every > 0 && k % w->every == 0);
+}
+
+/* v compactly on f: 0, or -1 */
+static int dump(FILE *f, const json_t *v)
+{
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (!s) return -1;
+    int rc = fputs(s, f) < 0 ? -1 : 0;
+    free(s);
+    return rc;
+}
+
+int lm_iterates_begin(lm_train_iterates *w, json_t *head)
+{
+    int rc = head && json_is_object(head) && w->state == 0 ? 0 : -1;
+    const char *key;
+    json_t *val;
+    if (!rc && fputs("{\n", w->f) < 0) rc = -1;
+    json_object_foreach(head, key, val)
+    {
+        if (rc) break;
+        json_t *k = json_string(key);
+        if (!k || fputs("  ", w->f) < 0 || dump(w->f, k) || fputs(": ", w->f) < 0 || dump(w->f, val) ||
+            fputs(",\n", w->f) < 0)
+            rc = -1;
+        json_decref(k);
+    }
+    if (!rc && fprintf(w->f, "  \"every\": %ld,\n  \"iterates\": [", w->every) < 0) rc = -1;
+    json_decref(head);
+    if (!rc) w->state = 1;
+    return rc;
+}
+
+int lm_iterates_put(lm_train_iterates *w, json_t *it)
+{
+    int rc = it && w->state == 1 ? 0 : -1;
+    if (!rc && (fputs(w->written ? ",\n    " : "\n    ", w->f) < 0 || dump(w->f, it))) rc = -1;
+    json_decref(it);
+    if (!rc) w->written++;
+    return rc;
+}
+
+int lm_iterates_end(lm_train_iterates *w)
+{
+    if (w->state != 1) return -1;
+    w->state = 2;
+    return fputs("\n  ]\n}\n", w->f) < 0 ? -1 : 0;
+}
