@@ -73,6 +73,11 @@ typedef struct {
                                               write the start there (atomically) and stop */
 } lm_train_io;
 
+/* --export-data / --export-init: writes data and init (either NULL when not built; both
+ * stolen) to io's export files, both or neither (a failed second write removes the first):
+ * 0, or -1 with err */
+int lm_train_io_export(const lm_train_io *io, struct json_t *data, struct json_t *init, char *err, int errlen);
+
 /* what lm_train_type.train_io returns besides 0 and -1: the input was refused (a malformed
  * file, sizes that disagree with a --set): exit 2, nothing run, the outputs removed */
 enum { LM_TRAIN_IO_REFUSED = -2 };

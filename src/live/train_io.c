@@ -6,8 +6,10 @@
  * number still goes through lm_jsonio.h's exact forms; only the brackets and commas between
  * them are written here.  Each iterate sits on one line, so a peer may also read the file line
  * by line. */
+#include "lm_jsonio.h"
 #include "lm_paper.h"
 #include <jansson.h>
+#include <stdio.h>
 
 int lm_iterates_want(const lm_train_iterates *w, long k, long last)
 {
@@ -60,4 +62,21 @@ int lm_iterates_end(lm_train_iterates *w)
     if (w->state != 1) return -1;
     w->state = 2;
     return fputs("\n  ]\n}\n", w->f) < 0 ? -1 : 0;
+}
+
+int lm_train_io_export(const lm_train_io *io, json_t *data, json_t *init, char *err, int errlen)
+{
+    int rc = 0;
+    if (io->export_data) {
+        rc = data ? lm_json_save_file(data, io->export_data, err, errlen) : -1;
+        if (!data) snprintf(err, (size_t)errlen, "%s: out of memory", io->export_data);
+    }
+    if (!rc && io->export_init) {
+        rc = init ? lm_json_save_file(init, io->export_init, err, errlen) : -1;
+        if (!init) snprintf(err, (size_t)errlen, "%s: out of memory", io->export_init);
+        if (rc && io->export_data) remove(io->export_data); /* both or neither */
+    }
+    json_decref(data);
+    json_decref(init);
+    return rc;
 }

@@ -280,17 +280,8 @@ int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_trai
     lm_mha_forward(m);
     int rc = 0;
     if (io->export_data || io->export_init) {
-        if (io->export_data) {
-            json_t *j = data_json(r, m);
-            rc = j ? lm_json_save_file(j, io->export_data, err, errlen) : -1;
-            json_decref(j);
-        }
-        if (!rc && io->export_init) {
-            json_t *j = init_json(r, m);
-            rc = j ? lm_json_save_file(j, io->export_init, err, errlen) : -1;
-            json_decref(j);
-            if (rc && io->export_data) remove(io->export_data);
-        }
+        rc = lm_train_io_export(io, io->export_data ? data_json(r, m) : NULL,
+                                io->export_init ? init_json(r, m) : NULL, err, errlen);
         lm_mha_free(m);
         return rc;
     }

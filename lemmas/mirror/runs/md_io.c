@@ -237,18 +237,8 @@ static int export_start(const lm_mdr_def *r, const lm_train_args *a, const lm_md
     lm_mddata *D;
     lm_mat *W0;
     if (lm_mdr_start(&D, &W0, r, a->seed, G, err, errlen)) return -1;
-    int rc = 0;
-    if (io->export_data) {
-        json_t *j = data_json(r, D);
-        rc = j ? lm_json_save_file(j, io->export_data, err, errlen) : -1;
-        json_decref(j);
-    }
-    if (!rc && io->export_init) {
-        json_t *j = init_json(r, W0);
-        rc = j ? lm_json_save_file(j, io->export_init, err, errlen) : -1;
-        json_decref(j);
-        if (rc && io->export_data) remove(io->export_data); /* both or neither */
-    }
+    int rc = lm_train_io_export(io, io->export_data ? data_json(r, D) : NULL,
+                                io->export_init ? init_json(r, W0) : NULL, err, errlen);
     lm_md_data_free(D);
     lm_mat_free(W0);
     return rc;
