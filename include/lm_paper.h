@@ -73,6 +73,12 @@ typedef struct {
                                               write the start there (atomically) and stop */
 } lm_train_io;
 
+/* The checks every --data / --init reader starts with: root is an object and its optional
+ * "run" a string (0, or -1 with "not a JSON object (what)" / "run: ..." in err); and a required
+ * member `name` that is an object of named matrices (it, or NULL with err). */
+int lm_train_io_root(const struct json_t *root, const char *what, char *err, int errlen);
+const struct json_t *lm_train_io_matrices(const struct json_t *root, const char *name, char *err, int errlen);
+
 /* --export-data / --export-init: writes data and init (either NULL when not built; both
  * stolen) to io's export files, both or neither (a failed second write removes the first):
  * 0, or -1 with err */

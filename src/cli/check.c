@@ -136,14 +136,10 @@ static int exchange_prepare(lm_run_opts *o, const lm_cli_common *com, const lm_c
         return die_usage("%s", "--export and --instances do not combine: export the file's instances with their "
                                "own run (check --instances FILE --json)");
     if (export_dir) {
-        struct stat sb;
         char shown[200];
         lm_cli_shown(shown, sizeof shown, export_dir);
-        if (lm_cli_mkdirs(export_dir)) return LM_EXIT_USAGE; /* it said why */
-        if (stat(export_dir, &sb) || !S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "lemmata: --export %s: %s\n", shown, stat(export_dir, &sb) ? strerror(errno) : "not a directory");
-            return LM_EXIT_USAGE;
-        }
+        /* made when missing, every component checked to be a directory (it says why not) */
+        if (lm_cli_mkdirs(export_dir)) return LM_EXIT_USAGE;
         if (access(export_dir, W_OK | X_OK)) {
             fprintf(stderr, "lemmata: --export %s: %s\n", shown, strerror(errno));
             return LM_EXIT_USAGE;

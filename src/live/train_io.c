@@ -80,3 +80,27 @@ int lm_train_io_export(const lm_train_io *io, json_t *data, json_t *init, char *
     json_decref(init);
     return rc;
 }
+
+int lm_train_io_root(const json_t *root, const char *what, char *err, int errlen)
+{
+    if (!json_is_object(root)) {
+        snprintf(err, (size_t)errlen, "not a JSON object (%s)", what);
+        return -1;
+    }
+    const json_t *run = json_object_get(root, "run");
+    if (run && !json_is_string(run)) {
+        snprintf(err, (size_t)errlen, "run: not a string (the name of the run the file is for)");
+        return -1;
+    }
+    return 0;
+}
+
+const json_t *lm_train_io_matrices(const json_t *root, const char *name, char *err, int errlen)
+{
+    const json_t *v = json_object_get(root, name);
+    if (!v || !json_is_object(v)) {
+        snprintf(err, (size_t)errlen, "%s: %s", name, v ? "not an object of named matrices" : "missing");
+        return NULL;
+    }
+    return v;
+}

@@ -59,13 +59,16 @@ lm_rng *lm_eval_rng(lm_eval *ev) { return &ev->p->rng; }
 
 /* ---- exact states of trajectory claims ---- */
 
+static void state_item_free(lm_state_item *it)
+{
+    for (int i = 0; i < it->r * it->c; i++) mpfr_clear(it->v[i]);
+    free(it->v);
+    it->v = NULL;
+}
+
 void lm_state_free(lm_state *s)
 {
-    for (int k = 0; k < s->n; k++) {
-        for (int i = 0; i < s->item[k].r * s->item[k].c; i++) mpfr_clear(s->item[k].v[i]);
-        free(s->item[k].v);
-        s->item[k].v = NULL;
-    }
+    for (int k = 0; k < s->n; k++) state_item_free(&s->item[k]);
     s->n = 0;
 }
 
@@ -123,10 +126,8 @@ int lm_state_keep(lm_eval *ev, const char *name, const lm_mat *M)
                      s->t, k);
             return -1;
         }
-    if (slot < s->n) { /* replaced: the latest copy counts */
-        for (int i = 0; i < s->item[slot].r * s->item[slot].c; i++) mpfr_clear(s->item[slot].v[i]);
-        free(s->item[slot].v);
-    } else s->n++;
+    if (slot < s->n) state_item_free(&s->item[slot]); /* replaced: the latest copy counts */
+    else s->n++;
     s->item[slot] = it;
     return 0;
 }
@@ -293,6 +294,13 @@ static double data_d(lm_eval *ev, const char *name, double v, int input)
 void lm_data_d(lm_eval *ev, const char *name, double v) { (void)data_d(ev, name, v, 0); }
 double lm_input_d(lm_eval *ev, const char *name, double v) { return data_d(ev, name, v, 1); }
 
+/* an exported instance keeps the sides of its worst observation: 1 when the one of log10 ratio
+ * l10, about to be recorded, becomes it */
+static int io_worst(const lm_eval *ev, double l10)
+{
+    return ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10);
+}
+
 /* near-miss width: a relative margin of 2^-44 (~256 ulps of double) */
 #define NEAR_REL 5.684341886080802e-14
 
@@ -429,7 +437,7 @@ void lm_obs_le(lm_eval *ev, int t, const lm_num *a, const lm_num *b, double relt
         near = lm_num_sgn(&m) == 0 || lm_num_log_abs_d(&m) / M_LN2 <= ls + lm_ctx_log2eps(ev->ctx) + 16.0;
         lm_num_clear(&m);
     }
-    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides(ev, "le", a, b, reltol);
+    if (io_worst(ev, l10)) lm_io_sides(ev, "le", a, b, reltol);
     lm_num_clear(&bt);
     if (mut) lm_num_clears(&bs, &as, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
@@ -473,7 +481,7 @@ void lm_obs_le_log(lm_eval *ev, int t, const lm_num *loga, const lm_num *logb,
                    log2(fmax(1.0, fabs(lm_num_get_d(&lb)))) + lm_ctx_log2eps(ev->ctx) + 16.0;
     lm_num_sub(&diff, loga, &lb); /* against log b + log1p(tol), as in lm_obs_le */
     double l10 = lm_num_get_d(&diff) / M_LN10;
-    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides(ev, "le_log", loga, logb, reltol);
+    if (io_worst(ev, l10)) lm_io_sides(ev, "le_log", loga, logb, reltol);
     lm_num_clears(&lb, &diff, (lm_num *)NULL);
     if (mut) lm_num_clears(&ls, &la, (lm_num *)NULL);
     record(ev, t, l10, broke, near, lab);
@@ -494,7 +502,7 @@ void lm_obs_le_d(lm_eval *ev, int t, double a, double b, double reltol, const ch
     if (!broke && ev->p->mutate_scale == 1.0 && !ev->p->mutate_flip && b > a * (1.0 + reltol)) ev->p->flip_broke = 1;
     double l10 = (a > 0 && bt > 0) ? (log(a) - log(bt)) / M_LN10
                                    : (bt > 0 ? -400.0 : (broke ? 400.0 : 0.0));
-    if (ev->p->io && (ev->p->nobs == 0 || l10 > ev->p->worst_log10)) lm_io_sides_d(ev, a, b, reltol);
+    if (io_worst(ev, l10)) lm_io_sides_d(ev, a, b, reltol);
     record(ev, t, l10, broke, 0, lab);
 }
 

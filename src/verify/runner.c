@@ -400,6 +400,13 @@ static void build_reproduce(char *dst, size_t n, const lm_claim *c, int cfg, int
     if (o->mutate_flip && (size_t)w < n) snprintf(dst + w, n - (size_t)w, " --mutate flip");
 }
 
+/* the precision breaks are replayed in: at least 256 bits, and never below the first one's */
+static mpfr_prec_t replay_bits(const lm_run_opts *o)
+{
+    mpfr_prec_t rp = o->replay_prec < 256 ? 256 : o->replay_prec;
+    return o->prec > rp ? o->prec : rp;
+}
+
 /* Certify the worst confirmed break of a configuration: re-evaluate its instance in ball
  * arithmetic (Arb) at 128, 256, ... bits up to o->cert_max_prec until some observation's
  * left-hand ball lies wholly above its right-hand ball.  A check that took a decomposition
@@ -421,9 +428,7 @@ static void certify(lm_config_result *cr, const lm_claim *c, int cfg, const doub
     memset(&st, 0, sizeof st);
     int from_state = c->state_certifiable && tmax >= 0;
     if (from_state) {
-        mpfr_prec_t rp = o->replay_prec < 256 ? 256 : o->replay_prec;
-        if (o->prec > rp) rp = o->prec;
-        lm_ctx rep = lm_ctx_mpfr(rp);
+        lm_ctx rep = lm_ctx_mpfr(replay_bits(o));
         inst_out r;
         st.t = tmax;
         state_keep_req = &st;
@@ -728,8 +733,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
     cr->worst_ratio = NAN;
     cr->worst_index = -1;
     lm_ctx prim = o->prec ? lm_ctx_mpfr(o->prec) : lm_ctx_double();
-    mpfr_prec_t rp = o->replay_prec < 256 ? 256 : o->replay_prec;
-    if (o->prec > rp) rp = o->prec;
+    mpfr_prec_t rp = replay_bits(o);
     lm_ctx rep = lm_ctx_mpfr(rp);
     int nrand = (int)lrint(o->budget * (c->inst_scale > 0 ? c->inst_scale : 1.0));
     if (nrand < 1) nrand = 1;

@@ -7,7 +7,8 @@
  * past that the two programs' different roundings of tiny probabilities are no longer shared
  * to 12 digits, so the comparison stops there, and the script says where).  Also: the start
  * round-trips exactly, --data and --init are really used (a perturbed file moves the
- * iterates), and --every thins the file without changing a written iterate. */
+ * iterates), and --every thins the file without changing a written iterate.  The reader and
+ * writer under test are lemmas/mirror/runs/md_io.c. */
 #include "test_support.h"
 #include <criterion/criterion.h>
 

@@ -99,33 +99,9 @@ static int get_sizes(long *z, const json_t *root, int k0, int k1, char *err, int
     return 0;
 }
 
-static const json_t *get_obj(const json_t *root, const char *name, char *err, int errlen)
-{
-    const json_t *v = json_object_get(root, name);
-    if (!v || !json_is_object(v)) {
-        snprintf(err, (size_t)errlen, "%s: %s", name, v ? "not an object of named matrices" : "missing");
-        return NULL;
-    }
-    return v;
-}
-
-static int check_root(const json_t *root, const char *what, char *err, int errlen)
-{
-    if (!json_is_object(root)) {
-        snprintf(err, (size_t)errlen, "not a JSON object (%s)", what);
-        return -1;
-    }
-    const json_t *run = json_object_get(root, "run");
-    if (run && !json_is_string(run)) {
-        snprintf(err, (size_t)errlen, "run: not a string (the name of the run the file is for)");
-        return -1;
-    }
-    return 0;
-}
-
 static int read_data(lm_mha *m, const json_t *root, char *err, int errlen)
 {
-    const json_t *dat = get_obj(root, "data", err, errlen);
+    const json_t *dat = lm_train_io_matrices(root, "data", err, errlen);
     if (!dat || only_known(dat, "data", m, 0, err, errlen)) return -1;
     char nm[32], what[64];
     for (int i = 0; i < m->N; i++) {
@@ -138,7 +114,7 @@ static int read_data(lm_mha *m, const json_t *root, char *err, int errlen)
 
 static int read_init(lm_mha *m, const json_t *root, char *err, int errlen)
 {
-    const json_t *in = get_obj(root, "init", err, errlen);
+    const json_t *in = lm_train_io_matrices(root, "init", err, errlen);
     if (!in || only_known(in, "init", m, 1, err, errlen)) return -1;
     char nm[32];
     for (int h = 0; h < m->H; h++) {
@@ -251,7 +227,7 @@ int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_trai
     for (int j = 0; j < 2; j++) {
         if (!F[j].root) continue;
         long y[5];
-        if (check_root(F[j].root, F[j].what, e, sizeof e) || get_sizes(y, F[j].root, F[j].k0, F[j].k1, e, sizeof e))
+        if (lm_train_io_root(F[j].root, F[j].what, e, sizeof e) || get_sizes(y, F[j].root, F[j].k0, F[j].k1, e, sizeof e))
             return refuse(err, errlen, F[j].path, e);
         for (int k = F[j].k0; k <= F[j].k1; k++) {
             if (from[k] >= 0 && y[k] != z[k])

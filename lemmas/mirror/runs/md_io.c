@@ -68,36 +68,17 @@ static lm_mat *get_mat(const json_t *obj, const char *prefix, const char *name, 
     return M;
 }
 
-/* a required object member of root: it, or NULL with err */
-static const json_t *get_obj(const json_t *root, const char *name, char *err, int errlen)
-{
-    const json_t *v = json_object_get(root, name);
-    if (!v || !json_is_object(v)) {
-        snprintf(err, (size_t)errlen, "%s: %s", name, v ? "not an object of named matrices" : "missing");
-        return NULL;
-    }
-    return v;
-}
-
 /* the data file: the sizes into nTd, the data in ctx into *out.  0, or -1 with err */
 static int read_data(lm_mddata **out, long nTd[3], const json_t *root, const lm_ctx *ctx, char *err,
                      int errlen)
 {
     *out = NULL;
-    if (!json_is_object(root)) {
-        snprintf(err, (size_t)errlen, "not a JSON object (the data of a run: run, n, T, d, data)");
-        return -1;
-    }
-    const json_t *run = json_object_get(root, "run");
-    if (run && !json_is_string(run)) {
-        snprintf(err, (size_t)errlen, "run: not a string (the name of the run the data are for)");
-        return -1;
-    }
+    if (lm_train_io_root(root, "the data of a run: run, n, T, d, data", err, errlen)) return -1;
     for (int k = 0; k < 3; k++)
         if (lm_json_get_int(json_object_get(root, SZ_NAME[k]), SZ_LO[k], SZ_HI[k], &nTd[k], SZ_NAME[k], err,
                             errlen))
             return -1;
-    const json_t *dat = get_obj(root, "data", err, errlen);
+    const json_t *dat = lm_train_io_matrices(root, "data", err, errlen);
     if (!dat) return -1;
     int n = (int)nTd[0], T = (int)nTd[1], d = (int)nTd[2];
     /* a matrix the run would not read is a mistake of the writer, not something to skip */
@@ -160,15 +141,7 @@ fail:
 static int read_init(lm_mat **out, const json_t *root, int d, const lm_ctx *ctx, char *err, int errlen)
 {
     *out = NULL;
-    if (!json_is_object(root)) {
-        snprintf(err, (size_t)errlen, "not a JSON object (the initial point of a run: run, d, init)");
-        return -1;
-    }
-    const json_t *run = json_object_get(root, "run");
-    if (run && !json_is_string(run)) {
-        snprintf(err, (size_t)errlen, "run: not a string (the name of the run the point is for)");
-        return -1;
-    }
+    if (lm_train_io_root(root, "the initial point of a run: run, d, init", err, errlen)) return -1;
     const json_t *dv = json_object_get(root, "d");
     long dd;
     if (dv && lm_json_get_int(dv, 1, 32, &dd, "d", err, errlen)) return -1;
@@ -176,7 +149,7 @@ static int read_init(lm_mat **out, const json_t *root, int d, const lm_ctx *ctx,
         snprintf(err, (size_t)errlen, "d: is %ld, the run's dimension is %d", dd, d);
         return -1;
     }
-    const json_t *in = get_obj(root, "init", err, errlen);
+    const json_t *in = lm_train_io_matrices(root, "init", err, errlen);
     if (!in) return -1;
     const char *key;
     json_t *val;
