@@ -123,6 +123,10 @@ typedef struct lm_claim {
      * defaults); a test checks the count against configs */
     const lm_reading *readings;
     double inst_scale;      /* random instances per config = budget*inst_scale (>=1) */
+    /* optional: the reference CPU seconds of one run at budget 64, which sizes the slack
+     * bisection; 0 = the data/costs.tsv entry, or, for a claim not in it, the CPU seconds of
+     * its own run (which depend on the machine) */
+    double ref_seconds;
     int search_dim;         /* adversarial search dimension; 0 = none */
     /* optional: 0 for configurations where the search does not apply */
     int (*search_in)(int config);

@@ -409,7 +409,7 @@ int lm_slack_rows(lm_constant_row *rows, int max, const lm_claim *c, const lm_ru
          * budget), a number of the source tree: how far a constant is bisected, and so the slack
          * it finds, is the same on any machine and however busy it is.  A claim not in the
          * table (new since it was made) falls back to the CPU seconds of its own run. */
-        double ref = lm_claim_cost(c->id);
+        double ref = c->ref_seconds > 0 ? c->ref_seconds : lm_claim_cost(c->id);
         double t = isfinite(ref) ? ref * (double)o->budget / 64.0 : base->cpu_seconds;
         if (!(t > 1e-3)) t = 1e-3;
         lm_run_opts q = *o;
