@@ -30,4 +30,11 @@ pid_t lm_proc_start_env(const char *dir, const char *const *argv, const char *lo
                         const char *const *env);
 int lm_proc_wait(pid_t pid);
 
+/* The allocator policy of every lemmata process: freed memory stays with the process instead of
+ * going back to the kernel at each free.  A training step allocates and frees its temporaries
+ * (a few N x N matrices); with glibc's defaults each free at the top of the heap trimmed it
+ * (brk, a TLB flush on every core) and the next step faulted the pages in again, which was more
+ * than half of a precond step at the paper's size.  Changes no result. */
+void lm_proc_malloc_policy(void);
+
 #endif

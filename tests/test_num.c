@@ -210,7 +210,7 @@ Test(num, contexts)
     cr_assert_eq(d.prec, 53);
     const char *v = lm_versions();
     cr_assert(strstr(v, "MPFR 4") && strstr(v, "GMP ") && strstr(v, "GSL 2") && strstr(v, "SQLite 3") &&
-                  strstr(v, "OpenBLAS"),
+                  strstr(v, "OpenBLAS") && strstr(v, "Jansson 2") && strstr(v, "SLEEF 3"),
               "%s", v);
 }
 

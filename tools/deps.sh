@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks the Debian packages lemmata needs.  As root it installs what is
 # missing; otherwise it prints the one apt-get line to run and exits 2.
-PKGS="libgsl-dev libmpfr-dev libgmp-dev libflint-arb-dev libflint-dev libjansson-dev libcriterion-dev gnuplot-nox libsqlite3-dev libopenblas-dev pkg-config texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended"
+PKGS="libgsl-dev libmpfr-dev libgmp-dev libflint-arb-dev libflint-dev libjansson-dev libsleef-dev libcriterion-dev gnuplot-nox libsqlite3-dev libopenblas-dev pkg-config texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

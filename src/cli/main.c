@@ -1,6 +1,7 @@
 /* main.c -- the lemmata command line: dispatches to the commands in src/cli/, and holds the
  * usage text (all of it for `lemmata --help`, one command's for `lemmata CMD --help`). */
 #include "cli.h"
+#include "lm_proc.h"
 #include <fcntl.h>
 
 /* one command's usage: its synopsis line(s) and options, as `lemmata --help` lists them */
@@ -234,6 +235,7 @@ int main(int argc, char **argv)
     /* one BLAS thread in every command: a result must not depend on how many threads a
      * reduction was split over, so `check`, `verify -j 1` and `verify -j N` agree bit for bit */
     lm_mat_blas_threads(1);
+    lm_proc_malloc_policy();
     sane_std_fds();
     /* past a file size limit a write fails with EFBIG (reported, exit 3) instead of killing us */
     signal(SIGXFSZ, SIG_IGN);

@@ -15,6 +15,8 @@
 #include <gmp.h>
 #include <gsl/gsl_version.h>
 #include <math.h>
+#include <jansson.h>
+#include <sleef.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,9 +74,10 @@ const char *lm_versions(void)
     static char buf[768];
     const char *ob = openblas_get_config(); /* "OpenBLAS 0.3.21 <build flags>" */
     if (!ob) ob = "OpenBLAS (unknown)";
-    snprintf(buf, sizeof buf, "MPFR %s, GMP %s, GSL %s, SQLite %s, %s%s, Arb %s, FLINT %s",
+    snprintf(buf, sizeof buf, "MPFR %s, GMP %s, GSL %s, SQLite %s, %s%s, Arb %s, FLINT %s, Jansson %s, SLEEF %d.%d.%d",
              mpfr_get_version(), gmp_version, gsl_version, sqlite3_libversion(),
-             strncmp(ob, "OpenBLAS", 8) ? "OpenBLAS " : "", ob, arb_version, flint_version);
+             strncmp(ob, "OpenBLAS", 8) ? "OpenBLAS " : "", ob, arb_version, flint_version, jansson_version_str(),
+             SLEEF_VERSION_MAJOR, SLEEF_VERSION_MINOR, SLEEF_VERSION_PATCHLEVEL);
     return buf;
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,4 +96,13 @@ int lm_proc_wait(pid_t pid) { return lm_proc_wait_raw(pid, NULL); }
 int lm_proc_run(const char *dir, const char *const *argv, const char *logpath)
 {
     return lm_proc_wait(lm_proc_start(dir, argv, logpath));
+}
+
+void lm_proc_malloc_policy(void)
+{
+    /* keep up to 256 MB of free heap, grow it 16 MB at a time, and serve blocks below 32 MB from
+     * the heap rather than from fresh mmaps (each of which is zero-filled page by page) */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
 }
