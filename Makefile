@@ -14,7 +14,7 @@ else
   BUILD ?= build
 endif
 CPPFLAGS += -Iinclude
-LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -ljansson -lm
+LDLIBS  := -lflint-arb -lflint -lgsl -lopenblas -lmpfr -lgmp -lsqlite3 -ljansson -lsleef -lm
 
 # The core (src/, include/) knows no paper; each paper is one folder lemmas/<paper>/ (its
 # claim files at the top, its model/, kit/ and runs/ below) with its tests in tests/<paper>/.
@@ -128,6 +128,8 @@ $(BIN): $(LIB_OBJ) $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/commit.o $(BUILD)/srchas
 $(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/costs.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
+# make bench's audit section is a function over a database: the tests link it (test_bench_audit.c)
+$(TBIN): $(BUILD)/bench/bm_audit.o
 
 # The main job: every registered claim, the database and the PDF.
 # BUDGET=64,256,1024 SEEDS=1..3: one run per budget and seed, then one weave (tools/verify-ladder.sh)

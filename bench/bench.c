@@ -15,6 +15,7 @@
  * below 1e-60 for mpmath at 256 bits); otherwise it is reported as a
  * mismatch. */
 #include "bm.h"
+#include "lm_proc.h"
 #include "lm_stats.h"
 #include <math.h>
 #include <sqlite3.h>
@@ -660,6 +661,55 @@ static int profile(const char *id, int size, const char *ctxname, double secs)
     return 0;
 }
 
+/* --audit DB: the audit section alone (bm_audit.c), its JSON on stdout; --rerun S re-runs the
+ * slowest claims for their phases within S seconds (default 0: the database only); --run ID
+ * reads that run, finished or not, instead of the last complete one */
+static int audit_usage(void)
+{
+    fprintf(stderr, "usage: lemmata-bench --audit DB [--run ID] [--rerun SECONDS] [--tex FILE] [--figdir DIR]\n");
+    return 2;
+}
+
+static int audit_mode(int argc, char **argv)
+{
+    const char *db = argv[2], *tex = NULL, *figdir = "figures";
+    double cap = 0;
+    long long run = -1;
+    for (int k = 3; k < argc; k += 2) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        char *end = NULL;
+        if (!v) return audit_usage();
+        if (!strcmp(a, "--rerun")) {
+            cap = strtod(v, &end);
+            if (end == v || *end || !(cap >= 0 && cap <= 86400)) return audit_usage();
+        } else if (!strcmp(a, "--run")) {
+            run = strtoll(v, &end, 10);
+            if (end == v || *end || run < 0) return audit_usage();
+        } else if (!strcmp(a, "--tex")) tex = v;
+        else if (!strcmp(a, "--figdir")) figdir = v;
+        else return audit_usage();
+    }
+    bm_audit au;
+    if (bm_audit_read_run(&au, db, run)) fprintf(stderr, "bench: audit: %s\n", au.status);
+    bm_audit_profile(&au, cap);
+    bm_audit_json(stdout, &au);
+    fputc('\n', stdout);
+    int rc = 0;
+    if (tex) {
+        FILE *f = fopen(tex, "w");
+        if (!f) {
+            fprintf(stderr, "bench: cannot write %s\n", tex);
+            rc = 1;
+        } else {
+            bm_audit_tex(f, &au, figdir);
+            if (fclose(f)) rc = 1;
+        }
+    }
+    bm_audit_free(&au);
+    mpfr_free_cache();
+    return rc;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: lemmata-bench [--python PY] [--peers torch,numpy,mpmath] [--quick] [--json FILE] "
@@ -672,8 +722,10 @@ int main(int argc, char **argv)
     opts o = {"python3", "bench/peers", "results/bench.json", "report/bench.tex", "figures", "results/lemmata.db",
               {0, 0, 0}, 0, 0, ""};
     const char *peers = NULL;
+    lm_proc_malloc_policy(); /* as every lemmata process runs */
     if (argc >= 2 && !strcmp(argv[1], "--profile"))
         return argc == 6 ? profile(argv[2], atoi(argv[3]), argv[4], atof(argv[5])) : usage_profile();
+    if (argc >= 3 && !strcmp(argv[1], "--audit")) return audit_mode(argc, argv);
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--quick")) o.quick = 1;
@@ -872,6 +924,13 @@ int main(int argc, char **argv)
         }
     }
     verify_times(&A, o.db);
+    if (bm_audit_read(&A.audit, o.db)) msg("bench: audit: %s\n", A.audit.status);
+    else {
+        int bt = openblas_get_num_threads();
+        bm_audit_profile(&A.audit, o.quick ? 20 : 120);
+        lm_mat_blas_threads(bt);
+    }
+    bm_vmath_run(o.quick); /* issue 21: bm_vmath.c */
     if (A.verify_full < 0) A.verify_full = BM_NAN;
     if (A.verify_quick < 0) A.verify_quick = BM_NAN;
     A.wall = bm_now() - wall0;
@@ -905,6 +964,7 @@ int main(int argc, char **argv)
     }
     free(KI);
     free(A.mr);
+    bm_audit_free(&A.audit);
     mpfr_free_cache();
     return rc;
 }

@@ -129,6 +129,85 @@ typedef struct {
     char status[200];
 } bm_replay;
 
+/* ---- bm_audit.c: audit throughput of a verify run recorded in results/lemmata.db ----
+ * Per claim kind, instances checked per second (sum of instances / sum of the runner's own
+ * claim seconds); the slowest claims, each split by configuration (configs.seconds) and, when
+ * re-run in this process at the run's budget and seed, by phase. */
+enum {
+    BM_PH_RANDOM, BM_PH_SEARCH, BM_PH_REPLAY, BM_PH_ESCALATE, BM_PH_CERTIFY, BM_PH_SHRINK, BM_PH_OTHER,
+    BM_PH_MUTANTS, BM_PH_SLACK, BM_NPH
+};
+/* BM_PH_RANDOM .. BM_PH_OTHER make up the stored claims.seconds; mutants and slack do not */
+#define BM_PH_IN_CLAIM BM_PH_MUTANTS
+extern const char *const bm_phase_names[BM_NPH];
+
+#define BM_AU_KINDS 24
+#define BM_AU_SLOW 10
+
+typedef struct {
+    char kind[80];
+    int claims;
+    long instances;
+    double seconds, rate; /* rate: instances / seconds (NaN when seconds is 0) */
+} bm_au_kind;
+
+typedef struct {
+    char id[160], kind[80];
+    double seconds, rate;
+    long instances;
+    int nconfig;                /* configuration rows stored */
+    int mutants;                /* claims.mutants_run: check-strength mutants run after it */
+    /* what the stored configurations say ran besides first-precision evaluations: instances
+     * replayed in MPFR (breaks and near misses), configurations with an escalation past the
+     * replay's precision, with a shrunk counterexample, with a certified violation */
+    long replays;
+    int escalated, shrunk, certified;
+    char top_config[64];        /* the configuration that took longest */
+    double top_seconds, top_share; /* its seconds, and its share of the claim's */
+    int profiled;               /* 1: phase[] measured by re-running the claim here */
+    char note[240];             /* why not profiled, or what the re-run found */
+    double rerun_seconds;       /* the re-run's claim seconds (compare with `seconds`) */
+    double phase[BM_NPH];       /* seconds of the re-run by phase (NaN: unknown) */
+} bm_au_claim;
+
+typedef struct {
+    int ok;              /* 1: a complete run was found and read */
+    char status[400];    /* what was read, or why nothing was */
+    long long run;
+    char commit[64], finished[64], seed[32];
+    int budget, quick, prec;
+    double wall;         /* runs.seconds: the run's wall clock */
+    int nclaims;
+    long instances;
+    double claim_seconds, live_seconds; /* sums over the run's claims and live runs */
+    int nkinds;
+    bm_au_kind k[BM_AU_KINDS]; /* by rate, slowest first */
+    int nslow;
+    bm_au_claim slow[BM_AU_SLOW]; /* by seconds, slowest first */
+    int nall;            /* every claim of the run, for the figure */
+    int *all_kind;       /* index into k[] (-1: a kind past BM_AU_KINDS) */
+    double *all_rate;
+    double profile_cap, profile_spent; /* seconds allowed for, and spent on, the re-runs */
+    double profile_pred; /* predicted seconds of re-running all the slowest (before calibration) */
+} bm_audit;
+
+/* reads the last finished run that ran every claim (no --only, no shard, nothing reused):
+ * a full one, else a QUICK=1 one (status says so); 0 when found, 1 when not (a missing or
+ * unreadable database included: status says why, nothing is printed) */
+int bm_audit_read(bm_audit *au, const char *db);
+/* the same for run `run` whatever its state (lemmata-bench --audit DB --run ID); run < 0: the
+ * rule above */
+int bm_audit_read_run(bm_audit *au, const char *db, long long run);
+/* re-runs the slowest claims at the run's options as make verify does (claim, mutants,
+ * slack), timing each phase, while the predicted total stays within cap seconds */
+void bm_audit_profile(bm_audit *au, double cap);
+void bm_audit_free(bm_audit *au);
+/* the JSON value of "audit" (an object) */
+void bm_audit_json(FILE *f, const bm_audit *au);
+/* \subsection{Audit throughput} with its table, the slowest claims and the figure
+ * figdir/bench_audit.pdf (gnuplot) */
+void bm_audit_tex(FILE *f, const bm_audit *au, const char *figdir);
+
 typedef struct {
     double wall;
     char date[64], commit[64], cpu[160], versions[800], pyver[600];
@@ -142,7 +221,13 @@ typedef struct {
     char peers_avail[3][200]; /* torch, numpy, mpmath: "" when available, else why not */
     double verify_full, verify_quick; /* seconds from results/lemmata.db, < 0 unknown */
     char verify_full_info[200], verify_quick_info[200];
+    bm_audit audit; /* bm_audit.c */
 } bm_all;
+
+/* ---- bm_vmath.c: accuracy and speed of lm_vmath against glibc and MPFR (issue 21) ---- */
+void bm_vmath_run(int quick);
+void bm_vmath_json(FILE *f); /* the JSON value of "vmath" (null when not run) */
+void bm_vmath_tex(FILE *f);
 
 /* ---- bm_mpdot.c ---- */
 extern long bm_mpdot_fallbacks;

@@ -61,6 +61,13 @@ static int targets(const bm_all *A, target *T)
             snprintf(text, sizeof text, "%s, %s: lemmata double step / PyTorch float64 step (at least 20x faster)",
                      m->id, r->label);
             tgt(T, &n, id, text, v, 1.0 / 20, "", P->ok ? "" : P->status);
+            /* numpy with hand-written gradients is the leaner peer: at least 2x faster than it */
+            P = &r->peer[BM_NUMPY];
+            v = P->ok && r->lrun.ok ? r->lrun.med / P->t.med : BM_NAN;
+            snprintf(id, sizeof id, "numpy-%s-%s%d", m->id, m->xname, r->size);
+            snprintf(text, sizeof text, "%s, %s: lemmata double step / numpy float64 step (at least 2x faster)",
+                     m->id, r->label);
+            tgt(T, &n, id, text, v, 0.5, "", P->ok ? "" : P->status);
             if (!strncmp(r->note[BM_M256], "not applicable", 14)) continue;
             v = r->t[BM_M256].ok && r->t[BM_DBL].ok ? r->t[BM_M256].med / r->t[BM_DBL].med : BM_NAN;
             snprintf(id, sizeof id, "mpfr256-double-%s-%s%d", m->id, m->xname, r->size);
@@ -291,7 +298,11 @@ int bm_write_json(const bm_all *A, const char *path)
     bm_json_num(f, A->verify_quick);
     fputs(", ", f);
     jkv(f, "quick", A->verify_quick_info, 0);
-    fputs("},\n\"targets\": [\n", f);
+    fputs("},\n\"audit\": ", f);
+    bm_audit_json(f, &A->audit);
+    fputs(",\n\"vmath\": ", f);
+    bm_vmath_json(f); /* issue 21: bm_vmath.c */
+    fputs(",\n\"targets\": [\n", f);
     target T[MAXT];
     int nt = targets(A, T);
     for (int i = 0; i < nt; i++) {
@@ -680,6 +691,8 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         if (stat(log, &sb) == 0 && sb.st_size == 0) unlink(log);
     }
     fputs("\n", f);
+    bm_audit_tex(f, &A->audit, figdir); /* issue 21: audit throughput (bm_audit.c) */
+    bm_vmath_tex(f);                     /* issue 21: vector maths (bm_vmath.c) */
     /* ---- skipped peers ---- */
     for (int p = 0; p < 3; p++)
         if (A->peers_avail[p][0]) {

@@ -64,6 +64,16 @@ void lm_attn_grad_coef(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F);
 void lm_attn_grad_coef_a2(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F);
 /* G = exp(logscale) * C expanded (logscale may be NULL: scale 1); G d x d */
 void lm_attn_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_attn_data *D);
+/* Double fast paths (src/attn/attn.c), raw row-major arrays:
+ * the factors of lm_attn_expand, V (n x d, row i = X_i^T C_i.) and X1 (n x d,
+ * row i = x_i1); returns 1 (nothing written) when D is not double */
+int lm_attn_expand_factors(double *V, double *X1, const lm_mat *C, const lm_attn_data *D);
+/* row a of the expanded matrix into g (d entries), rounded exactly as lm_attn_expand rounds it */
+void lm_attn_expand_row_d(double *g, const double *V, const double *X1, int n, int d, int a);
+/* Q (n x d, row i = W x_i) for W d x d and X1 (n x d, row i = x_i) in one pass
+ * over W, each entry summed in the order of OpenBLAS's single-threaded dgemm
+ * (the order lm_attn_forward's per-sequence products had) */
+void lm_attn_queries_d(double *Q, const double *W, const double *X1, int n, int d);
 /* convenience: the gradient in W, d x d (general form) */
 void lm_attn_grad_W(lm_mat *G, const lm_attn_fwd *F, const lm_attn_data *D);
 /* the gradient in u, d x 1: (1/n) sum_i ell'_i y_i X_i^T s_i */

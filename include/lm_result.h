@@ -50,6 +50,11 @@ typedef struct {
     char reproduce[600];     /* one command that reproduces the worst instance */
     char precisions[64];     /* e.g. "double,mpfr256" */
     double seconds;
+    /* where `seconds` went (wall clock; lemmata check --json "phases", not stored): the random
+     * instances and the adversarial search in the first precision (search: its points and their
+     * evaluations), the MPFR replays of breaks and near misses, the escalation of near misses
+     * past the replay's precision, the ball-arithmetic certification; the rest is bookkeeping */
+    double sec_random, sec_search, sec_replay, sec_escalate, sec_certify;
     char detail[600];        /* reason for error/assumption/not-checkable */
     char *measures;          /* "name=value\n" lines of the worst instance */
     char *series;            /* "name\tx\ty\n" lines of the worst instance */
@@ -102,6 +107,8 @@ typedef struct {
     char precisions[64];
     double seconds;
     double cpu_seconds;  /* this process's CPU time for the run: what a busy machine inflates least */
+    double sec_shrink;   /* of `seconds`, shrinking the counterexample (the configurations' own
+                            phases are in cfg[k].sec_*) */
     char reproduce[600];
     int certified;       /* violated, and at least one violated configuration certified */
     unsigned sizes_used; /* bit k: opts.size_name[k] was asked for by the claim */

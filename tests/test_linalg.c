@@ -32,6 +32,7 @@
  *      1x1, vectors and empty shapes, in both backends.
  */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 
 #include "lm_mat.h"
@@ -1054,4 +1055,28 @@ Test(linalg, mpfr_mul_nonfinite_operand)
     lm_mat_free(A);
     lm_mat_free(B);
     lm_mat_free(C);
+}
+
+/* the double test runs branch-free over blocks of 1024: every position of a non-finite value, on
+ * both sides of a block edge, is found, and the largest finite and subnormal values are finite */
+Test(linalg, isfinite_double_every_position)
+{
+    lm_ctx d = lm_ctx_double();
+    const int n = 2100;
+    lm_mat *A = lm_mat_new(1, n, &d);
+    for (int k = 0; k < n; k++) lm_mat_set_d(A, 0, k, k % 3 ? DBL_MAX : k % 2 ? -4.9e-324 : -0.0);
+    cr_assert(lm_mat_isfinite(A));
+    const double bad[3] = {INFINITY, -INFINITY, NAN};
+    for (int k = 0; k < n; k++)
+        for (int b = 0; b < 3; b++) {
+            double keep = lm_mat_get_d(A, 0, k);
+            lm_mat_set_d(A, 0, k, bad[b]);
+            cr_assert(!lm_mat_isfinite(A), "%g at %d not found", bad[b], k);
+            lm_mat_set_d(A, 0, k, keep);
+        }
+    cr_assert(lm_mat_isfinite(A));
+    lm_mat *E = lm_mat_new(0, 0, &d);
+    cr_assert(lm_mat_isfinite(E), "an empty matrix has no non-finite entry");
+    lm_mat_free(E);
+    lm_mat_free(A);
 }

@@ -210,21 +210,250 @@ static int forward_end(lm_attn_fwd *F, int bad, const lm_ctx *c)
     return bad;
 }
 
+/* ---------- double fast paths ----------
+ *
+ * The queries q_i = W x_i1 of all n sequences in one pass over W, with no
+ * BLAS call: a d x d times d x 1 dgemm per sequence read W n times and, from
+ * d = 512 up, handed work to OpenBLAS threads for a product of ~1 Mflop.
+ * Each entry is summed as OpenBLAS's single-threaded dgemm sums it on the
+ * Haswell-class kernels (those this project's OpenBLAS runs): the inner
+ * dimension cut into blocks of GEMM_Q = 256 (a remainder between 256 and
+ * 512 halved and rounded up to the kernel's unroll of 4), each block an fma
+ * chain from 0 in index order, the block sums added in order to a +0 start.
+ * So the bits are those of the former per-sequence dgemm whenever that ran
+ * single-threaded (d <= 512, or OpenBLAS at one thread) and wherever its
+ * threaded driver cuts the same blocks (d = 800 among them); they no longer
+ * depend on the thread count.  fma is correctly rounded, so the vector and
+ * scalar versions give the same bits. */
+static int kblock(int rem)
+{
+    if (rem >= 512) return 256;
+    if (rem > 256) return ((rem / 2 + 3) / 4) * 4;
+    return rem;
+}
+
+/* rows [a0, a1) of Qt (d x np, Qt[a][i] = q_i[a]) from XT (d x np, XT[k][i] = x_i1[k]) */
+static void queries_scalar(double *Qt, const double *W, const double *XT, int d, int np, int a0, int a1)
+{
+    for (int a = a0; a < a1; a++) {
+        const double *w = W + (size_t)a * (size_t)d;
+        for (int i = 0; i < np; i++) {
+            double c = 0.0;
+            for (int ls = 0; ls < d;) {
+                int ml = kblock(d - ls);
+                double acc = 0.0;
+                for (int k = ls; k < ls + ml; k++) acc = fma(w[k], XT[(size_t)k * (size_t)np + (size_t)i], acc);
+                c = c + acc;
+                ls += ml;
+            }
+            Qt[(size_t)a * (size_t)np + (size_t)i] = c;
+        }
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTN_SIMD 1
+/* four rows of W at a time against eight (then four) queries: 8 (4) independent fma chains */
+__attribute__((target("avx2,fma"))) static void queries_avx2(double *Qt, const double *W, const double *XT, int d,
+                                                            int np)
+{
+    int a = 0;
+    for (; a + 4 <= d; a += 4) {
+        const double *w0 = W + (size_t)a * (size_t)d, *w1 = w0 + d, *w2 = w1 + d, *w3 = w2 + d;
+        int i = 0;
+        for (; i + 8 <= np; i += 8) {
+            __m256d c0 = _mm256_setzero_pd(), c1 = c0, c2 = c0, c3 = c0, e0 = c0, e1 = c0, e2 = c0, e3 = c0;
+            for (int ls = 0; ls < d;) {
+                int ml = kblock(d - ls);
+                __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
+                for (int k = ls; k < ls + ml; k++) {
+                    const double *xk = XT + (size_t)k * (size_t)np + (size_t)i;
+                    __m256d x = _mm256_loadu_pd(xk), y = _mm256_loadu_pd(xk + 4);
+                    __m256d b0 = _mm256_broadcast_sd(w0 + k), b1 = _mm256_broadcast_sd(w1 + k);
+                    __m256d b2 = _mm256_broadcast_sd(w2 + k), b3 = _mm256_broadcast_sd(w3 + k);
+                    s0 = _mm256_fmadd_pd(b0, x, s0);
+                    t0 = _mm256_fmadd_pd(b0, y, t0);
+                    s1 = _mm256_fmadd_pd(b1, x, s1);
+                    t1 = _mm256_fmadd_pd(b1, y, t1);
+                    s2 = _mm256_fmadd_pd(b2, x, s2);
+                    t2 = _mm256_fmadd_pd(b2, y, t2);
+                    s3 = _mm256_fmadd_pd(b3, x, s3);
+                    t3 = _mm256_fmadd_pd(b3, y, t3);
+                }
+                c0 = _mm256_add_pd(c0, s0);
+                c1 = _mm256_add_pd(c1, s1);
+                c2 = _mm256_add_pd(c2, s2);
+                c3 = _mm256_add_pd(c3, s3);
+                e0 = _mm256_add_pd(e0, t0);
+                e1 = _mm256_add_pd(e1, t1);
+                e2 = _mm256_add_pd(e2, t2);
+                e3 = _mm256_add_pd(e3, t3);
+                ls += ml;
+            }
+            double *q = Qt + (size_t)a * (size_t)np + (size_t)i;
+            _mm256_storeu_pd(q, c0);
+            _mm256_storeu_pd(q + 4, e0);
+            _mm256_storeu_pd(q + np, c1);
+            _mm256_storeu_pd(q + np + 4, e1);
+            _mm256_storeu_pd(q + 2 * np, c2);
+            _mm256_storeu_pd(q + 2 * np + 4, e2);
+            _mm256_storeu_pd(q + 3 * np, c3);
+            _mm256_storeu_pd(q + 3 * np + 4, e3);
+        }
+        for (; i < np; i += 4) {
+            __m256d c0 = _mm256_setzero_pd(), c1 = c0, c2 = c0, c3 = c0;
+            for (int ls = 0; ls < d;) {
+                int ml = kblock(d - ls);
+                __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+                for (int k = ls; k < ls + ml; k++) {
+                    __m256d x = _mm256_loadu_pd(XT + (size_t)k * (size_t)np + (size_t)i);
+                    s0 = _mm256_fmadd_pd(_mm256_broadcast_sd(w0 + k), x, s0);
+                    s1 = _mm256_fmadd_pd(_mm256_broadcast_sd(w1 + k), x, s1);
+                    s2 = _mm256_fmadd_pd(_mm256_broadcast_sd(w2 + k), x, s2);
+                    s3 = _mm256_fmadd_pd(_mm256_broadcast_sd(w3 + k), x, s3);
+                }
+                c0 = _mm256_add_pd(c0, s0);
+                c1 = _mm256_add_pd(c1, s1);
+                c2 = _mm256_add_pd(c2, s2);
+                c3 = _mm256_add_pd(c3, s3);
+                ls += ml;
+            }
+            double *q = Qt + (size_t)a * (size_t)np + (size_t)i;
+            _mm256_storeu_pd(q, c0);
+            _mm256_storeu_pd(q + np, c1);
+            _mm256_storeu_pd(q + 2 * np, c2);
+            _mm256_storeu_pd(q + 3 * np, c3);
+        }
+    }
+    queries_scalar(Qt, W, XT, d, np, a, d);
+}
+
+static int have_avx2_fma(void)
+{
+    static int have = -1;
+    if (have < 0) have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+    return have;
+}
+#endif
+
+void lm_attn_queries_d(double *Q, const double *W, const double *X1, int n, int d)
+{
+    int np = (n + 3) / 4 * 4;
+    double *XT = lm_xcalloc((size_t)d * (size_t)np, sizeof *XT);
+    double *Qt = lm_xmalloc((size_t)d * (size_t)np * sizeof *Qt);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < d; k++) XT[(size_t)k * (size_t)np + (size_t)i] = X1[(size_t)i * (size_t)d + (size_t)k];
+#ifdef ATTN_SIMD
+    if (have_avx2_fma()) queries_avx2(Qt, W, XT, d, np);
+    else
+#endif
+        queries_scalar(Qt, W, XT, d, np, 0, d);
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < d; a++) Q[(size_t)i * (size_t)d + (size_t)a] = Qt[(size_t)a * (size_t)np + (size_t)i];
+    free(XT);
+    free(Qt);
+}
+
+/* g = row a of sum_i v_i x_i1^T: g_b = (((0 + v_0a x_0b) + v_1a x_1b) + ...), each
+ * product and sum rounded on its own (no fma), as n rank-one products added
+ * to a zero matrix round them */
+static void expand_row_scalar(double *g, const double *V, const double *X1, int n, int d, int a, int b0)
+{
+    for (int b = b0; b < d; b++) g[b] = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double va = V[(size_t)i * (size_t)d + (size_t)a];
+        const double *xb = X1 + (size_t)i * (size_t)d;
+        for (int b = b0; b < d; b++) {
+            double o = va * xb[b];
+            g[b] = g[b] + o;
+        }
+    }
+}
+
+#ifdef ATTN_SIMD
+/* the same sums, 16 (then 8) columns at a time held in registers across i:
+ * four independent add chains hide most of the add latency */
+__attribute__((target("avx2"))) static void expand_row_avx2(double *g, const double *V, const double *X1, int n,
+                                                           int d, int a)
+{
+    int b = 0;
+    for (; b + 16 <= d; b += 16) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0; i < n; i++) {
+            const double *xb = X1 + (size_t)i * (size_t)d + (size_t)b;
+            __m256d va = _mm256_broadcast_sd(V + (size_t)i * (size_t)d + (size_t)a);
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(va, _mm256_loadu_pd(xb)));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(va, _mm256_loadu_pd(xb + 4)));
+            s2 = _mm256_add_pd(s2, _mm256_mul_pd(va, _mm256_loadu_pd(xb + 8)));
+            s3 = _mm256_add_pd(s3, _mm256_mul_pd(va, _mm256_loadu_pd(xb + 12)));
+        }
+        _mm256_storeu_pd(g + b, s0);
+        _mm256_storeu_pd(g + b + 4, s1);
+        _mm256_storeu_pd(g + b + 8, s2);
+        _mm256_storeu_pd(g + b + 12, s3);
+    }
+    for (; b + 8 <= d; b += 8) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+        for (int i = 0; i < n; i++) {
+            const double *xb = X1 + (size_t)i * (size_t)d + (size_t)b;
+            __m256d va = _mm256_broadcast_sd(V + (size_t)i * (size_t)d + (size_t)a);
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(va, _mm256_loadu_pd(xb)));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(va, _mm256_loadu_pd(xb + 4)));
+        }
+        _mm256_storeu_pd(g + b, s0);
+        _mm256_storeu_pd(g + b + 4, s1);
+    }
+    expand_row_scalar(g, V, X1, n, d, a, b);
+}
+#endif
+
+void lm_attn_expand_row_d(double *g, const double *V, const double *X1, int n, int d, int a)
+{
+#ifdef ATTN_SIMD
+    if (have_avx2_fma()) {
+        expand_row_avx2(g, V, X1, n, d, a);
+        return;
+    }
+#endif
+    expand_row_scalar(g, V, X1, n, d, a, 0);
+}
+
+static int fwd_fast(const lm_attn_data *D, const lm_mat *W)
+{
+    if (D->ctx.backend != LM_DOUBLE || W->mp || W->ab || W->r != D->d || W->c != D->d) return 0;
+    for (int i = 0; i < D->n; i++)
+        if (D->X[i]->mp || D->X[i]->ab) return 0;
+    return 1;
+}
+
 int lm_attn_forward(lm_attn_fwd *F, const lm_attn_data *D, const lm_mat *W, const lm_mat *u,
                   lm_attn_loss loss)
 {
     const lm_ctx *c = &D->ctx;
     lm_mat *x1 = lm_mat_new(D->d, 1, c);
     int bad = 0;
+    double *Q = NULL;
+    if (fwd_fast(D, W) && !F->q->mp && !F->q->ab && D->d > 0 && D->n > 0) {
+        size_t nd = (size_t)D->n * (size_t)D->d;
+        Q = lm_xmalloc(2 * nd * sizeof *Q);
+        for (int i = 0; i < D->n; i++) memcpy(Q + nd + (size_t)i * (size_t)D->d, D->X[i]->d, (size_t)D->d * sizeof *Q);
+        lm_attn_queries_d(Q, W->d, Q + nd, D->n, D->d);
+    }
     forward_begin(F, loss);
     for (int i = 0; i < D->n; i++) {
-        query_col(x1, D->X[i]);
-        lm_mat_mul(F->q, W, 0, x1, 0);
+        if (Q) {
+            memcpy(F->q->d, Q + (size_t)i * (size_t)D->d, (size_t)D->d * sizeof *Q);
+        } else {
+            query_col(x1, D->X[i]);
+            lm_mat_mul(F->q, W, 0, x1, 0);
+        }
         lm_mat_mul(F->av, D->X[i], 0, F->q, 0);
         lm_mat_mul(F->gv, D->X[i], 0, u, 0);
         if (D->y[i] < 0) lm_mat_scale_d(F->gv, F->gv, -1.0);
         forward_row(F, i, &bad, loss, c);
     }
+    free(Q);
     lm_mat_free(x1);
     return forward_end(F, bad, c);
 }
@@ -432,57 +661,64 @@ void lm_attn_grad_coef_a2(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F)
     free(sg);
 }
 
-void lm_attn_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_attn_data *D)
+int lm_attn_expand_factors(double *V, double *X1, const lm_mat *C, const lm_attn_data *D)
 {
     const lm_ctx *c = &D->ctx;
+    if (c->backend != LM_DOUBLE) return 1;
     lm_mat *ci = lm_mat_new(D->T, 1, c), *vi = lm_mat_new(D->d, 1, c);
-    lm_mat *x1 = lm_mat_new(D->d, 1, c), *O = NULL;
     lm_num v;
     lm_num_init(&v, c);
-    lm_mat_zero(G);
-    /* double: G_ab = (((0 + v_0a x_0b) + v_1a x_1b) + ...), each product and
-     * sum rounded as the rank-one products and matrix additions below round
-     * them, but in one pass over G instead of 2n passes over d x d matrices */
-    const int dbl = c->backend == LM_DOUBLE && !G->mp && !G->ab;
-    double *V = dbl ? lm_xmalloc((size_t)D->n * (size_t)D->d * 2 * sizeof *V) : NULL;
-    if (!V) O = lm_mat_new(D->d, D->d, c);
     for (int i = 0; i < D->n; i++) {
         for (int t = 0; t < D->T; t++) {
             lm_mat_get(&v, C, i, t);
             lm_mat_set(ci, t, 0, &v);
         }
         lm_mat_mul(vi, D->X[i], 1, ci, 0);
-        query_col(x1, D->X[i]);
-        if (V) {
-            memcpy(V + (size_t)i * (size_t)D->d, vi->d, (size_t)D->d * sizeof *V);
-            memcpy(V + (size_t)(D->n + i) * (size_t)D->d, x1->d, (size_t)D->d * sizeof *V);
-            continue;
-        }
-        lm_mat_mul(O, vi, 0, x1, 1);
-        lm_mat_add(G, G, O);
+        memcpy(V + (size_t)i * (size_t)D->d, vi->d, (size_t)D->d * sizeof *V);
+        memcpy(X1 + (size_t)i * (size_t)D->d, D->X[i]->d, (size_t)D->d * sizeof *X1);
     }
-    if (V) {
+    lm_num_clear(&v);
+    lm_mat_free(ci);
+    lm_mat_free(vi);
+    return 0;
+}
+
+void lm_attn_expand(lm_mat *G, const lm_mat *C, const lm_num *logscale, const lm_attn_data *D)
+{
+    const lm_ctx *c = &D->ctx;
+    lm_num v;
+    lm_num_init(&v, c);
+    /* double: G_ab = (((0 + v_0a x_0b) + v_1a x_1b) + ...), each product and
+     * sum rounded as the rank-one products and matrix additions below round
+     * them, but in one pass over G instead of 2n passes over d x d matrices */
+    if (c->backend == LM_DOUBLE && !G->mp && !G->ab) {
         const int d = D->d, n = D->n;
-        const double *X1 = V + (size_t)n * (size_t)d;
-        for (int a = 0; a < d; a++) {
-            double *g = G->d + (size_t)a * (size_t)G->c;
-            for (int i = 0; i < n; i++) {
-                const double va = V[(size_t)i * (size_t)d + (size_t)a];
-                const double *xb = X1 + (size_t)i * (size_t)d;
-                for (int b = 0; b < d; b++) {
-                    double o = va * xb[b]; /* rounded on its own, as in O */
-                    g[b] = g[b] + o;
-                }
-            }
-        }
+        double *V = lm_xmalloc((size_t)n * (size_t)d * 2 * sizeof *V);
+        lm_attn_expand_factors(V, V + (size_t)n * (size_t)d, C, D);
+        for (int a = 0; a < d; a++)
+            lm_attn_expand_row_d(G->d + (size_t)a * (size_t)G->c, V, V + (size_t)n * (size_t)d, n, d, a);
         free(V);
+    } else {
+        lm_mat *ci = lm_mat_new(D->T, 1, c), *vi = lm_mat_new(D->d, 1, c);
+        lm_mat *x1 = lm_mat_new(D->d, 1, c), *O = lm_mat_new(D->d, D->d, c);
+        lm_mat_zero(G);
+        for (int i = 0; i < D->n; i++) {
+            for (int t = 0; t < D->T; t++) {
+                lm_mat_get(&v, C, i, t);
+                lm_mat_set(ci, t, 0, &v);
+            }
+            lm_mat_mul(vi, D->X[i], 1, ci, 0);
+            query_col(x1, D->X[i]);
+            lm_mat_mul(O, vi, 0, x1, 1);
+            lm_mat_add(G, G, O);
+        }
+        lm_mat_free(ci); lm_mat_free(vi); lm_mat_free(x1); lm_mat_free(O);
     }
     if (logscale) {
         lm_num_exp(&v, logscale);
         lm_mat_scale(G, G, &v);
     }
     lm_num_clear(&v);
-    lm_mat_free(ci); lm_mat_free(vi); lm_mat_free(x1); lm_mat_free(O);
 }
 
 void lm_attn_grad_W(lm_mat *G, const lm_attn_fwd *F, const lm_attn_data *D)

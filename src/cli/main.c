@@ -42,7 +42,9 @@ static const struct {
      "      --json        one JSON object per claim per line: numbers with 17 significant\n"
      "                    digits; \"counterexample\": the worst violated configuration's\n"
      "                    (shrunk) instance and its reproduce command, or null; per\n"
-     "                    configuration \"tests\": the sentence saying what it tests\n"
+     "                    configuration \"tests\": the sentence saying what it tests;\n"
+     "                    \"phases\": the seconds by phase (random, search, replay,\n"
+     "                    escalation, certify, shrink, other), per claim and configuration\n"
      "      --strict      exit 1 when any claim is violated or inconsistent\n"
      "                                a claim that cannot run is reported on stderr, the\n"
      "                                others still run, and the exit status is 3\n"},

@@ -7,8 +7,8 @@
  *    mul, MPFR: every product a_ik b_kj is formed exactly (precision
  *    pa + pb) and the k products are added by mpfr_sum, which rounds the
  *    exact sum once: each C_ij is the correctly rounded dot product.
- *    (From 16 x 16 x 16 up, an arb_dot enclosure at p+32 bits settles most
- *    entries first -- the same correctly rounded values, see mul_mp.)
+ *    (The exact sum is built in mpn fixed point by mpdot.c and rounded
+ *    once -- the same correctly rounded values, see mul_mp.)
  *  - dot/sum, double: compensated (Ogita-Rump-Oishi Dot2 / Sum2, products
  *    split with fma): as if accumulated in twice the working precision and
  *    rounded once.  MPFR: exact products + mpfr_sum, correctly rounded.
@@ -47,7 +47,9 @@
 #include <string.h>
 
 #include "lm_mat.h"
+#include "lm_vmath.h"
 #include "linalg_priv.h"
+#include "mpdot.h"
 #include "../num/num_priv.h"
 
 #define RND MPFR_RNDN
@@ -366,88 +368,32 @@ static void mul_mp_entry(mpfr_ptr c, lm_acc *acc, const lm_mat *A, int ta, const
     lm_acc_sum(c, acc);
 }
 
-/* 1 when every entry of A is zero or a regular number with |exponent| far
- * enough inside MPFR's range that no product of two entries, nor a sum of
- * up to 2^40 such products, can overflow or underflow */
-static int mp_tame(const lm_mat *A)
-{
-    const mpfr_exp_t hi = mpfr_get_emax() / 2 - 64, lo = mpfr_get_emin() / 2 + 64;
-    for (size_t i = 0, n = nel(A); i < n; i++) {
-        mpfr_srcptr x = A->m[i];
-        if (mpfr_zero_p(x)) continue;
-        if (!mpfr_regular_p(x)) return 0;
-        mpfr_exp_t e = mpfr_get_exp(x);
-        if (e > hi || e < lo) return 0;
-    }
-    return 1;
-}
-
 /* C_ij = round(sum_k a_ik b_kj), the correctly rounded exact dot product.
  *
- * Small products (any dimension < 16) or operands with non-finite or
- * extreme entries take the exact path: k exact products, one mpfr_sum.
- * Otherwise each entry is first enclosed in a ball [lo, hi] by arb_dot at
- * p + 32 bits (exact operand balls).  Rounding to nearest is monotone, so
- * when lo and hi round to the same regular number at C's precision, that
- * number is round(exact sum) -- the very value mpfr_sum returns.  Entries
- * whose ball straddles a rounding boundary or contains zero take the exact
- * path.  The result is therefore identical entry by entry to the exact
- * path (tests/test_linalg.c compares them), at a fraction of its cost. */
-#define MUL_MP_FAST_MIN 16
+ * Every entry goes first to the fixed-point kernel of mpdot.c: it builds
+ * the exact sum from the operands' significand limbs (one mpn product per
+ * term) and rounds it once to nearest-even -- the value of the exact path,
+ * bit for bit, signed zeros included (tests/test_mpdot.c).  Entries it
+ * declines (a non-finite or extreme operand in the row or column, terms
+ * spread over thousands of bits) take the exact path: k exact products,
+ * one mpfr_sum. */
 static void mul_mp(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, int k)
 {
     const int m = C->r, n = C->c;
     lm_acc acc;
-    lm_acc_init(&acc, (size_t)k, A->prec + B->prec);
-    if (m < MUL_MP_FAST_MIN || n < MUL_MP_FAST_MIN || k < MUL_MP_FAST_MIN || !mp_tame(A) ||
-        !mp_tame(B)) {
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++)
-                mul_mp_entry(C->m[(size_t)i * (size_t)n + (size_t)j], &acc, A, ta, B, tb, i, j, k);
-        lm_acc_clear(&acc);
-        return;
-    }
-    const slong wp = (slong)C->prec + GUARD;
-    /* rows of op(A) and columns of op(B), each contiguous, as exact balls */
-    arb_ptr a = _arb_vec_init((slong)m * k), b = _arb_vec_init((slong)n * k);
-    for (int i = 0; i < m; i++)
-        for (int l = 0; l < k; l++)
-            arf_set_mpfr(arb_midref(a + (size_t)i * (size_t)k + (size_t)l), A->m[op_idx(A, ta, i, l)]);
-    for (int j = 0; j < n; j++)
-        for (int l = 0; l < k; l++)
-            arf_set_mpfr(arb_midref(b + (size_t)j * (size_t)k + (size_t)l), B->m[op_idx(B, !tb, j, l)]);
-    arb_t s;
-    arf_t lo, hi;
-    mpfr_t rlo, rhi;
-    arb_init(s);
-    arf_init(lo);
-    arf_init(hi);
-    mpfr_init2(rlo, C->prec);
-    mpfr_init2(rhi, C->prec);
+    int have_acc = 0; /* k MPFR terms of pa + pb bits: set up only when needed */
+    lm_mpdot w;
+    lm_mpdot_init(&w, A, ta, B, tb, k, C->prec);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
             mpfr_ptr c = C->m[(size_t)i * (size_t)n + (size_t)j];
-            arb_dot(s, NULL, 0, a + (size_t)i * (size_t)k, 1, b + (size_t)j * (size_t)k, 1, k, wp);
-            if (arb_is_finite(s) && !arb_contains_zero(s)) {
-                arb_get_lbound_arf(lo, s, wp + 16); /* rounded down: still <= exact */
-                arb_get_ubound_arf(hi, s, wp + 16); /* rounded up: still >= exact */
-                arf_get_mpfr(rlo, lo, RND);
-                arf_get_mpfr(rhi, hi, RND);
-                if (mpfr_regular_p(rlo) && mpfr_equal_p(rlo, rhi)) {
-                    mpfr_set(c, rlo, RND);
-                    continue;
-                }
-            }
+            if (lm_mpdot_entry(c, &w, i, j)) continue;
+            if (!have_acc) lm_acc_init(&acc, (size_t)k, A->prec + B->prec);
+            have_acc = 1;
             mul_mp_entry(c, &acc, A, ta, B, tb, i, j, k);
         }
-    mpfr_clear(rlo);
-    mpfr_clear(rhi);
-    arf_clear(lo);
-    arf_clear(hi);
-    arb_clear(s);
-    _arb_vec_clear(a, (slong)m * k);
-    _arb_vec_clear(b, (slong)n * k);
-    lm_acc_clear(&acc);
+    lm_mpdot_clear(&w);
+    if (have_acc) lm_acc_clear(&acc);
 }
 
 /* C_ij = arb_dot over the strided row of op(A) and column of op(B) */
@@ -652,6 +598,10 @@ void lm_mat_exp(lm_mat *B, const lm_mat *A)
 {
     size_t n = nel(B);
     assert(nel(A) == n);
+    if (!B->ab && !B->mp) { /* double: reproducible vector exp (lm_vmath.h) */
+        lm_vexp(B->d, A->d, n);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (B->ab) arb_exp(B->b + i, A->b + i, B->prec);
         else if (B->mp) mpfr_exp(B->m[i], A->m[i], RND);
@@ -692,10 +642,9 @@ static void softmax_row_d(double *s, const double *c, int n)
     double mx = -INFINITY, sum = 0.0;
     for (int j = 0; j < n; j++)
         if (c[j] > mx || isnan(c[j])) mx = c[j];
-    for (int j = 0; j < n; j++) {
-        s[j] = exp(c[j] - mx);
-        sum += s[j];
-    }
+    /* exp(c_j - mx) by the reproducible vector exp (lm_vmath.h); s may be c */
+    if (n > 0) lm_vexp_shift(s, c, mx, (size_t)n);
+    for (int j = 0; j < n; j++) sum += s[j];
     for (int j = 0; j < n; j++) s[j] /= sum;
 }
 
@@ -1059,9 +1008,27 @@ void lm_mat_max_abs(lm_num *r, const lm_mat *A)
     extreme(r, A, 1, 1, 0.0);
 }
 
+/* 1 when no double in a[0..n) is an Inf or a NaN (exponent field all ones); branch-free over
+ * blocks, so the compiler vectorises it: a training loop tests its iterate after every step */
+static int finite_d(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t e = n - i < 1024 ? n : i + 1024;
+        uint64_t bad = 0;
+        for (; i < e; i++) {
+            uint64_t u;
+            memcpy(&u, &a[i], sizeof u);
+            bad |= (~u & 0x7ff0000000000000ULL) == 0;
+        }
+        if (bad) return 0;
+    }
+    return 1;
+}
+
 int lm_mat_isfinite(const lm_mat *A)
 {
     size_t n = nel(A);
+    if (dbl(A)) return finite_d(A->d, n);
     for (size_t i = 0; i < n; i++) {
         int ok = A->ab ? arb_is_finite(A->b + i) != 0 : A->mp ? mpfr_number_p(A->m[i]) != 0 : isfinite(A->d[i]) != 0;
         if (!ok) return 0;

@@ -92,6 +92,16 @@ static json_t *measures(const char *m)
     return o;
 }
 
+/* where a run's seconds went (lm_result.h, sec_*): "other" is what the phases leave */
+static json_t *phases(double total, double rnd, double search, double replay, double esc, double cert,
+                      double shrink)
+{
+    double other = total - rnd - search - replay - esc - cert - shrink;
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "random", num(rnd), "search", num(search), "replay",
+                     num(replay), "escalation", num(esc), "certify", num(cert), "shrink", num(shrink), "other",
+                     num(other > 0 ? other : 0));
+}
+
 static json_t *config_json(const lm_config_result *c)
 {
     json_t *o = json_object();
@@ -114,6 +124,9 @@ static json_t *config_json(const lm_config_result *c)
     json_object_set_new(o, "vacuous", json_integer(c->vacuous));
     json_object_set_new(o, "near_misses", json_integer(c->near_misses));
     json_object_set_new(o, "escalation", str(c->escalation));
+    json_object_set_new(o, "seconds", num(c->seconds));
+    json_object_set_new(o, "phases", phases(c->seconds, c->sec_random, c->sec_search, c->sec_replay,
+                                            c->sec_escalate, c->sec_certify, 0));
     if (c->shrunk[0])
         json_object_set_new(o, "shrunk", json_pack("{s:s,s:s,s:i,s:s}", "instance", c->shrunk, "reproduce",
                                                    c->shrunk_reproduce, "evaluations", c->shrink_evals, "data",
@@ -142,6 +155,15 @@ void lm_claim_result_json(FILE *f, const lm_claim_result *r, uint64_t seed)
     json_object_set_new(o, "counterexample", counterexample(r));
     json_object_set_new(o, "seed", seed_json(seed));
     json_object_set_new(o, "kind", str(lm_kind_name(r->claim->kind)));
+    {
+        double ph[5] = {0, 0, 0, 0, 0};
+        for (int k = 0; k < r->nconfig; k++) {
+            const lm_config_result *c = &r->cfg[k];
+            ph[0] += c->sec_random, ph[1] += c->sec_search, ph[2] += c->sec_replay;
+            ph[3] += c->sec_escalate, ph[4] += c->sec_certify;
+        }
+        json_object_set_new(o, "phases", phases(r->seconds, ph[0], ph[1], ph[2], ph[3], ph[4], r->sec_shrink));
+    }
     json_t *cfgs = json_array();
     for (int k = 0; k < r->nconfig; k++) json_array_append_new(cfgs, config_json(&r->cfg[k]));
     json_object_set_new(o, "configs", cfgs);

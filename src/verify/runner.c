@@ -762,7 +762,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
         int k = nimp >= 0 ? lm_io_index(o->inst_io, cfg, j) : j;
         if (o->only_instance >= 0 && k != o->only_instance) continue;
         uint64_t seed = inst_seed(o, c, cfg, k);
-        double xb[64], *x = NULL;
+        double xb[64], *x = NULL, tp = now_s();
         int nx = 0;
         if (nimp >= 0) {
             nx = lm_io_point(o->inst_io, cfg, j, xb);
@@ -775,6 +775,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
         inst_out r;
         lm_io_begin(o->inst_io, cfg, k, seed, x, nx, par, o->round_bits, &prim);
         eval_once(&r, c, cfg, k, seed, x, nx, &prim, -1, par, o, 0);
+        *(k >= nrand && nimp < 0 ? &cr->sec_search : &cr->sec_random) += now_s() - tp;
         int io_broke = r.broke;
         add_prec(cr->precisions, sizeof cr->precisions, &prim);
         /* the first precision's observation profile (a replay below replaces r) */
@@ -796,6 +797,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 confirmed = was_break;
             } else {
                 inst_out r2;
+                double tr = now_s();
                 /* a trajectory replay need only reach the break (or the last near miss) */
                 int tmax = was_break ? r.first_break_t : r.near_tmax;
                 eval_once(&r2, c, cfg, k, seed, x, nx, &rep, tmax, par, o, 0);
@@ -807,6 +809,8 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                 add_prec(cr->precisions, sizeof cr->precisions, &rep);
                 /* Ziv: a margin still within the replay's own rounding is re-decided at twice
                  * the precision, up to the cap */
+                double te = now_s();
+                cr->sec_replay += te - tr;
                 mpfr_prec_t ep = rp;
                 if (!r2.failed && !r2.broke && r2.near) n_esc++;
                 while (!r2.failed && !r2.broke && r2.near && ep < cap) {
@@ -819,6 +823,7 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                     inst_out_free(&r2);
                     r2 = r3;
                 }
+                cr->sec_escalate += now_s() - te;
                 if (ep > rp && !r2.failed) {
                     if (r2.broke) esc_broke++;
                     else if (r2.near) esc_tight++;
@@ -941,7 +946,9 @@ static void run_config(lm_config_result *cr, const lm_claim *c, int cfg, const d
                      cr->assumption_failed, why_af);
     }
     if (cr->verdict == LM_V_VIOLATED && o->certify && worst_confirmed) {
+        double tc = now_s();
         certify(cr, c, cfg, worst_x, worst_nx, worst_break_t, par, o);
+        cr->sec_certify = now_s() - tc;
         /* the note travels with the result (store, report): a violated configuration has no
          * other use for its detail line */
         if (!cr->detail[0]) snprintf(cr->detail, sizeof cr->detail, "%s", cr->cert_note);
@@ -1058,7 +1065,9 @@ int lm_run_claim(lm_claim_result *res, const lm_claim *c, const lm_run_opts *o)
     /* one counterexample per violated claim: its worst violated configuration's, shrunk */
     if (worst_cfg >= 0 && o->shrink && res->cfg[worst_cfg].verdict == LM_V_VIOLATED && seeds[worst_cfg].ok) {
         shrink_seed *sk = &seeds[worst_cfg];
+        double ts = now_s();
         shrink(&res->cfg[worst_cfg], c, sk->cfg, sk->x, sk->nx, sk->par, o, &sk->prim, &sk->rep);
+        res->sec_shrink = now_s() - ts;
     }
     free(seeds);
     res->sizes_used = sizes_used;

@@ -1,6 +1,7 @@
 /* md.c -- the mirror-descent paper's potential, model, l_p-AttGD and
  * l_p-AttSVM (see lm_md.h). */
 #include "lm_md.h"
+#include "lm_vmath.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,11 +158,8 @@ void lm_md_pnorm_e(lm_num *r, const lm_mat *W, const lm_num *e)
     } else {
         lm_num_set_d(&s, 0.0);
         if (is_dbl(W)) { /* the same operations on the raw array */
-            const double md = lm_num_get_d(&m), ed = lm_num_get_d(e);
-            double sd = 0.0;
-            for (size_t k = 0, n = (size_t)W->r * (size_t)W->c; k < n; k++)
-                if (W->d[k] != 0.0) sd += pow(fabs(W->d[k]) / md, ed);
-            s.d = sd;
+            /* pow from lm_vmath: the same bits on every machine (lm_vmath.h) */
+            s.d = lm_vsum_abspow(W->d, lm_num_get_d(&m), lm_num_get_d(e), (size_t)W->r * (size_t)W->c);
         } else
         for (int i = 0; i < W->r; i++)
             for (int j = 0; j < W->c; j++) {
@@ -198,11 +196,7 @@ static void sum_pow(lm_num *r, const lm_mat *W, const lm_num *e)
     lm_num_inits(&c, &s, &v, (lm_num *)NULL);
     lm_num_set_d(&s, 0.0);
     if (is_dbl(W)) { /* the same operations on the raw array */
-        const double ed = lm_num_get_d(e);
-        double sd = 0.0;
-        for (size_t k = 0, n = (size_t)W->r * (size_t)W->c; k < n; k++)
-            if (W->d[k] != 0.0) sd += pow(fabs(W->d[k]), ed);
-        s.d = sd;
+        s.d = lm_vsum_abspow(W->d, 1.0, lm_num_get_d(e), (size_t)W->r * (size_t)W->c);
     } else
     for (int i = 0; i < W->r; i++)
         for (int j = 0; j < W->c; j++) {
@@ -233,11 +227,8 @@ static void signed_pow(lm_mat *B, const lm_mat *A, const lm_num *e)
     lm_num v;
     lm_num_init(&v, &c);
     if (is_dbl(A) && is_dbl(B)) { /* the same operations on the raw arrays */
-        const double ed = lm_num_get_d(e);
-        for (size_t k = 0, n = (size_t)A->r * (size_t)A->c; k < n; k++) {
-            double x = A->d[k];
-            B->d[k] = x > 0.0 ? pow(x, ed) : x < 0.0 ? -pow(-x, ed) : x;
-        }
+        /* p = 2 and p = 3 take the exact forms x, x*x, sqrt (lm_vpow) */
+        lm_vspow(B->d, A->d, lm_num_get_d(e), (size_t)A->r * (size_t)A->c);
         lm_num_clear(&v);
         return;
     }

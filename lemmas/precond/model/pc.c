@@ -1,5 +1,6 @@
 /* src/models/pc.c -- the preconditioned softmax-regression model (see lm_pc.h) */
 #include "lm_pc.h"
+#include "lm_vmath.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,12 +626,13 @@ void lm_pc_emp(lm_num *Lhat, lm_pcth *G, const lm_pcdata *P, const lm_pcth *t, c
             if (first || L[i] > mx) mx = L[i];
             first = 0;
         }
+        /* exp by the reproducible vector exp (lm_vmath.h), then the support applied */
+        lm_vexp_shift(Pr, L, mx, (size_t)N);
         for (int i = 0; i < N; i++) {
             if (!sp[i]) {
                 Pr[i] = 0.0;
                 continue;
             }
-            Pr[i] = exp(L[i] - mx);
             sum += Pr[i];
         }
         for (int i = 0; i < N; i++) Pr[i] /= sum;

@@ -1,5 +1,6 @@
 /* src/models/pr.c -- the attention-pruning model (see lm_pr.h) */
 #include "lm_pr.h"
+#include "lm_vmath.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,32 @@ void lm_pr_fwd_free(lm_prfwd *F)
 void lm_pr_softmax(lm_mat *f, const lm_mat *H, const unsigned char *C)
 {
     int n = H->r, m = H->c;
+    if (!H->mp && !H->ab && !f->mp && !f->ab) {
+        /* double: the same operations in the same order on the raw rows, exp by
+         * the reproducible vector exp (lm_vmath.h); f may be H */
+        for (int i = 0; i < n; i++) {
+            const double *h = H->d + (size_t)i * (size_t)m;
+            double *fr = f->d + (size_t)i * (size_t)m, mx = 0.0, s = 0.0;
+            const unsigned char *ci = C + (size_t)i * (size_t)m;
+            int first = 1;
+            for (int j = 0; j < m; j++) {
+                if (!ci[j]) continue;
+                if (first || h[j] > mx) mx = h[j];
+                first = 0;
+            }
+            if (m > 0) lm_vexp_shift(fr, h, mx, (size_t)m);
+            for (int j = 0; j < m; j++) {
+                if (!ci[j]) {
+                    fr[j] = 0.0;
+                    continue;
+                }
+                s += fr[j];
+            }
+            for (int j = 0; j < m; j++)
+                if (ci[j]) fr[j] /= s;
+        }
+        return;
+    }
     lm_ctx c = lm_mat_ctx(H);
     lm_num mx, v, s;
     lm_num_inits(&c, &mx, &v, &s, (lm_num *)NULL);
