@@ -59,6 +59,10 @@ void lm_attn_log_excess(lm_num *r, const lm_attn_fwd *F);
  * sum_it C_it x_it x_i1^T, with max |C_it| = 1 (C = 0, logscale = -inf when the
  * gradient is exactly 0).  General centred-score form (eq. 17). */
 void lm_attn_grad_coef(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F);
+/* In double, the forward rows and lm_attn_grad_coef run raw-array loops that perform the
+ * generic lm_num path's IEEE operations in its order, so they return the same bits.  0 turns
+ * them off in this thread (tests compare the two paths); returns the previous setting. */
+int lm_attn_fast_paths(int on);
 /* the same through the Assumption-2 form (Gamma_i = gamma_opt - gamma_tau for
  * the first tau != opt; valid only when Assumption 2 holds) */
 void lm_attn_grad_coef_a2(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F);

@@ -104,11 +104,118 @@ static void sub_logn(lm_num *r, const lm_num *a, int n, const lm_ctx *c)
     lm_num_clear(&l);
 }
 
+static _Thread_local int fast_off;
+
+int lm_attn_fast_paths(int on)
+{
+    int was = !fast_off;
+    fast_off = !on;
+    return was;
+}
+
+/* every array and the loss of F in double (the fast paths read their raw arrays) */
+static int fwd_is_d(const lm_attn_fwd *F)
+{
+    if (fast_off) return 0;
+    const lm_mat *all[] = {F->gv, F->av, F->a, F->logs, F->gam, F->lomso, F->logdel, F->marg, F->logl, F->logdl};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        if (all[k]->mp || all[k]->ab) return 0;
+    return !F->logL.mp && !F->logL.ab;
+}
+
+/* lse2 in double, operation for operation (a = -inf: b; b = -inf: a) */
+static double lse2_d(double a, double b)
+{
+    if (!isfinite(a) && a < 0.0) return b;
+    if (!isfinite(b) && b < 0.0) return a;
+    double w = log1p(exp(-fabs(a - b)));
+    return !(a < b) ? a + w : b + w;
+}
+
+static double softplus_d(double z)
+{
+    double w = log1p(exp(-fabs(z)));
+    return z > 0.0 ? z + w : w;
+}
+
+/* forward_row in double: the same IEEE operations in the same order on the raw arrays (a
+ * comparison with a NaN counts as "equal", as lm_num_cmp's does; lm_mat_max returns the first
+ * NaN, else the first largest entry) */
+static void forward_row_d(lm_attn_fwd *F, int i, int *bad, lm_attn_loss loss)
+{
+    const int T = F->T;
+    const double *gv = F->gv->d, *av = F->av->d;
+    const size_t row = (size_t)i * (size_t)T;
+    int o = 0;
+    for (int t = 1; t < T; t++)
+        if (gv[t] > gv[o]) o = t;
+    double go = gv[o];
+    for (int t = 0; t < T; t++)
+        if (t != o && gv[t] > go) {
+            o = t;
+            go = gv[t];
+        }
+    F->opt[i] = o;
+    double gap = INFINITY;
+    for (int t = 0; t < T; t++) {
+        if (t == o) continue;
+        if (!(gv[t] > go || gv[t] < go)) F->unique = 0;
+        double gd = go - gv[t];
+        if (gd < gap) gap = gd;
+    }
+    if (gap < F->mingap) F->mingap = gap;
+    double m = -INFINITY;
+    for (int t = 0, best = -1; t < T; t++) {
+        if (isnan(av[t])) {
+            m = av[t];
+            break;
+        }
+        if (best < 0 || av[t] > av[best]) best = t, m = av[t];
+    }
+    double s = 0.0;
+    for (int t = 0; t < T; t++) s = s + exp(av[t] - m);
+    s = log(s);
+    s = s + m;
+    for (int t = 0; t < T; t++) {
+        F->a->d[row + (size_t)t] = av[t];
+        F->logs->d[row + (size_t)t] = av[t] - s;
+        F->gam->d[row + (size_t)t] = gv[t];
+    }
+    double lom = -INFINITY, ld = -INFINITY;
+    for (int t = 0; t < T; t++) {
+        if (t == o) continue;
+        const double v = F->logs->d[row + (size_t)t];
+        lom = lse2_d(lom, v);
+        double tmp = go - gv[t];
+        if (tmp > 0.0) ld = lse2_d(ld, log(tmp) + v);
+    }
+    F->lomso->d[i] = lom;
+    F->logdel->d[i] = ld;
+    const double tmp = go - exp(ld);
+    F->marg->d[i] = tmp;
+    double v;
+    if (loss == LM_ATTN_EXP) {
+        v = -tmp;
+        F->logl->d[i] = v;
+        F->logdl->d[i] = v;
+    } else {
+        v = log(softplus_d(-tmp));
+        F->logl->d[i] = v;
+        F->logdl->d[i] = -softplus_d(tmp);
+    }
+    F->logL.d = lse2_d(F->logL.d, v);
+    if (!isfinite(v) || !isfinite(tmp)) *bad = 1;
+}
+
 /* Everything of the forward pass that follows from the logits F->av and the
  * signed scores F->gv (T x 1) of sequence i. */
 static void forward_row(lm_attn_fwd *F, int i, int *bad, lm_attn_loss loss, const lm_ctx *c)
 {
     int T = F->T;
+    if (fwd_is_d(F)) {
+        forward_row_d(F, i, bad, loss);
+        return;
+    }
     lm_num v, w, m, s, g, go, tmp;
     lm_num_inits(c, &v, &w, &m, &s, &g, &go, &tmp, (lm_num *)NULL);
     /* opt = argmax gamma */
@@ -570,8 +677,70 @@ static void finish_scaled(lm_mat *C, lm_num *logscale, lm_mat *LM, const int *sg
     lm_num_clears(&m, &v, (lm_num *)NULL);
 }
 
+/* lm_attn_grad_coef in double: the same IEEE operations in the same order on the raw arrays
+ * (lm_num's double backend is plain exp/log/fma/+; a comparison with a NaN counts as "equal",
+ * as lm_num_cmp's does).  At the papers' small sizes the generic lm_num calls were most of a
+ * mirror-descent step. */
+static void grad_coef_d(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F)
+{
+    const int n = F->n, T = F->T;
+    const double *gam = F->gam->d, *logs = F->logs->d, *logdl = F->logdl->d;
+    double *LM = lm_xmalloc(sizeof(double) * (size_t)(n * T) + 1);
+    int *sg = lm_xcalloc((size_t)(n * T), sizeof *sg);
+    const double logn = log((double)n);
+    for (int i = 0; i < n; i++) {
+        const double base = logdl[i] - logn;
+        const double *gi = gam + (size_t)i * (size_t)T, *li = logs + (size_t)i * (size_t)T;
+        for (int t = 0; t < T; t++) {
+            const double g = gi[t];
+            double M = 0.0;
+            int first = 1;
+            for (int tp = 0; tp < T; tp++) {
+                if (tp == t || !(gi[tp] > g || gi[tp] < g)) continue;
+                if (first || li[tp] > M) M = li[tp];
+                first = 0;
+            }
+            if (first) continue;
+            double S = 0.0;
+            for (int tp = 0; tp < T; tp++) {
+                if (tp == t) continue;
+                const double d2 = g - gi[tp];
+                if (d2 == 0.0) continue;
+                S = fma(exp(li[tp] - M), d2, S);
+            }
+            const int sgn = (S > 0.0) - (S < 0.0);
+            if (sgn == 0 || T < 2) continue;
+            sg[i * T + t] = -sgn;
+            double v = log(fabs(S)) + M;
+            v = v + li[t];
+            LM[i * T + t] = v + base;
+        }
+    }
+    /* finish_scaled */
+    double m = -INFINITY;
+    int any = 0;
+    for (int k = 0; k < n * T; k++) {
+        if (!sg[k]) continue;
+        if (!any || LM[k] > m) m = LM[k];
+        any = 1;
+    }
+    lm_mat_zero(C);
+    for (int k = 0; any && k < n * T; k++) {
+        if (!sg[k]) continue;
+        const double v = exp(LM[k] - m);
+        C->d[k] = sg[k] < 0 ? -v : v;
+    }
+    lm_num_set_d(logscale, m);
+    free(LM);
+    free(sg);
+}
+
 void lm_attn_grad_coef(lm_mat *C, lm_num *logscale, const lm_attn_fwd *F)
 {
+    if (!C->mp && !C->ab && fwd_is_d(F) && !logscale->mp && !logscale->ab) {
+        grad_coef_d(C, logscale, F);
+        return;
+    }
     lm_ctx c = lm_mat_ctx(F->gam);
     int n = F->n, T = F->T;
     lm_mat *LM = lm_mat_new(n, T, &c);

@@ -318,3 +318,98 @@ Test(ib_fast, mpfr_path_agrees)
     lm_mat_free(W0); lm_mat_free(W0m);
     lm_attn_data_free(D); lm_attn_data_free(Dm);
 }
+
+/* ---- the double forward rows and gradient coefficients (lm_attn_fast_paths) ---------- */
+
+/* every output of the forward pass and of lm_attn_grad_coef, fast path against the generic
+ * lm_num path, bit for bit; returns the number of differing doubles */
+static int fast_vs_generic(const lm_mat *A, const lm_mat *G, lm_attn_loss loss)
+{
+    lm_ctx c = lm_ctx_double();
+    const int n = A->r, T = A->c;
+    lm_attn_fwd *F[2];
+    lm_mat *C[2];
+    lm_num ls[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        lm_attn_fast_paths(k == 0);
+        F[k] = lm_attn_fwd_new_dims(n, T, 1, &c);
+        C[k] = lm_mat_new(n, T, &c);
+        lm_num_init(&ls[k], &c);
+        rc[k] = lm_attn_forward_scores(F[k], A, G, loss);
+        lm_attn_grad_coef(C[k], &ls[k], F[k]);
+    }
+    lm_attn_fast_paths(1);
+    int bad = rc[0] != rc[1] || F[0]->unique != F[1]->unique ||
+              memcmp(&F[0]->mingap, &F[1]->mingap, sizeof(double)) != 0;
+    const lm_mat *pairs[][2] = {{F[0]->a, F[1]->a},         {F[0]->logs, F[1]->logs}, {F[0]->gam, F[1]->gam},
+                                {F[0]->lomso, F[1]->lomso}, {F[0]->logdel, F[1]->logdel},
+                                {F[0]->marg, F[1]->marg},   {F[0]->logl, F[1]->logl}, {F[0]->logdl, F[1]->logdl},
+                                {C[0], C[1]}};
+    for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++)
+        for (int i = 0; i < pairs[p][0]->r * pairs[p][0]->c; i++)
+            bad += memcmp(&pairs[p][0]->d[i], &pairs[p][1]->d[i], sizeof(double)) != 0;
+    bad += memcmp(&F[0]->logL.d, &F[1]->logL.d, sizeof(double)) != 0;
+    bad += memcmp(&ls[0].d, &ls[1].d, sizeof(double)) != 0;
+    for (int i = 0; i < n; i++) bad += F[0]->opt[i] != F[1]->opt[i];
+    for (int k = 0; k < 2; k++) {
+        lm_attn_fwd_free(F[k]);
+        lm_mat_free(C[k]);
+        lm_num_clear(&ls[k]);
+    }
+    return bad;
+}
+
+Test(ib_fast, forward_rows_and_coefficients_match_the_generic_path_bit_for_bit)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_rng g;
+    lm_rng_init(&g, 2111);
+    const int shapes[][2] = {{1, 1}, {1, 2}, {3, 4}, {6, 8}, {5, 17}};
+    int cases = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int kind = 0; kind < 5; kind++)
+            for (int loss = 0; loss < 2; loss++) {
+                const int n = shapes[s][0], T = shapes[s][1];
+                lm_mat *A = lm_mat_new(n, T, &c), *G = lm_mat_new(n, T, &c);
+                for (int i = 0; i < n; i++)
+                    for (int t = 0; t < T; t++) {
+                        double a = 3 * lm_rng_normal(&g), y = lm_rng_normal(&g);
+                        if (kind == 1) y = (double)(t % 2);           /* tied scores, a tied argmax */
+                        if (kind == 2) a *= 300, y *= 1e3;           /* saturated softmax, huge margins */
+                        if (kind == 3 && t == T - 1) a = -INFINITY;  /* a token that never attends */
+                        if (kind == 4 && t == 0 && i == 0) y = NAN;  /* a NaN score */
+                        lm_mat_set_d(A, i, t, a);
+                        lm_mat_set_d(G, i, t, y);
+                    }
+                cr_expect_eq(fast_vs_generic(A, G, loss ? LM_ATTN_LOGISTIC : LM_ATTN_EXP), 0,
+                             "n=%d T=%d kind %d loss %d: the fast path differs", n, T, kind, loss);
+                cases++;
+                lm_mat_free(A);
+                lm_mat_free(G);
+            }
+    cr_expect_eq(cases, 50);
+}
+
+/* the comparison can fail: a perturbed score moves the outputs */
+Test(ib_fast, the_bit_comparison_sees_a_one_ulp_change)
+{
+    lm_ctx c = lm_ctx_double();
+    lm_mat *A = lm_mat_new(2, 3, &c), *G = lm_mat_new(2, 3, &c), *G2 = lm_mat_new(2, 3, &c);
+    for (int k = 0; k < 6; k++) {
+        A->d[k] = 0.3 * k - 0.7;
+        G->d[k] = G2->d[k] = 0.2 * (k % 3) + 0.1;
+    }
+    G2->d[4] = nextafter(G2->d[4], 1.0);
+    lm_attn_fwd *F1 = lm_attn_fwd_new_dims(2, 3, 1, &c), *F2 = lm_attn_fwd_new_dims(2, 3, 1, &c);
+    lm_attn_forward_scores(F1, A, G, LM_ATTN_EXP);
+    lm_attn_forward_scores(F2, A, G2, LM_ATTN_EXP);
+    cr_expect(memcmp(&F1->logL.d, &F2->logL.d, sizeof(double)) != 0 ||
+                  memcmp(F1->marg->d, F2->marg->d, 2 * sizeof(double)) != 0,
+              "a one-ulp score change moved nothing");
+    lm_attn_fwd_free(F1);
+    lm_attn_fwd_free(F2);
+    lm_mat_free(A);
+    lm_mat_free(G);
+    lm_mat_free(G2);
+}
