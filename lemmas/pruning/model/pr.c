@@ -312,7 +312,14 @@ void lm_pr_grad(lm_prfwd *F, const lm_prdata *P, const lm_mat *M)
     lm_num r, v, w;
     lm_num_inits(&P->ctx, &r, &v, &w, (lm_num *)NULL);
     lm_mat_hadamard(F->p1, F->f, F->c);
-    for (int i = 0; i < n; i++) {
+    const int dbl = !F->p1->mp && !F->p1->ab && !F->f->mp && !F->f->ab && !F->p2->mp && !F->p2->ab;
+    for (int i = 0; dbl && i < n; i++) { /* double: the same operations in order on the raw rows */
+        const double *p1 = F->p1->d + (size_t)i * (size_t)n, *fr = F->f->d + (size_t)i * (size_t)n;
+        double *p2 = F->p2->d + (size_t)i * (size_t)n, rs = 0.0;
+        for (int j = 0; j < n; j++) rs = rs + p1[j];
+        for (int j = 0; j < n; j++) p2[j] = rs * fr[j];
+    }
+    for (int i = 0; !dbl && i < n; i++) {
         lm_num_set_d(&r, 0.0);
         for (int j = 0; j < n; j++) {
             lm_mat_get(&v, F->p1, i, j);
