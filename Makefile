@@ -129,7 +129,7 @@ $(TBIN): $(LIB_OBJ) $(TEST_OBJ) $(BUILD)/commit.o $(BUILD)/srchash.o $(BUILD)/co
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcriterion
 # make bench's audit section is a function over a database: the tests link it (test_bench_audit.c)
-$(TBIN): $(BUILD)/bench/bm_audit.o
+$(TBIN): $(BUILD)/bench/bm_audit.o $(BUILD)/bench/bm_util.o
 
 # The main job: every registered claim, the database and the PDF.
 # BUDGET=64,256,1024 SEEDS=1..3: one run per budget and seed, then one weave (tools/verify-ladder.sh)

@@ -256,6 +256,8 @@ double bm_gemm_flops(const bm_gemm *g, int ng);
 /* ---- bm_json.c: tiny writer helpers ---- */
 void bm_json_str(FILE *f, const char *s);
 void bm_json_num(FILE *f, double x); /* null for non-finite */
+/* s with LaTeX's specials escaped; split_dashes: every '-' as "-{}" (no en/em-dash ligature) */
+void bm_tex_esc(FILE *f, const char *s, int split_dashes);
 void bm_json_arr(FILE *f, const char *name, const int *shape, int nshape, const double *v);
 void bm_json_mat(FILE *f, const char *name, const lm_mat *A);
 /* a list of matrices of one shape as a 3-d array */

@@ -394,120 +394,85 @@ void bm_audit_profile(bm_audit *au, double cap)
 
 /* ------------------------------------------------------------ JSON */
 
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c == '\n') fputs("\\n", f);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void jnum(FILE *f, double x)
-{
-    if (isfinite(x)) fprintf(f, "%.17g", x);
-    else fputs("null", f);
-}
-
 void bm_audit_json(FILE *f, const bm_audit *au)
 {
     fputs("{\"ok\": ", f);
     fputs(au->ok ? "true" : "false", f);
     fputs(", \"source\": ", f);
-    jstr(f, au->status);
+    bm_json_str(f, au->status);
     if (!au->ok) {
         fputs("}", f);
         return;
     }
     fprintf(f, ", \"run\": %lld, \"commit\": ", au->run);
-    jstr(f, au->commit);
+    bm_json_str(f, au->commit);
     fputs(", \"seed\": ", f);
-    jstr(f, au->seed);
+    bm_json_str(f, au->seed);
     fprintf(f, ", \"budget\": %d, \"quick\": %s, \"prec\": %d, \"wall_seconds\": ", au->budget,
             au->quick ? "true" : "false", au->prec);
-    jnum(f, au->wall);
+    bm_json_num(f, au->wall);
     fprintf(f, ", \"claims\": %d, \"instances\": %ld, \"claim_seconds\": ", au->nclaims, au->instances);
-    jnum(f, au->claim_seconds);
+    bm_json_num(f, au->claim_seconds);
     fputs(", \"live_seconds\": ", f);
-    jnum(f, au->live_seconds);
+    bm_json_num(f, au->live_seconds);
     fputs(", \"instances_per_second\": ", f);
-    jnum(f, au->claim_seconds > 0 ? (double)au->instances / au->claim_seconds : AU_NAN);
+    bm_json_num(f, au->claim_seconds > 0 ? (double)au->instances / au->claim_seconds : AU_NAN);
     fputs(",\n  \"kinds\": [", f);
     for (int i = 0; i < au->nkinds; i++) {
         const bm_au_kind *K = &au->k[i];
         fputs(i ? ",\n   {\"kind\": " : "\n   {\"kind\": ", f);
-        jstr(f, K->kind);
+        bm_json_str(f, K->kind);
         fprintf(f, ", \"claims\": %d, \"instances\": %ld, \"seconds\": ", K->claims, K->instances);
-        jnum(f, K->seconds);
+        bm_json_num(f, K->seconds);
         fputs(", \"instances_per_second\": ", f);
-        jnum(f, K->rate);
+        bm_json_num(f, K->rate);
         fputs("}", f);
     }
     fputs("],\n  \"slowest\": [", f);
     for (int i = 0; i < au->nslow; i++) {
         const bm_au_claim *C = &au->slow[i];
         fputs(i ? ",\n   {\"id\": " : "\n   {\"id\": ", f);
-        jstr(f, C->id);
+        bm_json_str(f, C->id);
         fputs(", \"kind\": ", f);
-        jstr(f, C->kind);
+        bm_json_str(f, C->kind);
         fputs(", \"seconds\": ", f);
-        jnum(f, C->seconds);
+        bm_json_num(f, C->seconds);
         fprintf(f, ", \"instances\": %ld, \"instances_per_second\": ", C->instances);
-        jnum(f, C->rate);
+        bm_json_num(f, C->rate);
         fprintf(f, ", \"configs\": %d, \"mutants\": %d, \"mpfr_replays\": %ld, \"configs_escalated\": %d, "
                    "\"configs_shrunk\": %d, \"configs_certified\": %d, \"top_config\": ",
                 C->nconfig, C->mutants, C->replays, C->escalated, C->shrunk, C->certified);
-        jstr(f, C->top_config);
+        bm_json_str(f, C->top_config);
         fputs(", \"top_config_seconds\": ", f);
-        jnum(f, C->top_seconds);
+        bm_json_num(f, C->top_seconds);
         fputs(", \"top_config_share\": ", f);
-        jnum(f, C->top_share);
+        bm_json_num(f, C->top_share);
         fputs(", \"rerun_seconds\": ", f);
-        jnum(f, C->rerun_seconds);
+        bm_json_num(f, C->rerun_seconds);
         fputs(", \"phases\": ", f);
         if (!C->profiled) fputs("null", f);
         else {
             fputs("{", f);
             for (int p = 0; p < BM_NPH; p++) {
                 fprintf(f, "%s\"%s\": ", p ? ", " : "", bm_phase_names[p]);
-                jnum(f, C->phase[p]);
+                bm_json_num(f, C->phase[p]);
             }
             fputs("}", f);
         }
         fputs(", \"note\": ", f);
-        jstr(f, C->note);
+        bm_json_str(f, C->note);
         fputs("}", f);
     }
     fputs("],\n  \"rerun_predicted_seconds\": ", f);
-    jnum(f, au->profile_pred);
+    bm_json_num(f, au->profile_pred);
     fputs(", \"rerun_cap_seconds\": ", f);
-    jnum(f, au->profile_cap);
+    bm_json_num(f, au->profile_cap);
     fputs(", \"rerun_seconds\": ", f);
-    jnum(f, au->profile_spent);
+    bm_json_num(f, au->profile_spent);
     fputs("}", f);
 }
 
 /* ------------------------------------------------------------ LaTeX and the figure */
-
-static void tesc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}': fprintf(f, "\\%c", *s); break;
-        case '~': fputs("\\textasciitilde{}", f); break;
-        case '^': fputs("\\textasciicircum{}", f); break;
-        case '\\': fputs("\\textbackslash{}", f); break;
-        case '<': fputs("\\textless{}", f); break;
-        case '>': fputs("\\textgreater{}", f); break;
-        case '-': fputs("-{}", f); break; /* no -- ligature in "--run" */
-        default: fputc(*s, f);
-        }
-    }
-}
 
 /* text breakable at its slashes */
 static void tslash(FILE *f, const char *s)
@@ -516,7 +481,7 @@ static void tslash(FILE *f, const char *s)
         if (*s == '/') fputs("/\\allowbreak{}", f);
         else {
             char b[2] = {*s, 0};
-            tesc(f, b);
+            bm_tex_esc(f, b, 1);
         }
     }
 }
@@ -624,12 +589,12 @@ void bm_audit_tex(FILE *f, const bm_audit *au, const char *figdir)
     fputs("\\subsection*{Audit throughput}\n", f);
     if (!au->ok) {
         fputs("No full verify on record (", f);
-        tesc(f, au->status);
+        bm_tex_esc(f, au->status, 1);
         fputs("); run \\texttt{make verify} and then \\texttt{make bench}.\n\n", f);
         return;
     }
     fputs("From the runner's own timings in the database: ", f);
-    tesc(f, au->status);
+    bm_tex_esc(f, au->status, 1);
     fprintf(f, ". %d claims checked %ld instances in ", au->nclaims, au->instances);
     tnum(f, au->claim_seconds, "%.1f");
     fputs("\\,s of claim time (", f);
@@ -649,7 +614,7 @@ void bm_audit_tex(FILE *f, const bm_audit *au, const char *figdir)
           f);
     for (int i = 0; i < au->nkinds; i++) {
         const bm_au_kind *K = &au->k[i];
-        tesc(f, K->kind);
+        bm_tex_esc(f, K->kind, 1);
         fprintf(f, " & %d & %ld & ", K->claims, K->instances);
         tnum(f, K->seconds, "%.2f");
         fputs(" & ", f);
@@ -745,7 +710,7 @@ void bm_audit_tex(FILE *f, const bm_audit *au, const char *figdir)
             fputs(nn++ ? "; " : "\\noindent Notes: ", f);
             tid(f, au->slow[i].id);
             fputs(": ", f);
-            tesc(f, au->slow[i].note);
+            bm_tex_esc(f, au->slow[i].note, 1);
         }
     if (nn) fputs(".\n\n", f);
     if (au->nslow) {

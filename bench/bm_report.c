@@ -327,21 +327,6 @@ int bm_write_json(const bm_all *A, const char *path)
 
 /* ------------------------------------------------------------ LaTeX */
 
-static void tex_esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}': fprintf(f, "\\%c", *s); break;
-        case '~': fputs("\\textasciitilde{}", f); break;
-        case '^': fputs("\\textasciicircum{}", f); break;
-        case '\\': fputs("\\textbackslash{}", f); break;
-        case '<': fputs("\\textless{}", f); break;
-        case '>': fputs("\\textgreater{}", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 /* seconds in a readable unit */
 static void tex_time(FILE *f, double s)
 {
@@ -462,15 +447,15 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
           "\\texttt{results/bench.json}). ",
           f);
     fprintf(f, "Machine: %d cores, ", A->nproc);
-    tex_esc(f, A->cpu);
+    bm_tex_esc(f, A->cpu, 0);
     fprintf(f, "; OpenBLAS threads %d. Commit \\texttt{", A->blas_threads);
-    tex_esc(f, A->commit);
+    bm_tex_esc(f, A->commit, 0);
     fputs("}, ", f);
-    tex_esc(f, A->date);
+    bm_tex_esc(f, A->date, 0);
     fprintf(f, "%s; the bench took %.0f\\,s. Libraries: ", A->quick ? " (QUICK: a short ladder)" : "", A->wall);
-    tex_esc(f, A->versions);
+    bm_tex_esc(f, A->versions, 0);
     fputs(". Peers: ", f);
-    tex_esc(f, A->pyver[0] ? A->pyver : "none ran");
+    bm_tex_esc(f, A->pyver[0] ? A->pyver : "none ran", 0);
     fputs(".\n\n", f);
     fputs("\\paragraph{Method.} A timing is the median of repeated samples, with the minimum and maximum in "
           "\\texttt{bench.json}; a sample averages several consecutive steps when a step is short. Each step "
@@ -497,7 +482,7 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
           "compared) & measured & goal & met?\\\\\n\\midrule\\endhead\n",
           f);
     for (int i = 0; i < nt; i++) {
-        tex_esc(f, T[i].text);
+        bm_tex_esc(f, T[i].text, 0);
         fputs(" & ", f);
         if (T[i].unit[0] == 's') tex_time(f, T[i].value);
         else tex_num(f, T[i].value);
@@ -507,7 +492,7 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         fprintf(f, " & %s\\\\\n", T[i].met < 0 ? "not measured" : T[i].met ? "yes" : "\\textbf{no}");
         if (T[i].note[0] && (T[i].met != 1 || T[i].unit[0] == 's')) {
             fputs("\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{\\scriptsize ", f);
-            tex_esc(f, T[i].note);
+            bm_tex_esc(f, T[i].note, 0);
             fputs("}\\\\\n", f);
         }
     }
@@ -523,9 +508,9 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         for (int i = 0; i < mr->nr; i++) {
             const bm_res *r = &mr->r[i];
             if (!r->label) continue;
-            tex_esc(f, mr->m->id);
+            bm_tex_esc(f, mr->m->id, 0);
             fputs(": ", f);
-            tex_esc(f, r->label);
+            bm_tex_esc(f, r->label, 0);
             fputs(" & ", f);
             tex_tm(f, &r->lrun);
             fputs(" & ", f);
@@ -558,7 +543,7 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         for (int i = 0; i < mr->nr; i++) {
             const bm_res *r = &mr->r[i];
             if (!r->label && r != b) continue;
-            tex_esc(f, mr->m->id);
+            bm_tex_esc(f, mr->m->id, 0);
             fprintf(f, ", %s = %d & ", mr->m->xname, r->size);
             for (int c = 0; c < BM_NCTX; c++) {
                 tex_tm(f, &r->t[c]);
@@ -584,9 +569,9 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
           f);
     for (int mi = 0; mi < A->nm; mi++) {
         const bm_mres *mr = &A->mr[mi];
-        tex_esc(f, mr->m->id);
+        bm_tex_esc(f, mr->m->id, 0);
         fputs(" & ", f);
-        tex_esc(f, mr->m->fixed);
+        bm_tex_esc(f, mr->m->fixed, 0);
         for (int c = 0; c < BM_NCTX; c++) {
             fputs(" & ", f);
             if (!mr->fit_ok[c]) {
@@ -622,12 +607,12 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         tex_num(f, P->mp.ok && P->mpm.ok ? P->mp.med / P->mpm.med : BM_NAN);
         fputs(" & ", f);
         if (P->mpm.ok) tex_num(f, P->agree);
-        else tex_esc(f, P->status);
+        else bm_tex_esc(f, P->status, 0);
         fputs("\\\\\n", f);
     }
     for (int q = 0; q < A->nrep; q++) {
         const bm_replay *R = &A->rep[q];
-        tex_esc(f, R->what);
+        bm_tex_esc(f, R->what, 0);
         fputs(", per step & ", f);
         tex_tm(f, &R->lm);
         fputs(" & -- & -- & ", f);
@@ -636,7 +621,7 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
         tex_num(f, R->lm.ok && R->mpm.ok ? R->lm.med / R->mpm.med : BM_NAN);
         fputs(" & ", f);
         if (R->mpm.ok) tex_num(f, R->agree);
-        else tex_esc(f, R->status);
+        else bm_tex_esc(f, R->status, 0);
         fputs("\\\\\n", f);
     }
     fputs("\\bottomrule\n\\end{longtable}}\n", f);
@@ -697,7 +682,7 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
     for (int p = 0; p < 3; p++)
         if (A->peers_avail[p][0]) {
             fputs("\\noindent ", f);
-            tex_esc(f, A->peers_avail[p]);
+            bm_tex_esc(f, A->peers_avail[p], 0);
             fputs(".\n", f);
         }
     if (fclose(f) || rename(tmp, texpath)) {

@@ -119,6 +119,25 @@ void bm_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void bm_tex_esc(FILE *f, const char *s, int split_dashes)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}': fprintf(f, "\\%c", *s); break;
+        case '~': fputs("\\textasciitilde{}", f); break;
+        case '^': fputs("\\textasciicircum{}", f); break;
+        case '\\': fputs("\\textbackslash{}", f); break;
+        case '<': fputs("\\textless{}", f); break;
+        case '>': fputs("\\textgreater{}", f); break;
+        case '-':
+            if (split_dashes) fputs("-{}", f); /* "--run" stays two hyphens, not an en dash */
+            else fputc('-', f);
+            break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 void bm_json_num(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "%.17g", x);
