@@ -476,7 +476,8 @@ int bm_write_tex(const bm_all *A, const char *texpath, const char *figdir)
     target T[MAXT];
     int nt = targets(A, T), nmet = 0, nmiss = 0;
     for (int i = 0; i < nt; i++) nmet += T[i].met == 1, nmiss += T[i].met == 0;
-    fprintf(f, "\\paragraph{Targets} (goals of issue 8, not tests): %d met, %d missed, %d not measured.\n", nmet,
+    fprintf(f, "\\paragraph{Targets} (goals of issues 8 and 21, not tests; \\texttt{bench/PERF-NOTES.md} "
+            "gives the profile behind each missed one): %d met, %d missed, %d not measured.\n", nmet,
             nmiss, nt - nmet - nmiss);
     fputs("{\\footnotesize\n\\begin{longtable}{@{}p{0.56\\linewidth}rrl@{}}\n\\toprule\nTarget (quantity "
           "compared) & measured & goal & met?\\\\\n\\midrule\\endhead\n",
