@@ -690,7 +690,13 @@ static int audit_mode(int argc, char **argv)
         else return audit_usage();
     }
     bm_audit au;
-    if (bm_audit_read_run(&au, db, run)) fprintf(stderr, "bench: audit: %s\n", au.status);
+    if (bm_audit_read_run(&au, db, run)) {
+        /* asked for this database's audit: a missing, foreign or damaged one is an error here
+         * (make bench only notes it in its section) */
+        fprintf(stderr, "lemmata-bench: audit: %s\n", au.status);
+        bm_audit_free(&au);
+        return 1;
+    }
     bm_audit_profile(&au, cap);
     bm_audit_json(stdout, &au);
     fputc('\n', stdout);
