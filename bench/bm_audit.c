@@ -99,6 +99,36 @@ static int by_rate(const void *a, const void *b)
     return u < v ? -1 : u > v ? 1 : strcmp(x->kind, y->kind);
 }
 
+/* one statement over (run, claim) for each slow claim: fill reads the row, when there is one */
+static void for_each_slow(sqlite3 *s, const char *sql, long long run, bm_audit *au,
+                          void (*fill)(bm_au_claim *C, sqlite3_stmt *st))
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s, sql, -1, &st, NULL) == SQLITE_OK)
+        for (int i = 0; i < au->nslow; i++) {
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, run);
+            sqlite3_bind_text(st, 2, au->slow[i].id, -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(st) == SQLITE_ROW) fill(&au->slow[i], st);
+        }
+    sqlite3_finalize(st);
+}
+
+static void fill_ran(bm_au_claim *C, sqlite3_stmt *st)
+{
+    C->replays = (long)sqlite3_column_int64(st, 0);
+    C->escalated = sqlite3_column_int(st, 1);
+    C->shrunk = sqlite3_column_int(st, 2);
+    C->certified = sqlite3_column_int(st, 3);
+}
+
+static void fill_top(bm_au_claim *C, sqlite3_stmt *st)
+{
+    cpy(C->top_config, sizeof C->top_config, sqlite3_column_text(st, 0));
+    C->top_seconds = sqlite3_column_double(st, 1);
+    C->top_share = C->seconds > 0 ? C->top_seconds / C->seconds : AU_NAN;
+}
+
 static void unknown_phases(bm_au_claim *C)
 {
     for (int p = 0; p < BM_NPH; p++) C->phase[p] = AU_NAN;
@@ -229,44 +259,14 @@ int bm_audit_read_run(bm_audit *au, const char *db, long long want)
     }
     sqlite3_finalize(st);
     /* what ran: replays, escalations, shrinking, certification (schema 2 for shrunk, escalation) */
-    if (sqlite3_prepare_v2(s,
-                           "SELECT COALESCE(SUM(COALESCE(breaks_double, 0) + COALESCE(near_misses, 0)), 0), "
-                           "SUM(COALESCE(escalation, '') <> ''), SUM(COALESCE(shrunk, '') <> ''), "
-                           "SUM(COALESCE(confirmed, 0) > 0 AND verdict = 'violated') "
-                           "FROM configs WHERE run_id = ? AND claim_id = ?",
-                           -1, &st, NULL) == SQLITE_OK) {
-        for (int i = 0; i < au->nslow; i++) {
-            bm_au_claim *C = &au->slow[i];
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, run);
-            sqlite3_bind_text(st, 2, C->id, -1, SQLITE_TRANSIENT);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                C->replays = (long)sqlite3_column_int64(st, 0);
-                C->escalated = sqlite3_column_int(st, 1);
-                C->shrunk = sqlite3_column_int(st, 2);
-                C->certified = sqlite3_column_int(st, 3);
-            }
-        }
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(s,
-                           "SELECT config, seconds FROM configs WHERE run_id = ? AND claim_id = ? "
-                           "ORDER BY seconds DESC, seq LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        for (int i = 0; i < au->nslow; i++) {
-            bm_au_claim *C = &au->slow[i];
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, run);
-            sqlite3_bind_text(st, 2, C->id, -1, SQLITE_TRANSIENT);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                cpy(C->top_config, sizeof C->top_config, sqlite3_column_text(st, 0));
-                C->top_seconds = sqlite3_column_double(st, 1);
-                C->top_share = C->seconds > 0 ? C->top_seconds / C->seconds : AU_NAN;
-            }
-        }
-    }
-    sqlite3_finalize(st);
+    for_each_slow(s, "SELECT COALESCE(SUM(COALESCE(breaks_double, 0) + COALESCE(near_misses, 0)), 0), "
+                  "SUM(COALESCE(escalation, '') <> ''), SUM(COALESCE(shrunk, '') <> ''), "
+                  "SUM(COALESCE(confirmed, 0) > 0 AND verdict = 'violated') "
+                  "FROM configs WHERE run_id = ? AND claim_id = ?",
+                  run, au, fill_ran);
+    for_each_slow(s, "SELECT config, seconds FROM configs WHERE run_id = ? AND claim_id = ? "
+                  "ORDER BY seconds DESC, seq LIMIT 1",
+                  run, au, fill_top);
     sqlite3_close(s);
     au->ok = 1;
     snprintf(au->status, sizeof au->status, "%srun %lld of %s (commit %s, budget %d%s, %s%s)",
