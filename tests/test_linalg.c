@@ -1080,3 +1080,62 @@ Test(linalg, isfinite_double_every_position)
     lm_mat_free(E);
     lm_mat_free(A);
 }
+
+/* One dgemm kernel on every node (mat.c, pin_blas_core): on a CPU with AVX2 and FMA the
+ * products run OpenBLAS's Haswell kernels whatever the CPU would pick (an AVX-512 machine
+ * picks SkylakeX/Cooperlake, whose products differ in the last bits).  The FNV-1a hashes of the bits of products of
+ * fixed data were taken with the Haswell kernel (which agrees with the AVX2 summation order
+ * of attn.c's fast queries, test_ib_fast.c).  With the Cooperlake kernel forced on an
+ * AVX-512 machine, three of the five hashes differ (33x33x7, 64x300x9, 200^3). */
+extern char *openblas_get_config(void);
+
+static uint64_t product_hash(int m, int k, int n, int ta, unsigned seed)
+{
+    lm_ctx d = lm_ctx_double();
+    lm_rng g;
+    lm_rng_init(&g, seed);
+    lm_mat *A = ta ? lm_mat_new(k, m, &d) : lm_mat_new(m, k, &d), *B = lm_mat_new(k, n, &d);
+    lm_mat *C = lm_mat_new(m, n, &d);
+    lm_mat_randn(A, &g, 1.0);
+    lm_mat_randn(B, &g, 1.0);
+    lm_mat_mul(C, A, ta, B, 0);
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double x = lm_mat_get_d(C, i, j);
+            unsigned char b[8];
+            memcpy(b, &x, 8);
+            for (int t = 0; t < 8; t++) h = (h ^ b[t]) * 1099511628211ull;
+        }
+    lm_mat_free(A);
+    lm_mat_free(B);
+    lm_mat_free(C);
+    return h;
+}
+
+Test(linalg, double_products_use_one_kernel_everywhere)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+        cr_log_warn("no AVX2/FMA: OpenBLAS keeps its own kernel, products are not pinned");
+        return;
+    }
+    const char *env = getenv("OPENBLAS_CORETYPE");
+    if (env) {
+        cr_log_warn("OPENBLAS_CORETYPE=%s set by the user: products are not pinned", env);
+        return;
+    }
+    cr_expect(strstr(openblas_get_config(), " Haswell ") != NULL, "kernel: %s", openblas_get_config());
+    static const struct { int m, k, n, ta; uint64_t h; } cs[] = {
+        {3, 5, 4, 0, 0xf578e778a9cadfedull},      {33, 33, 7, 0, 0x6380c4440a98c86bull},
+        {16, 16, 16, 1, 0x30a838794a12e2b4ull},   {64, 300, 9, 0, 0x7850b0b2dc6aa577ull},
+        {200, 200, 200, 0, 0x8fe8b3f68ed3f1abull},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        uint64_t h = product_hash(cs[i].m, cs[i].k, cs[i].n, cs[i].ta, 77u + (unsigned)i);
+        cr_log_info("%dx%dx%d ta=%d: %016llx", cs[i].m, cs[i].k, cs[i].n, cs[i].ta, (unsigned long long)h);
+        cr_expect(h == cs[i].h, "%dx%dx%d%s: product bits %016llx, Haswell kernel gives %016llx",
+                  cs[i].m, cs[i].k, cs[i].n, cs[i].ta ? " (A^T)" : "", (unsigned long long)h,
+                  (unsigned long long)cs[i].h);
+    }
+}

@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lm_mat.h"
 #include "lm_vmath.h"
@@ -415,6 +416,40 @@ static void mul_ab(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb, 
 void openblas_set_num_threads(int n); /* OpenBLAS's cblas.h, not on the include path */
 
 void lm_mat_blas_threads(int n) { openblas_set_num_threads(n); }
+
+/* One OpenBLAS kernel on every node.  Debian's OpenBLAS picks its dgemm kernel by the CPU it
+ * loads on: an AVX-512 machine takes the SkylakeX/Cooperlake kernels (and their small-matrix
+ * kernels), an AVX2 one the Haswell kernels, and the two sum a product's terms in different
+ * orders -- so the last bits of every double product, and from there of verdict ratios,
+ * depended on the machine, and a sharded audit on a mixed cluster merged results of two
+ * different arithmetics.  Before main, every binary linking this file re-runs OpenBLAS's
+ * dispatch with the Haswell kernels on any CPU with AVX2 and FMA (the summation order the
+ * fast paths of attn.c reproduce).  A CPU without them keeps OpenBLAS's own choice; a user's
+ * OPENBLAS_CORETYPE is left alone.  Either way lm_versions() records the kernel that ran
+ * (openblas_get_config names it).  The dispatch entry points are exported by OpenBLAS's
+ * DYNAMIC_ARCH builds but declared in no header; weak, so a build without them links and
+ * simply keeps its kernel. */
+extern void gotoblas_dynamic_init(void) __attribute__((weak));
+extern void gotoblas_dynamic_quit(void) __attribute__((weak));
+extern char *openblas_get_corename(void) __attribute__((weak));
+
+#define LM_BLAS_CORE "Haswell"
+
+__attribute__((constructor)) static void pin_blas_core(void)
+{
+    if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || !openblas_get_corename) return;
+    if (getenv("OPENBLAS_CORETYPE")) return;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+    const char *now = openblas_get_corename();
+    if (now && !strcasecmp(now, LM_BLAS_CORE)) return;
+    /* the dispatch reads the variable once; it is not left in the environment, so the
+     * processes lemmata starts (numpy peers of the bench, say) make their own choice */
+    if (setenv("OPENBLAS_CORETYPE", LM_BLAS_CORE, 1)) return;
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+    unsetenv("OPENBLAS_CORETYPE");
+}
 
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
 {
