@@ -233,6 +233,10 @@ Test(train_io, combinations_that_cannot_work, .init = mk, .fini = rm, .timeout =
     snprintf(args, sizeof args, "train md-p2 --steps 2 --iterates %s", dir);
     cr_expect_eq(lm_test_cli(out, sizeof out, args), 2, "%s", out);
     cr_expect(strstr(out, "selected tokens") == NULL, "%s", out);
+    /* the message names the option the user gave, not --out */
+    cr_expect(strstr(out, "is a directory; --iterates replaces only a regular file") && !strstr(out, "--out"), "%s",
+              out);
+    cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "want one line: %s", out);
 }
 
 /* a run that fails numerically removes both outputs (exit 3) */

@@ -113,6 +113,7 @@ int lm_cli_help(const char *cmd);
  * SIGHUP remove it and exit 130. */
 typedef struct {
     const char *path; /* the target, as given */
+    const char *opt;  /* the option that named it, for messages ("--out"; NULL: none) */
     char tmp[4096];   /* the temporary file ("" when none is open) */
     FILE *f;          /* writes to tmp */
     int fd;
@@ -123,6 +124,8 @@ typedef struct {
 
 /* 0, or 2 with a one-line message on stderr (bad target, cannot create the temporary file) */
 int lm_outfile_open(lm_outfile *o, const char *path);
+/* the same, its messages naming the option that gave the path (NULL: none) */
+int lm_outfile_open_opt(lm_outfile *o, const char *path, const char *opt);
 /* 0, or 3 with "lemmata: cannot write '<path>': <reason>" on stderr (nothing left behind) */
 int lm_outfile_commit(lm_outfile *o);
 /* closes and removes the temporary file */

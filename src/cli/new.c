@@ -138,7 +138,7 @@ static int make_dir(created *c, const char *path)
 static int write_new(created *c, const char *path, const char *text)
 {
     lm_outfile o;
-    if (lm_outfile_open(&o, path)) return -1;
+    if (lm_outfile_open_opt(&o, path, NULL)) return -1;
     o.noreplace = 1;
     fputs(text, o.f);
     if (lm_outfile_commit(&o)) return -1;

@@ -127,20 +127,22 @@ static const char *kind_of(mode_t m)
 }
 
 /* refuses a target that exists and is not a regular file: 0, or 2 with a message */
-static int check_target(const char *path, mode_t *mode)
+static int check_target(const char *path, const char *opt, mode_t *mode)
 {
     struct stat st;
+    const char *who = opt ? opt : "lemmata";
+    int csv = opt && !strcmp(opt, "--out");
     if (lstat(path, &st) == 0) {
         if (S_ISLNK(st.st_mode)) {
-            fprintf(stderr, "lemmata: '%s' is a symbolic link; --out replaces only a regular file or "
-                            "creates a new one (name the link's target; without --out the CSV goes "
-                            "to standard output)\n", path);
+            fprintf(stderr, "lemmata: '%s' is a symbolic link; %s replaces only a regular file or "
+                            "creates a new one (name the link's target%s)\n", path, who,
+                    csv ? "; without --out the CSV goes to standard output" : "");
             return LM_EXIT_USAGE;
         }
         if (!S_ISREG(st.st_mode)) {
-            fprintf(stderr, "lemmata: '%s' is %s; --out replaces only a regular file or creates a new "
-                            "one (without --out the CSV goes to standard output)\n",
-                    path, kind_of(st.st_mode));
+            fprintf(stderr, "lemmata: '%s' is %s; %s replaces only a regular file or creates a new "
+                            "one%s\n", path, kind_of(st.st_mode), who,
+                    csv ? " (without --out the CSV goes to standard output)" : "");
             return LM_EXIT_USAGE;
         }
         if (mode) *mode = st.st_mode & 0777;
@@ -152,19 +154,29 @@ static int check_target(const char *path, mode_t *mode)
 
 int lm_outfile_open(lm_outfile *o, const char *path)
 {
+    return lm_outfile_open_opt(o, path, "--out");
+}
+
+int lm_outfile_open_opt(lm_outfile *o, const char *path, const char *opt)
+{
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->path = path;
-    if (!path || !*path) return lm_cli_die_usage("%s", "--out needs a file name");
+    o->opt = opt;
+    const char *who = opt ? opt : "lemmata";
+    if (!path || !*path) return lm_cli_die_usage("%s needs a file name", who);
     mode_t um = umask(0);
     umask(um);
     o->mode = 0666 & ~um;
-    int rc = check_target(path, &o->mode);
+    int rc = check_target(path, opt, &o->mode);
     if (rc) return rc;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-        return lm_cli_die_usage("--out needs a file name, got the directory '%s'", path);
+    {
+        fprintf(stderr, "lemmata: %s needs a file name, got the directory '%s'\n", who, path);
+        return LM_EXIT_USAGE;
+    }
     int dirlen = slash ? (int)(slash - path) : 0; /* "/x": the directory is "/" */
     int n = slash ? snprintf(o->tmp, sizeof o->tmp, "%.*s/.%.200s.XXXXXX", dirlen, path, base)
                   : snprintf(o->tmp, sizeof o->tmp, ".%.200s.XXXXXX", base);
@@ -201,7 +213,7 @@ int lm_outfile_commit(lm_outfile *o)
     if (!o->err) {
         /* the target may have changed since lm_outfile_open: check it again */
         mode_t m;
-        int rc = check_target(o->path, &m);
+        int rc = check_target(o->path, o->opt, &m);
         if (rc) {
             unlink(o->tmp);
             o->tmp[0] = 0;

@@ -321,7 +321,7 @@ static int train_begin(train_opts *o, const lm_train_type *ty, void *run, int ar
         o->f = o->file.f;
     }
     if (o->iter_path) {
-        rc = lm_outfile_open(&o->ifile, o->iter_path);
+        rc = lm_outfile_open_opt(&o->ifile, o->iter_path, "--iterates");
         if (rc) {
             if (o->out) lm_outfile_abort(&o->file);
             return rc;
