@@ -204,6 +204,7 @@ void lm_io_eval_done(lm_inst_io *io, struct lm_eval_priv *p, const lm_ctx *ctx)
     rec_t *r = p->io;
     if (!r) return;
     if (io->importing) {
+        if (r->evals++ == 0) lm_ctx_name(ctx, r->prec, sizeof r->prec); /* the first precision */
         if (!(p->ov && r->has_sizes)) return;
         r->size_used |= p->ov->used;
         return;
@@ -276,17 +277,26 @@ static void io_error(lm_eval *ev, rec_t *r, const char *msg)
 }
 
 /* import: the value of input name for this evaluation -- its precision's own when the file
- * gives one, else the instance's data -- with its field's name; NULL when the file has none */
-static const json_t *data_in(const lm_eval *ev, const rec_t *r, const char *name, char *field, size_t n)
+ * gives one, else the instance's data -- with its field's name; NULL when the file has none.
+ * *other is set when the value is the instance's data and this evaluation is not in the
+ * instance's first precision (an MPFR replay, an escalation, a ball certification of a file
+ * that gives no data_by_precision entry for it -- verify's counterexamples, which are written
+ * without certifying, or another tool's file): the data then are true inputs still (exact
+ * numbers, taken as they are), but a reported value the claim computed in this precision has
+ * nothing in the file to be held to -- the first precision's was, and it matched. */
+static const json_t *data_in(const lm_eval *ev, const rec_t *r, const char *name, char *field, size_t n,
+                             int *other)
 {
     char cn[32];
     lm_ctx_name(ev->ctx, cn, sizeof cn);
+    *other = 0;
     const json_t *v = json_object_get(json_object_get(r->data_prec, cn), name);
     if (v) {
         snprintf(field, n, "instances[%d].data_by_precision.%s.\"%.80s\"", r->pos, cn, name);
         return v;
     }
     snprintf(field, n, "instances[%d].data.\"%.80s\"", r->pos, name);
+    *other = r->evals > 0 && strcmp(cn, r->prec) != 0;
     return json_object_get(r->data, name);
 }
 
@@ -338,8 +348,9 @@ void lm_io_data_mat(lm_eval *ev, const char *name, lm_mat *M, int input)
     note_read(io, name);
     char field[200], err[400];
     if (io->importing) {
-        const json_t *v = data_in(ev, r, name, field, sizeof field);
-        if (!v) return;
+        int other;
+        const json_t *v = data_in(ev, r, name, field, sizeof field, &other);
+        if (!v || (other && !input)) return;
         if (input) {
             if (lm_json_get_mat(v, M, 0, field, err, sizeof err)) io_error(ev, r, err);
             return;
@@ -375,9 +386,10 @@ double lm_io_data_d(lm_eval *ev, const char *name, double v, int input)
     note_read(io, name);
     if (io->importing) {
         char field[200], err[400];
-        const json_t *j = data_in(ev, r, name, field, sizeof field);
+        int other;
+        const json_t *j = data_in(ev, r, name, field, sizeof field, &other);
         double x;
-        if (!j) return v;
+        if (!j || (other && !input)) return v;
         if (lm_json_get_double(j, &x, field, err, sizeof err)) {
             io_error(ev, r, err);
             return v;
