@@ -275,7 +275,7 @@ static void save_paper(const char *db)
     cr_assert_gt(run, 0);
 
     lm_claim_result r;
-    lm_config_result cfg[3];
+    lm_config_result cfg[4];
     memset(&r, 0, sizeof r);
     memset(cfg, 0, sizeof cfg);
     r.claim = &fake_a;
@@ -286,15 +286,16 @@ static void save_paper(const char *db)
     r.mutants_killed = 5;
     r.worst_ratio = 1.5;
     r.instances = 24;
-    r.nconfig = 3;
+    r.nconfig = 4;
     r.cfg = cfg;
-    const char *name[3] = {"block,eta=1/(2G)", "eta/2", "huge eta"};
-    const char *note[3] = {"block W^V, the appendix's step size eta = 1/(2G)",
-                           "step size halved: the repaired condition", "eta = 10/G, far beyond the hypotheses"};
-    const lm_verdict v[3] = {LM_V_VIOLATED, LM_V_HOLDS, LM_V_ERROR};
-    const lm_reading_kind kind[3] = {LM_READ_PAPER, LM_READ_REPAIRED, LM_READ_PROBE};
-    const double worst[3] = {1.5, 0.5, NAN};
-    for (int k = 0; k < 3; k++) {
+    const char *name[4] = {"block,eta=1/(2G)", "eta/2", "huge eta", "eta=0.9/alpha"};
+    const char *note[4] = {"block W^V, the appendix's step size eta = 1/(2G)",
+                           "step size halved: the repaired condition", "eta = 10/G, far beyond the hypotheses",
+                           "far past the threshold"};
+    const lm_verdict v[4] = {LM_V_VIOLATED, LM_V_HOLDS, LM_V_ERROR, LM_V_VIOLATED};
+    const lm_reading_kind kind[4] = {LM_READ_PAPER, LM_READ_REPAIRED, LM_READ_PROBE, LM_READ_PROBE};
+    const double worst[4] = {1.5, 0.5, NAN, 1e29};
+    for (int k = 0; k < 4; k++) {
         snprintf(cfg[k].config, sizeof cfg[k].config, "%s", name[k]);
         snprintf(cfg[k].reading_note, sizeof cfg[k].reading_note, "%s", note[k]);
         cfg[k].verdict = v[k];
@@ -310,6 +311,9 @@ static void save_paper(const char *db)
              "bin/lemmata check fake/lemma_1 --seed 42 --config 'block,eta=1/(2G)' --size N=1");
     /* the store keeps the certification in the detail line (results.c reads it back) */
     snprintf(cfg[0].detail, sizeof cfg[0].detail, "certified in ball arithmetic at 128 bits");
+    /* a probe, not shrunk, certified only at 2048 bits: the counterexamples table's row is the
+     * shrunk configuration's and says its own 128 bits */
+    snprintf(cfg[3].detail, sizeof cfg[3].detail, "certified in ball arithmetic at 2048 bits");
     cr_assert_eq(lm_store_save_claim(s, run, &r), 0);
 
     memset(&r, 0, sizeof r);
@@ -380,10 +384,15 @@ Test(report_content, paper_summary_and_readings, .timeout = 300)
     has(tex, "\\newline{\\scriptsize\\emph{probe}} & eta = 10/G, far beyond the hypotheses\\newline{\\scriptsize "
              "why: instance 0: loss not finite at t=3}");
 
+    /* the counterexamples table: the shrunk configuration and its own certification */
+    has(tex, "\\section*{Counterexamples}");
+    has(tex, "N=1 n=2 D=2 (was N=3 n=4 D=4); first break at iterate 1 & yes (128 bits)\\\\");
+    lacks(tex, "yes (2048 bits)");
+
     /* the paper's summary page */
     has(tex, "\\subsection*{Summary of this paper}");
     has(tex, "\\textbf{2 claims} as printed: 1 \\vd{vviolated}{violated}, 1 \\vd{vholds}{holds}.");
-    has(tex, "2 configurations did not pass: 1 reading the paper as printed, 0 repaired, 1 probe beyond the "
+    has(tex, "3 configurations did not pass: 1 reading the paper as printed, 0 repaired, 2 probes beyond the "
              "hypotheses.");
     has(tex, "N=1 n=2 D=2 (was N=3 n=4 D=4); first break at iterate 1; certified in ball arithmetic (128 bits).");
     has(tex, "bin/\\allowbreak{}lemmata check fake/\\allowbreak{}lemma{\\char95}\\allowbreak{}1");

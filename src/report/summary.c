@@ -441,11 +441,18 @@ void rp_put_counterexamples(rp_writer *w, const rp_doc *docs, int n)
         } else rp_put(w, "-- & \\emph{not shrunk (shrinking off, or the break could not be re-run)}");
         int cert = 0, bits = 0;
         const char *why = NULL; /* an uncertified violation says why, not just "no" */
-        for (int j = 0; j < r->nconfig; j++) {
-            if (r->cfg[j].certified) { cert = 1; bits = r->cfg[j].cert_prec; }
-            else if (r->cfg[j].verdict == LM_V_VIOLATED && !why && r->cfg[j].detail[0])
-                why = r->cfg[j].detail;
-        }
+        if (g && g->verdict == LM_V_VIOLATED) { /* the row's configuration's own certification */
+            cert = g->certified;
+            bits = g->cert_prec;
+            if (!cert && g->detail[0]) why = g->detail;
+        } else
+            for (int j = 0; j < r->nconfig; j++) {
+                if (r->cfg[j].certified) {
+                    if (!cert || r->cfg[j].cert_prec > bits) bits = r->cfg[j].cert_prec;
+                    cert = 1;
+                } else if (r->cfg[j].verdict == LM_V_VIOLATED && !why && r->cfg[j].detail[0])
+                    why = r->cfg[j].detail;
+            }
         if (cert) lm_tbuf_printf(&w->b, " & yes (%d bits)\\\\\n", bits);
         else {
             static const char *const pre[] = {"not certified: ", "not certifiable: "};
