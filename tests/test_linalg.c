@@ -1121,7 +1121,7 @@ Test(linalg, double_products_use_one_kernel_everywhere)
         return;
     }
     const char *env = getenv("OPENBLAS_CORETYPE");
-    if (env) {
+    if (env && *env) {
         cr_log_warn("OPENBLAS_CORETYPE=%s set by the user: products are not pinned", env);
         return;
     }

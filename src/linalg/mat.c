@@ -425,7 +425,7 @@ void lm_mat_blas_threads(int n) { openblas_set_num_threads(n); }
  * different arithmetics.  Before main, every binary linking this file re-runs OpenBLAS's
  * dispatch with the Haswell kernels on any CPU with AVX2 and FMA (the summation order the
  * fast paths of attn.c reproduce).  A CPU without them keeps OpenBLAS's own choice; a user's
- * OPENBLAS_CORETYPE is left alone.  Either way lm_versions() records the kernel that ran
+ * OPENBLAS_CORETYPE (not empty) is left alone.  Either way lm_versions() records the kernel that ran
  * (openblas_get_config names it).  The dispatch entry points are exported by OpenBLAS's
  * DYNAMIC_ARCH builds but declared in no header; weak, so a build without them links and
  * simply keeps its kernel. */
@@ -438,7 +438,8 @@ extern char *openblas_get_corename(void) __attribute__((weak));
 __attribute__((constructor)) static void pin_blas_core(void)
 {
     if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || !openblas_get_corename) return;
-    if (getenv("OPENBLAS_CORETYPE")) return;
+    const char *user = getenv("OPENBLAS_CORETYPE");
+    if (user && *user) return; /* set and not empty: the user's choice */
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
     const char *now = openblas_get_corename();
@@ -448,7 +449,8 @@ __attribute__((constructor)) static void pin_blas_core(void)
     if (setenv("OPENBLAS_CORETYPE", LM_BLAS_CORE, 1)) return;
     gotoblas_dynamic_quit();
     gotoblas_dynamic_init();
-    unsetenv("OPENBLAS_CORETYPE");
+    if (user) setenv("OPENBLAS_CORETYPE", "", 1); /* as it was */
+    else unsetenv("OPENBLAS_CORETYPE");
 }
 
 void lm_mat_mul(lm_mat *C, const lm_mat *A, int ta, const lm_mat *B, int tb)
