@@ -22,6 +22,7 @@
 #define LM_PAPER_H
 
 #include "lm_live.h"
+#include "lm_mat.h"
 #include "lm_num.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +79,13 @@ typedef struct {
  * member `name` that is an object of named matrices (it, or NULL with err). */
 int lm_train_io_root(const struct json_t *root, const char *what, char *err, int errlen);
 const struct json_t *lm_train_io_matrices(const struct json_t *root, const char *name, char *err, int errlen);
+/* the member name of obj as a new rows x cols matrix in ctx (sides at most maxdim), every entry
+ * finite in ctx; NULL with "prefix.name: missing (a RxC matrix, what)", "...: is AxB, the run
+ * needs RxC (what)" or "prefix.name[.values][i][j]: not finite" in err */
+lm_mat *lm_train_io_mat(const struct json_t *obj, const char *prefix, const char *name, int rows, int cols,
+                        const char *what, const lm_ctx *ctx, int maxdim, char *err, int errlen);
+/* "path: msg" into err (msg may be err itself); returns LM_TRAIN_IO_REFUSED */
+int lm_train_io_refuse(char *err, int errlen, const char *path, const char *msg);
 
 /* --export-data / --export-init: writes data and init (either NULL when not built; both
  * stolen) to io's export files, both or neither (a failed second write removes the first):

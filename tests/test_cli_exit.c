@@ -38,17 +38,6 @@ static void rm_rf(const char *dir)
     cr_expect_eq(lm_test_rmtree(dir), 0, "could not remove %s", dir);
 }
 
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
-}
-
 /* the binary as an absolute path (the tests below change directory) */
 static const char *abs_bin(void)
 {
@@ -164,7 +153,7 @@ Test(cli_exit, train_failure_is_status_3, .timeout = 60)
     /* a step size in range that diverges: the loss stops being finite after a few dozen steps */
     snprintf(args, sizeof args, "train t2-softmax --steps 50 --set eta=100 --out %s/run.csv", d);
     expect_status(3, args, "lemmata: train t2-softmax: loss or gradient not finite");
-    cr_expect_eq(entries(d), 0, "a failed run left a file");
+    cr_expect_eq(lm_test_entries(d), 0, "a failed run left a file");
     rm_rf(d);
 }
 
@@ -345,7 +334,7 @@ Test(cli_exit, verify_writes_beside_the_database_not_in_the_cwd, .timeout = 600)
     out[n] = 0;
     int st = pclose(f);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, out);
-    cr_expect_eq(entries(cwd), 0, "verify wrote into the current directory: %s", out);
+    cr_expect_eq(lm_test_entries(cwd), 0, "verify wrote into the current directory: %s", out);
     snprintf(p, sizeof p, "%s/X/results/a.db", d);
     cr_expect_eq(access(p, F_OK), 0, "no database at %s", p);
     snprintf(p, sizeof p, "%s/X/report/lemmata.pdf", d);
@@ -362,7 +351,7 @@ Test(cli_exit, verify_writes_beside_the_database_not_in_the_cwd, .timeout = 600)
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, out);
     snprintf(p, sizeof p, "%s/Y/results/lemmata.db", d);
     cr_expect_eq(access(p, F_OK), 0, "no database at %s", p);
-    cr_expect_eq(entries(cwd), 0, "verify wrote into the current directory");
+    cr_expect_eq(lm_test_entries(cwd), 0, "verify wrote into the current directory");
     /* a path that exists and is not a directory: exit 2 before any work */
     snprintf(p, sizeof p, "%s/file", d);
     f = fopen(p, "w");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <sys/wait.h>
 
@@ -137,5 +138,35 @@ static inline char *lm_test_read_under(const char *dir, const char *rel)
 static inline int lm_test_rmtree(const char *dir)
 {
     return nftw(dir, lm_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* the entries of dir, "." and ".." not counted; -1 when it cannot be read */
+static inline int lm_test_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* `lemmata train ARGS --out DIR/o.csv --iterates DIR/it.json` exits 2 with one line holding
+ * needle (and needle2 when not NULL), without ran (a line only a run prints; NULL: none), and
+ * leaves nothing new in dir */
+static inline void lm_test_train_refused(const char *dir, const char *args, const char *needle,
+                                         const char *needle2, const char *ran)
+{
+    char out[8192], cmd[1536];
+    int before = lm_test_entries(dir);
+    snprintf(cmd, sizeof cmd, "train %s --out %s/o.csv --iterates %s/it.json", args, dir, dir);
+    int rc = lm_test_cli(out, sizeof out, cmd);
+    cr_expect_eq(rc, 2, "'%s' exited %d, want 2: %s", args, rc, out);
+    cr_expect(strstr(out, needle) != NULL, "'%s' said '%s', want '%s'", args, out, needle);
+    if (needle2) cr_expect(strstr(out, needle2) != NULL, "'%s' said '%s', want '%s'", args, out, needle2);
+    cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "'%s': want one line, got: %s", args, out);
+    if (ran) cr_expect(strstr(out, ran) == NULL, "'%s' ran: %s", args, out);
+    cr_expect_eq(lm_test_entries(dir), before, "'%s' left a file behind", args);
 }
 #endif

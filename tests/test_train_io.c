@@ -7,7 +7,6 @@
 #include "test_support.h"
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,33 +33,10 @@ static void rm(void)
     lm_test_rmtree(dir);
 }
 
-/* entries of dir (the inputs included) */
-static int entries(void)
+/* a refused mirror-descent run: it never printed its selected tokens */
+static void refused_md(const char *args, const char *needle, const char *needle2)
 {
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
-/* `train ARGS --out DIR/o.csv --iterates DIR/it.json` exits 2 with one line holding each
- * needle, and leaves nothing new in dir */
-static void refused(const char *args, const char *needle, const char *needle2)
-{
-    char out[8192], cmd[1536];
-    int before = entries();
-    snprintf(cmd, sizeof cmd, "train %s --out %s/o.csv --iterates %s/it.json", args, dir, dir);
-    int rc = lm_test_cli(out, sizeof out, cmd);
-    cr_expect_eq(rc, 2, "'%s' exited %d, want 2: %s", args, rc, out);
-    cr_expect(strstr(out, needle) != NULL, "'%s' said '%s', want '%s'", args, out, needle);
-    if (needle2) cr_expect(strstr(out, needle2) != NULL, "'%s' said '%s', want '%s'", args, out, needle2);
-    cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "'%s': want one line, got: %s", args, out);
-    cr_expect(strstr(out, "selected tokens") == NULL, "'%s' ran: %s", args, out);
-    cr_expect_eq(entries(), before, "'%s' left a file behind", args);
+    lm_test_train_refused(dir, args, needle, needle2, "selected tokens");
 }
 
 /* a copy of the good data (or init) file with one change, as DIR/name; returns its path */
@@ -141,7 +117,7 @@ Test(train_io, hostile_data_files_are_refused_naming_the_field, .init = mk, .fin
         snprintf(name, sizeof name, "%s.json", C[k].name);
         variant(path, sizeof path, good_d, name, C[k].edit);
         snprintf(args, sizeof args, "md-p2 --steps 3 --data %s --init %s", path, good_i);
-        refused(args, C[k].needle, path);
+        refused_md(args, C[k].needle, path);
     }
 }
 
@@ -163,9 +139,9 @@ Test(train_io, hostile_init_files_are_refused_naming_the_field, .init = mk, .fin
         snprintf(name, sizeof name, "init_%s.json", C[k].name);
         variant(path, sizeof path, good_i, name, C[k].edit);
         snprintf(args, sizeof args, "md-p2 --steps 3 --data %s --init %s", good_d, path);
-        refused(args, C[k].needle, path);
+        refused_md(args, C[k].needle, path);
         snprintf(args, sizeof args, "md-p2 --steps 3 --init %s", path); /* the run's own data */
-        refused(args, C[k].needle, path);
+        refused_md(args, C[k].needle, path);
     }
 }
 
@@ -183,20 +159,20 @@ Test(train_io, unreadable_and_non_json_files, .init = mk, .fini = rm, .timeout =
     char p[256], args[768];
     write_text(p, sizeof p, "empty.json", "");
     snprintf(args, sizeof args, "md-p2 --data %s", p);
-    refused(args, p, NULL);
+    refused_md(args, p, NULL);
     write_text(p, sizeof p, "trunc.json", "{\"n\": 6,\n \"T\": 8,\n \"data\": {\"X_1\": [");
     snprintf(args, sizeof args, "md-p2 --data %s", p);
-    refused(args, "trunc.json:3:", NULL);
+    refused_md(args, "trunc.json:3:", NULL);
     write_text(p, sizeof p, "array.json", "[1, 2, 3]\n");
     snprintf(args, sizeof args, "md-p2 --data %s", p);
-    refused(args, "not a JSON object", NULL);
+    refused_md(args, "not a JSON object", NULL);
     write_text(p, sizeof p, "dup.json", "{\"n\": 6, \"n\": 7}\n");
     snprintf(args, sizeof args, "md-p2 --data %s", p);
-    refused(args, "duplicate", NULL);
+    refused_md(args, "duplicate", NULL);
     snprintf(args, sizeof args, "md-p2 --init %s/missing.json", dir);
-    refused(args, "missing.json", NULL);
+    refused_md(args, "missing.json", NULL);
     snprintf(args, sizeof args, "md-p2 --data %s", dir); /* a directory */
-    refused(args, "not a regular file", NULL);
+    refused_md(args, "not a regular file", NULL);
 }
 
 Test(train_io, combinations_that_cannot_work, .init = mk, .fini = rm, .timeout = 60)
@@ -204,16 +180,16 @@ Test(train_io, combinations_that_cannot_work, .init = mk, .fini = rm, .timeout =
     char args[768];
     /* sizes of the file against a --set of them */
     snprintf(args, sizeof args, "md-p2 --set n=5 --data %s --init %s", good_d, good_i);
-    refused(args, "n: is 6, but --set n=5 was given", NULL);
+    refused_md(args, "n: is 6, but --set n=5 was given", NULL);
     /* --init at another d than the run's */
     snprintf(args, sizeof args, "md-p2 --set d=9 --init %s", good_i);
-    refused(args, "d: is 10, the run's dimension is 9", NULL);
+    refused_md(args, "d: is 10, the run's dimension is 9", NULL);
     /* an R1 run builds W(0) from its own data */
     snprintf(args, sizeof args, "md-r1-p2 --data %s", good_d);
-    refused(args, "give --init with --data", NULL);
+    refused_md(args, "give --init with --data", NULL);
     snprintf(args, sizeof args, "md-p2 --data %s --drift 128", good_d);
-    refused(args, "--drift", NULL);
-    refused("md-p2 --every 0", "--every", NULL);
+    refused_md(args, "--drift", NULL);
+    refused_md("md-p2 --every 0", "--every", NULL);
     char out[4096];
     snprintf(args, sizeof args, "train md-p2 --every 5");
     cr_expect_eq(lm_test_cli(out, sizeof out, args), 2, "%s", out);
@@ -243,14 +219,14 @@ Test(train_io, combinations_that_cannot_work, .init = mk, .fini = rm, .timeout =
 Test(train_io, failed_run_leaves_nothing, .init = mk, .fini = rm, .timeout = 60)
 {
     char out[8192], args[768];
-    int before = entries();
+    int before = lm_test_entries(dir);
     snprintf(args, sizeof args,
              "train md-p2 --set eta=1e300 --set p=1.5 --steps 5 --data %s --init %s --out %s/o.csv "
              "--iterates %s/it.json",
              good_d, good_i, dir, dir);
     int rc = lm_test_cli(out, sizeof out, args);
     cr_expect_eq(rc, 3, "%s", out);
-    cr_expect_eq(entries(), before, "a failed run left a file behind: %s", out);
+    cr_expect_eq(lm_test_entries(dir), before, "a failed run left a file behind: %s", out);
 }
 
 /* a value wider than a double reads at --prec: the iterates are written as decimal strings */
@@ -377,20 +353,20 @@ Test(train_io, dynamics_hostile_files, .init = mk_dyn, .fini = rm, .timeout = 12
     char path[256], args[768];
     variant(path, sizeof path, dyn_d, "D4.json", dyn_D);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", path, dyn_i);
-    refused(args, "D: is 5, but", path);
+    refused_md(args, "D: is 5, but", path);
     variant(path, sizeof path, dyn_d, "nany.json", dyn_nan_y);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", path, dyn_i);
-    refused(args, "data.y.values[3][0]: not finite", path);
+    refused_md(args, "data.y.values[3][0]: not finite", path);
     variant(path, sizeof path, dyn_i, "nowo.json", dyn_no_wo);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", dyn_d, path);
-    refused(args, "init.W^O: missing", path);
+    refused_md(args, "init.W^O: missing", path);
     variant(path, sizeof path, dyn_i, "wq3.json", dyn_wq3);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --init %s", path);
-    refused(args, "init.W^Q_3: not a matrix of this run", path);
+    refused_md(args, "init.W^Q_3: not a matrix of this run", path);
     /* H = 2 with the one-head W^V: its shape is refused */
     variant(path, sizeof path, dyn_i, "h2.json", dyn_h2);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --init %s", path);
-    refused(args, "init.W^Q_2: missing", path);
+    refused_md(args, "init.W^Q_2: missing", path);
     /* a W^V off the block-diagonal form a wv=block run keeps */
     char bi[256], out[4096];
     snprintf(bi, sizeof bi, "%s/bi.json", dir);
@@ -398,7 +374,7 @@ Test(train_io, dynamics_hostile_files, .init = mk_dyn, .fini = rm, .timeout = 12
     cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
     variant(path, sizeof path, bi, "offblock.json", wv_off_block);
     snprintf(args, sizeof args, "t1-softmax-block --steps 3 --init %s", path);
-    refused(args, "init.W^V.values[1][3]: is 0.125 off the diagonal blocks", path);
+    refused_md(args, "init.W^V.values[1][3]: is 0.125 off the diagonal blocks", path);
     snprintf(args, sizeof args, "train t1-softmax-dense --steps 3 --init %s", path); /* dense: a start */
     cr_expect_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
 }

@@ -62,6 +62,7 @@ static const lm_train_type train = {
     .settings = "eta|steps|d|n|T|eta_max|alpha|init",
     .name = run_name, .doc = run_doc, .alloc = run_alloc, .set = run_set, .set_steps = run_steps,
     .train = run_train, .free = free,
+    .train_io = lm_ibrun_train_io, /* runs/ib_io.c: --data --init --iterates --export-* */
 };
 
 /* ---- lemmata verify: NGD in double and wholly in MPFR-256, GD vs NGD vs Polyak, the joint run ---- */

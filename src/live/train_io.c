@@ -10,6 +10,7 @@
 #include "lm_paper.h"
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int lm_iterates_want(const lm_train_iterates *w, long k, long last)
 {
@@ -37,8 +38,8 @@ int lm_iterates_begin(lm_train_iterates *w, json_t *head)
     {
         if (rc) break;
         json_t *k = json_string(key);
-        if (!k || fputs("  ", w->f) < 0 || dump(w->f, k) || fputs(": ", w->f) < 0 || dump(w->f, val) ||
-            fputs(",\n", w->f) < 0)
+        if (!k || fputs("  ", w->f) < 0 || dump(w->f, k) || fputs(": ", w->f) < 0 ||
+            dump(w->f, val) || fputs(",\n", w->f) < 0)
             rc = -1;
         json_decref(k);
     }
@@ -99,8 +100,58 @@ const json_t *lm_train_io_matrices(const json_t *root, const char *name, char *e
 {
     const json_t *v = json_object_get(root, name);
     if (!v || !json_is_object(v)) {
-        snprintf(err, (size_t)errlen, "%s: %s", name, v ? "not an object of named matrices" : "missing");
+        snprintf(err, (size_t)errlen, "%s: %s", name,
+                 v ? "not an object of named matrices" : "missing");
         return NULL;
     }
     return v;
+}
+
+int lm_train_io_refuse(char *err, int errlen, const char *path, const char *msg)
+{
+    char m[512];
+    snprintf(m, sizeof m, "%s", msg); /* msg may be err itself */
+    snprintf(err, (size_t)errlen, "%s: %s", path, m);
+    return LM_TRAIN_IO_REFUSED;
+}
+
+lm_mat *lm_train_io_mat(const json_t *obj, const char *prefix, const char *name, int rows, int cols,
+                        const char *what, const lm_ctx *ctx, int maxdim, char *err, int errlen)
+{
+    char field[96];
+    snprintf(field, sizeof field, "%s.%s", prefix, name);
+    const json_t *v = json_object_get(obj, name);
+    if (!v) {
+        snprintf(err, (size_t)errlen, "%s: missing (a %dx%d matrix, %s)", field, rows, cols, what);
+        return NULL;
+    }
+    lm_mat *M = lm_json_new_mat(v, ctx, maxdim, field, err, errlen);
+    if (!M) return NULL;
+    if (M->r != rows || M->c != cols) {
+        snprintf(err, (size_t)errlen, "%s: is %dx%d, the run needs %dx%d (%s)", field, M->r, M->c,
+                 rows, cols, what);
+        lm_mat_free(M);
+        return NULL;
+    }
+    /* finite in the run's own precision: an MPFR entry beyond double's range is finite */
+    lm_num x;
+    lm_num_init(&x, ctx);
+    int bad = 0;
+    for (int i = 0; i < rows && !bad; i++)
+        for (int j = 0; j < cols && !bad; j++) {
+            lm_mat_get(&x, M, i, j);
+            if (lm_num_isfinite(&x)) continue;
+            bad = 1;
+            if (json_is_array(v))
+                snprintf(err, (size_t)errlen, "%s[%d]: not finite: %g", field, i, lm_num_get_d(&x));
+            else
+                snprintf(err, (size_t)errlen, "%s.values[%d][%d]: not finite: %g", field, i, j,
+                         lm_num_get_d(&x));
+        }
+    lm_num_clear(&x);
+    if (bad) {
+        lm_mat_free(M);
+        return NULL;
+    }
+    return M;
 }

@@ -18,44 +18,16 @@ enum { SZ_N, SZ_n, SZ_D, SZ_d, SZ_H };
 static const long SZ_HI[5] = {16, 16, 32, 16, 8};
 static const char *const SZ_NAME[5] = {"N", "n", "D", "d", "H"};
 
-static int refuse(char *err, int errlen, const char *path, const char *msg)
-{
-    char m[512];
-    snprintf(m, sizeof m, "%s", msg);
-    snprintf(err, (size_t)errlen, "%s: %s", path, m);
-    return LM_TRAIN_IO_REFUSED;
-}
-
 /* prefix.name, rows x cols, every entry finite, into M (already of that shape): 0, or -1 */
 static int get_into(lm_mat *M, const json_t *obj, const char *prefix, const char *name, const char *what,
                     char *err, int errlen)
 {
-    char field[96];
-    snprintf(field, sizeof field, "%s.%s", prefix, name);
-    const json_t *v = json_object_get(obj, name);
-    if (!v) {
-        snprintf(err, (size_t)errlen, "%s: missing (a %dx%d matrix, %s)", field, M->r, M->c, what);
-        return -1;
-    }
     lm_ctx c = lm_mat_ctx(M);
-    lm_mat *A = lm_json_new_mat(v, &c, 512, field, err, errlen);
+    lm_mat *A = lm_train_io_mat(obj, prefix, name, M->r, M->c, what, &c, 512, err, errlen);
     if (!A) return -1;
-    int rc = 0;
-    if (A->r != M->r || A->c != M->c) {
-        snprintf(err, (size_t)errlen, "%s: is %dx%d, the run needs %dx%d (%s)", field, A->r, A->c, M->r, M->c, what);
-        rc = -1;
-    }
-    for (int i = 0; !rc && i < A->r; i++)
-        for (int j = 0; !rc && j < A->c; j++) {
-            double x = lm_mat_get_d(A, i, j);
-            if (isfinite(x)) continue;
-            if (json_is_array(v)) snprintf(err, (size_t)errlen, "%s[%d]: not finite: %g", field, i, x);
-            else snprintf(err, (size_t)errlen, "%s.values[%d][%d]: not finite: %g", field, i, j, x);
-            rc = -1;
-        }
-    if (!rc) lm_mat_copy(M, A);
+    lm_mat_copy(M, A);
     lm_mat_free(A);
-    return rc;
+    return 0;
 }
 
 /* every key of obj is one of the names the run reads: 0, or -1 naming the stray one */
@@ -228,7 +200,7 @@ int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_trai
         if (!F[j].root) continue;
         long y[5];
         if (lm_train_io_root(F[j].root, F[j].what, e, sizeof e) || get_sizes(y, F[j].root, F[j].k0, F[j].k1, e, sizeof e))
-            return refuse(err, errlen, F[j].path, e);
+            return lm_train_io_refuse(err, errlen, F[j].path, e);
         for (int k = F[j].k0; k <= F[j].k1; k++) {
             if (from[k] >= 0 && y[k] != z[k])
                 snprintf(e, sizeof e, "%s: is %ld, but %s gives %ld", SZ_NAME[k], y[k], F[from[k]].path, z[k]);
@@ -239,7 +211,7 @@ int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_trai
                 from[k] = j;
                 continue;
             }
-            return refuse(err, errlen, F[j].path, e);
+            return lm_train_io_refuse(err, errlen, F[j].path, e);
         }
     }
     for (int k = 0; k < 5; k++) *cur[k] = (int)z[k];
@@ -247,11 +219,11 @@ int lm_dynrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_trai
     lm_mha *m = lm_dynrun_model(r, a->seed, &a->ctx);
     if (io->data && read_data(m, io->data, e, sizeof e)) {
         lm_mha_free(m);
-        return refuse(err, errlen, io->data_path, e);
+        return lm_train_io_refuse(err, errlen, io->data_path, e);
     }
     if (io->init && read_init(m, io->init, e, sizeof e)) {
         lm_mha_free(m);
-        return refuse(err, errlen, io->init_path, e);
+        return lm_train_io_refuse(err, errlen, io->init_path, e);
     }
     lm_mha_forward(m);
     int rc = 0;

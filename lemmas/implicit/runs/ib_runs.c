@@ -22,18 +22,18 @@
 
 const lm_ibrun_def lm_ibruns[] = {
     {"ib-ngd", "R1: NGD (4) on EX1-hetero, u fixed, W_0 = 0, eta = 0.5", "ngd", LM_IBR_EX1, 6, 4,
-     800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000},
+     800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000, 0},
     {"ib-gd", "R2: GD on EX1-hetero, u fixed, W_0 = 0, eta = 5", "gd", LM_IBR_EX1, 6, 4, 800, 5.0,
-     50.0, 2.0 / 3.0, 0.0, 10000},
+     50.0, 2.0 / 3.0, 0.0, 10000, 0},
     {"ib-polyak", "R3a: Polyak step (L - L*)/||grad||^2 on EX1-hetero, uncapped", "polyak",
-     LM_IBR_EX1, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000},
+     LM_IBR_EX1, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000, 0},
     {"ib-polyak-cap", "R3b: Polyak step capped at eta_max = 50 on EX1-hetero", "polyak-cap",
-     LM_IBR_EX1, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000},
+     LM_IBR_EX1, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000, 0},
     {"ib-ngd-antipodal", "R5: NGD on EX1-antipodal (Fig. 5), eta = 0.5", "ngd",
-     LM_IBR_EX1_ANTIPODAL, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000},
+     LM_IBR_EX1_ANTIPODAL, 6, 4, 800, 0.5, 50.0, 2.0 / 3.0, 0.0, 3000, 0},
     {"ib-joint13", "R4: joint update (13) on DM data (d=600, n=8), eta = 0.5, alpha = 2/3",
-     "joint13", LM_IBR_DM, 8, 2, 600, 0.5, 50.0, 2.0 / 3.0, 0.0, 40000},
-    {NULL, NULL, NULL, LM_IBR_EX1, 0, 0, 0, 0, 0, 0, 0, 0}};
+     "joint13", LM_IBR_DM, 8, 2, 600, 0.5, 50.0, 2.0 / 3.0, 0.0, 40000, 0},
+    {NULL, NULL, NULL, LM_IBR_EX1, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 const lm_ibrun_def *lm_ibrun_find(const char *name)
 {
@@ -99,13 +99,25 @@ int lm_ibrun_set(lm_ibrun_def *r, const char *kv, char *err, int errlen)
     }
     if (!strcmp(p->name, "eta")) r->eta = x;
     else if (!strcmp(p->name, "steps")) r->steps = (int)x;
-    else if (!strcmp(p->name, "d")) r->d = (int)x;
-    else if (!strcmp(p->name, "n")) r->n = (int)x;
-    else if (isT) r->T = (int)x;
+    else if (!strcmp(p->name, "d")) r->d = (int)x, r->sizes_set |= LM_IBR_SET_D;
+    else if (!strcmp(p->name, "n")) r->n = (int)x, r->sizes_set |= LM_IBR_SET_N;
+    else if (isT) r->T = (int)x, r->sizes_set |= LM_IBR_SET_T;
     else if (!strcmp(p->name, "eta_max")) r->eta_max = x;
     else if (!strcmp(p->name, "alpha")) r->alpha = x;
     else r->init = x;
     return 0;
+}
+
+int lm_ibrun_size_range(const char *name, long *lo, long *hi)
+{
+    lm_range rg;
+    for (int k = 0; ibrun_settings[k].name; k++)
+        if (!strcmp(ibrun_settings[k].name, name) && !lm_param_range(&rg, &ibrun_settings[k]) && rg.integer) {
+            *lo = (long)ceil(rg.lo);
+            *hi = (long)floor(rg.hi);
+            return 0;
+        }
+    return -1;
 }
 
 /* ---------- one run in one context ---------- */
@@ -185,15 +197,6 @@ static int runner_init(runner *R, const lm_ibrun_def *r, lm_attn_data *D, lm_mat
         return -1;
     }
     return 0;
-}
-
-static int runner_new(runner *R, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx,
-                      char *err, int errlen)
-{
-    lm_attn_data *D;
-    lm_mat *W0;
-    make_data(&D, &W0, r, seed, ctx);
-    return runner_init(R, r, D, W0, err, errlen);
 }
 
 static double nan_d(void) { return nan(""); }
@@ -318,12 +321,17 @@ static int runner_step(runner *R, double *move, char *err, int errlen)
     return 0;
 }
 
-int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx,
-                  char *err, int errlen)
+void lm_ibrun_start(lm_attn_data **D, lm_mat **W0, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx)
+{
+    make_data(D, W0, r, seed, ctx);
+}
+
+int lm_ibrun_exec_from(lm_ibrun_rec **rec, const lm_ibrun_def *r, lm_attn_data *D, lm_mat *W0,
+                       lm_ibrun_each each, void *cx, char *err, int errlen)
 {
     runner R;
     *rec = NULL;
-    if (runner_new(&R, r, seed, ctx, err, errlen)) {
+    if (runner_init(&R, r, D, W0, err, errlen)) {
         runner_free(&R);
         return -1;
     }
@@ -334,6 +342,7 @@ int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, cons
             rc = record_failed(t, err, errlen);
             break;
         }
+        if (each && (rc = each(cx, t, R.J, R.W0, err, errlen))) break;
         if (t == r->steps) break;
         if ((rc = runner_step(&R, &x[t].move, err, errlen))) break;
         x[t].step = R.J->last_step;
@@ -345,6 +354,15 @@ int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, cons
     }
     *rec = x;
     return 0;
+}
+
+int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx,
+                  char *err, int errlen)
+{
+    lm_attn_data *D;
+    lm_mat *W0;
+    make_data(&D, &W0, r, seed, ctx);
+    return lm_ibrun_exec_from(rec, r, D, W0, NULL, NULL, err, errlen);
 }
 
 void lm_ibrun_csv_header(FILE *f, const lm_ibrun_def *r)

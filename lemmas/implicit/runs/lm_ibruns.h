@@ -21,8 +21,10 @@
 #ifndef LM_IBRUNS_H
 #define LM_IBRUNS_H
 
+#include "lm_ibj.h"
 #include "lm_live.h"
 #include "lm_num.h"
+#include "lm_paper.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,7 +39,10 @@ typedef struct {
     double eta, eta_max, alpha;
     double init;        /* 0: W_0 = 0; s > 0: Lemma-4 W_0 with sigma_0 = s * 0.01/d */
     int steps;
+    unsigned sizes_set; /* LM_IBR_SET_*: the sizes a --set gave (lm_ibrun_set) */
 } lm_ibrun_def;
+
+enum { LM_IBR_SET_N = 1, LM_IBR_SET_T = 2, LM_IBR_SET_D = 4 };
 
 extern const lm_ibrun_def lm_ibruns[]; /* NULL-terminated by name */
 const lm_ibrun_def *lm_ibrun_find(const char *name);
@@ -45,6 +50,8 @@ const lm_ibrun_def *lm_ibrun_find(const char *name);
 int lm_ibrun_set(lm_ibrun_def *r, const char *kv, char *err, int errlen);
 /* 1 when the run trains u too */
 int lm_ibrun_joint(const lm_ibrun_def *r);
+/* the range [lo, hi] of an integer setting ("n", "T", "d", "steps"): 0, or -1 */
+int lm_ibrun_size_range(const char *name, long *lo, long *hi);
 
 /* one iterate (all rounded to double; log quantities stay finite where the
  * quantity itself underflows double) */
@@ -69,6 +76,21 @@ typedef struct {
  * start or step, an unsolvable SVM. */
 int lm_ibrun_exec(lm_ibrun_rec **rec, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx,
                   char *err, int errlen);
+/* A run from a given start (`lemmata train --data --init --iterates`, ib_io.c).
+ * lm_ibrun_start: the run's own start from the seed in ctx, the data and W_0 (NULL: W_0 = 0;
+ * the caller frees both).  lm_ibrun_exec_from: lm_ibrun_exec from D (r's sizes, in its own
+ * context) and W0 (d x d, NULL: 0), both taken over (freed); each, when set, sees every
+ * iterate t = 0..steps as the engine holds it (W_t = lm_ibj_W(., J, W0), u_t = lm_ibj_u)
+ * after its record is made; nonzero stops the run (message in err).  lm_ibrun_exec is the
+ * two in sequence without each. */
+typedef int (*lm_ibrun_each)(void *cx, int t, const lm_ibj *J, const lm_mat *W0, char *err, int errlen);
+void lm_ibrun_start(lm_attn_data **D, lm_mat **W0, const lm_ibrun_def *r, uint64_t seed, const lm_ctx *ctx);
+int lm_ibrun_exec_from(lm_ibrun_rec **rec, const lm_ibrun_def *r, lm_attn_data *D, lm_mat *W0,
+                       lm_ibrun_each each, void *cx, char *err, int errlen);
+/* lemmata train's train_io of these runs (ib_io.c, lm_paper.h, docs/train-io.md): --data
+ * --init --iterates --export-data --export-init */
+int lm_ibrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train_io *io, char *err,
+                      int errlen);
 void lm_ibrun_csv_header(FILE *f, const lm_ibrun_def *r);
 void lm_ibrun_csv_row(FILE *f, const lm_ibrun_def *r, const lm_ibrun_rec *x);
 

@@ -26,48 +26,6 @@
 static const long SZ_LO[3] = {1, 2, 1}, SZ_HI[3] = {16, 32, 32};
 static const char *const SZ_NAME[3] = {"n", "T", "d"};
 
-/* "FILE: " before a reader's message */
-static int refuse(char *err, int errlen, const char *path, const char *msg)
-{
-    char m[512];
-    snprintf(m, sizeof m, "%s", msg);
-    snprintf(err, (size_t)errlen, "%s: %s", path, m);
-    return LM_TRAIN_IO_REFUSED;
-}
-
-/* field (a matrix of rows x cols) into a new matrix in ctx, every entry finite: NULL with err */
-static lm_mat *get_mat(const json_t *obj, const char *prefix, const char *name, int rows, int cols,
-                       const char *what, const lm_ctx *ctx, char *err, int errlen)
-{
-    char field[96];
-    snprintf(field, sizeof field, "%s.%s", prefix, name);
-    const json_t *v = json_object_get(obj, name);
-    if (!v) {
-        snprintf(err, (size_t)errlen, "%s: missing (a %dx%d matrix, %s)", field, rows, cols, what);
-        return NULL;
-    }
-    lm_mat *M = lm_json_new_mat(v, ctx, 64, field, err, errlen);
-    if (!M) return NULL;
-    if (M->r != rows || M->c != cols) {
-        snprintf(err, (size_t)errlen, "%s: is %dx%d, the run needs %dx%d (%s)", field, M->r, M->c, rows, cols,
-                 what);
-        lm_mat_free(M);
-        return NULL;
-    }
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            double x = lm_mat_get_d(M, i, j);
-            if (isfinite(x)) continue;
-            if (json_is_array(v))
-                snprintf(err, (size_t)errlen, "%s[%d]: not finite: %g", field, i, x);
-            else
-                snprintf(err, (size_t)errlen, "%s.values[%d][%d]: not finite: %g", field, i, j, x);
-            lm_mat_free(M);
-            return NULL;
-        }
-    return M;
-}
-
 /* the data file: the sizes into nTd, the data in ctx into *out.  0, or -1 with err */
 static int read_data(lm_mddata **out, long nTd[3], const json_t *root, const lm_ctx *ctx, char *err,
                      int errlen)
@@ -107,18 +65,19 @@ static int read_data(lm_mddata **out, long nTd[3], const json_t *root, const lm_
     for (int i = 0; i < n; i++) {
         snprintf(nm, sizeof nm, "X_%d", i + 1);
         snprintf(what, sizeof what, "T x d: the tokens of sample %d", i + 1);
-        if (!(M = get_mat(dat, "data", nm, T, d, what, ctx, err, errlen))) goto fail;
+        if (!(M = lm_train_io_mat(dat, "data", nm, T, d, what, ctx, 64, err, errlen))) goto fail;
         lm_mat_copy(D->X[i], M);
         lm_mat_free(M);
     }
-    if (!(M = get_mat(dat, "data", NAME_Z, n, d, "n x d: row i the query token of sample i", ctx, err, errlen)))
+    if (!(M = lm_train_io_mat(dat, "data", NAME_Z, n, d, "n x d: row i the query token of sample i", ctx, 64,
+                              err, errlen)))
         goto fail;
     lm_mat_copy(D->Z, M);
     lm_mat_free(M);
-    if (!(M = get_mat(dat, "data", NAME_V, d, 1, "d x 1: the fixed head", ctx, err, errlen))) goto fail;
+    if (!(M = lm_train_io_mat(dat, "data", NAME_V, d, 1, "d x 1: the fixed head", ctx, 64, err, errlen))) goto fail;
     lm_mat_copy(D->v, M);
     lm_mat_free(M);
-    if (!(M = get_mat(dat, "data", "y", n, 1, "n x 1: the labels, +1 or -1", ctx, err, errlen))) goto fail;
+    if (!(M = lm_train_io_mat(dat, "data", "y", n, 1, "n x 1: the labels, +1 or -1", ctx, 64, err, errlen))) goto fail;
     for (int i = 0; i < n; i++) {
         double y = lm_mat_get_d(M, i, 0);
         if (y != 1.0 && y != -1.0) {
@@ -160,7 +119,7 @@ static int read_init(lm_mat **out, const json_t *root, int d, const lm_ctx *ctx,
             return -1;
         }
     }
-    *out = get_mat(in, "init", NAME_W0, d, d, "d x d: the initial point", ctx, err, errlen);
+    *out = lm_train_io_mat(in, "init", NAME_W0, d, d, "d x d: the initial point", ctx, 64, err, errlen);
     return *out ? 0 : -1;
 }
 
@@ -271,7 +230,8 @@ int lm_mdr_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train_i
     int rc = 0;
     if (io->data) {
         long nTd[3];
-        if (read_data(&D, nTd, io->data, &a->ctx, e, sizeof e)) return refuse(err, errlen, io->data_path, e);
+        if (read_data(&D, nTd, io->data, &a->ctx, e, sizeof e))
+            return lm_train_io_refuse(err, errlen, io->data_path, e);
         int *cur[3] = {&r->n, &r->T, &r->d};
         const int dflt[3] = {def->n, def->T, def->d};
         for (int k = 0; k < 3; k++) {
@@ -279,14 +239,14 @@ int lm_mdr_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train_i
                 snprintf(e, sizeof e, "%s: is %ld, but --set %s=%d was given", SZ_NAME[k], nTd[k], SZ_NAME[k],
                          *cur[k]);
                 lm_md_data_free(D);
-                return refuse(err, errlen, io->data_path, e);
+                return lm_train_io_refuse(err, errlen, io->data_path, e);
             }
             *cur[k] = (int)nTd[k];
         }
     }
     if (io->init && read_init(&W0, io->init, r->d, &a->ctx, e, sizeof e)) {
         lm_md_data_free(D);
-        return refuse(err, errlen, io->init_path, e);
+        return lm_train_io_refuse(err, errlen, io->init_path, e);
     }
     if (D && !W0 && r->kind == LM_MDR_R1) {
         lm_md_data_free(D);
