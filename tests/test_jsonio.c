@@ -140,6 +140,20 @@ Test(jsonio, plain_numbers_and_bad_values)
         cr_assert(strstr(err, "data.X_1"), "error for %s does not name the field: %s", bad[k], err);
         json_decref(v);
     }
+    /* an integer field given a real, or a string: the message shows the value */
+    long n;
+    v = json_real(1e300);
+    cr_assert_eq(lm_json_get_int(v, 1, 32, &n, "n", err, sizeof err), -1);
+    cr_expect_str_eq(err, "n: not an integer: \"1e+300\"");
+    json_decref(v);
+    v = json_real(2.5);
+    cr_assert_eq(lm_json_get_int(v, 1, 32, &n, "n", err, sizeof err), -1);
+    cr_expect_str_eq(err, "n: not an integer: \"2.5\"");
+    json_decref(v);
+    v = json_integer(40);
+    cr_assert_eq(lm_json_get_int(v, 1, 32, &n, "n", err, sizeof err), -1);
+    cr_expect_str_eq(err, "n: 40 is outside [1, 32]");
+    json_decref(v);
 }
 
 Test(jsonio, files_load_and_save_with_errors_named)

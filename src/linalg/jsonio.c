@@ -135,8 +135,23 @@ static int special(const char *s, double *x)
     return 1;
 }
 
+/* what a refused value was, for the message: a string as given, a number in full (1e300 for
+ * an integer field), or its JSON kind; in a thread-local buffer, one value per message */
 static const char *vshow(const json_t *v)
 {
+    static _Thread_local char buf[40];
+    if (json_is_real(v)) { /* the shortest form that reads back to it */
+        double x = json_real_value(v);
+        for (int p = 1; p <= 17; p++) {
+            snprintf(buf, sizeof buf, "%.*g", p, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+        return buf;
+    }
+    if (json_is_integer(v)) {
+        snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return buf;
+    }
     return json_is_string(v) ? json_string_value(v)
            : json_is_null(v) ? "null"
            : json_is_boolean(v) ? "boolean"
