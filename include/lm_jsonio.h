@@ -54,8 +54,9 @@ lm_mat *lm_json_new_mat(const json_t *v, const lm_ctx *ctx, int maxdim, const ch
 /* A whole JSON file, at most maxbytes long: the root value, or NULL with a one-line error
  * naming the file and, for a syntax error, its line and column. */
 json_t *lm_json_load_file(const char *path, size_t maxbytes, char *err, int errlen);
-/* Writes root to path atomically (a temporary file renamed over it): 0, or -1 with err.
- * Keys in insertion order, two-space indent, one trailing newline. */
+/* Writes root to path atomically (a temporary file, synced, renamed over it): 0, or -1 with
+ * err.  A path that exists and is not a regular file (a symbolic link, a directory, a device)
+ * is refused.  Keys in insertion order, two-space indent, one trailing newline. */
 int lm_json_save_file(const json_t *root, const char *path, char *err, int errlen);
 
 #endif

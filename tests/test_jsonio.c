@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "lm_jsonio.h"
+#include "test_support.h"
+#include <sys/stat.h>
 
 static double back_d(double x)
 {
@@ -180,7 +182,24 @@ Test(jsonio, files_load_and_save_with_errors_named)
     snprintf(p, sizeof p, "%s/missing.json", dir);
     cr_assert_null(lm_json_load_file(p, 1 << 20, err, sizeof err));
     cr_assert(strstr(err, "missing.json"), "%s", err);
+    /* a target that is a link or a directory is refused, the link's target untouched */
     snprintf(p, sizeof p, "%s/a.json", dir);
+    char l[160];
+    snprintf(l, sizeof l, "%s/link.json", dir);
+    cr_assert_eq(symlink(p, l), 0);
+    root = json_pack("{s:i}", "new", 1);
+    cr_expect_eq(lm_json_save_file(root, l, err, sizeof err), -1, "wrote through or over a link");
+    cr_expect(strstr(err, "link.json: is a symbolic link; only a regular file is replaced"), "%s", err);
+    cr_expect_eq(lm_json_save_file(root, dir, err, sizeof err), -1, "wrote over a directory");
+    cr_expect(strstr(err, "is a directory"), "%s", err);
+    json_decref(root);
+    struct stat st;
+    cr_expect(lstat(l, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    char *text = lm_test_read_under("/", p);
+    cr_expect(text && strstr(text, "\"a\": 2"), "the link's target changed: %s", text ? text : "(gone)");
+    free(text);
+    unlink(l);
     unlink(p);
+    cr_expect_eq(lm_test_entries(dir), 0, "a temporary file was left behind");
     rmdir(dir);
 }

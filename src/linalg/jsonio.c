@@ -351,6 +351,14 @@ json_t *lm_json_load_file(const char *path, size_t maxbytes, char *err, int errl
 
 int lm_json_save_file(const json_t *root, const char *path, char *err, int errlen)
 {
+    /* as --out: a target that exists is replaced only when it is a regular file (a link, a
+     * directory, a device is refused, never written through or over) */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, (size_t)errlen, "%s: is %s; only a regular file is replaced", path,
+                 S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        return -1;
+    }
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) {
@@ -361,7 +369,8 @@ int lm_json_save_file(const json_t *root, const char *path, char *err, int errle
     int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     if (rc == 0) {
         FILE *f = fopen(tmp, "a"); /* the trailing newline json_dump_file leaves out */
-        if (!f || fputc('\n', f) == EOF || fclose(f) != 0) rc = -1;
+        if (!f || fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) rc = -1;
+        if (f && fclose(f) != 0) rc = -1; /* on disk before it replaces the target */
     }
     if (rc == 0 && rename(tmp, path) != 0) rc = -1;
     if (rc != 0) {
