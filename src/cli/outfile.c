@@ -172,8 +172,7 @@ int lm_outfile_open_opt(lm_outfile *o, const char *path, const char *opt)
     if (rc) return rc;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-    {
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
         fprintf(stderr, "lemmata: %s needs a file name, got the directory '%s'\n", who, path);
         return LM_EXIT_USAGE;
     }

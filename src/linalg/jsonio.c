@@ -355,8 +355,10 @@ int lm_json_save_file(const json_t *root, const char *path, char *err, int errle
      * directory, a device is refused, never written through or over) */
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, (size_t)errlen, "%s: is %s; only a regular file is replaced", path,
-                 S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        const char *kind = S_ISLNK(st.st_mode)   ? "a symbolic link"
+                           : S_ISDIR(st.st_mode) ? "a directory"
+                                                 : "not a regular file";
+        snprintf(err, (size_t)errlen, "%s: is %s; only a regular file is replaced", path, kind);
         return -1;
     }
     size_t n = strlen(path) + 32;

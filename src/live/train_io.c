@@ -38,8 +38,8 @@ int lm_iterates_begin(lm_train_iterates *w, json_t *head)
     {
         if (rc) break;
         json_t *k = json_string(key);
-        if (!k || fputs("  ", w->f) < 0 || dump(w->f, k) || fputs(": ", w->f) < 0 ||
-            dump(w->f, val) || fputs(",\n", w->f) < 0)
+        if (!k || fputs("  ", w->f) < 0 || dump(w->f, k) || fputs(": ", w->f) < 0 || dump(w->f, val) ||
+            fputs(",\n", w->f) < 0)
             rc = -1;
         json_decref(k);
     }
@@ -100,8 +100,7 @@ const json_t *lm_train_io_matrices(const json_t *root, const char *name, char *e
 {
     const json_t *v = json_object_get(root, name);
     if (!v || !json_is_object(v)) {
-        snprintf(err, (size_t)errlen, "%s: %s", name,
-                 v ? "not an object of named matrices" : "missing");
+        snprintf(err, (size_t)errlen, "%s: %s", name, v ? "not an object of named matrices" : "missing");
         return NULL;
     }
     return v;

@@ -131,8 +131,7 @@ static int read_opt(lm_attn_data *D, const json_t *dat, int fixed_u, char *err, 
             if (lm_num_cmp(&b, &a) < 0) continue;
             snprintf(err, (size_t)errlen,
                      "data.opt: entry %d is %d, but token %d of X_%d scores %s (the optimal token "
-                     "is the "
-                     "one of the strictly largest score y_i u^T x_it)",
+                     "is the one of the strictly largest score y_i u^T x_it)",
                      i, o + 1, t + 1, i + 1, lm_num_cmp(&b, &a) > 0 ? "higher" : "as high");
             rc = -1;
         }
@@ -262,8 +261,7 @@ static int read_init(lm_mat **W0, const lm_ibrun_def *r, const json_t *root, con
         if (nz)
             snprintf(err, (size_t)errlen,
                      "init.u(0): entry %d is %g, but %s trains u from u(0) = 0 (its exact engine "
-                     "keeps u(k) in "
-                     "the span of the tokens)",
+                     "keeps u(k) in the span of the tokens)",
                      i, lm_mat_get_d(u, i, 0), r->name);
         lm_mat_free(u);
         if (nz) {
@@ -367,9 +365,8 @@ static const char *update_rule(const char *opt)
     if (!strcmp(opt, "gd")) return "W(k+1) = W(k) - eta grad_W L(W(k))";
     if (!strcmp(opt, "ngd")) return "W(k+1) = W(k) - eta grad_W L(W(k)) / ||grad_W L(W(k))||_F";
     if (!strcmp(opt, "polyak"))
-        return "W(k+1) = W(k) - eta_k grad_W L(W(k)), eta_k = (L(W(k)) - L*) / ||grad_W "
-               "L(W(k))||_F^2, "
-               "L* = (1/n) sum_i exp(-gamma_i,opt)";
+        return "W(k+1) = W(k) - eta_k grad_W L(W(k)), eta_k = (L(W(k)) - L*) / "
+               "||grad_W L(W(k))||_F^2, L* = (1/n) sum_i exp(-gamma_i,opt)";
     if (!strcmp(opt, "polyak-cap"))
         return "W(k+1) = W(k) - eta_k grad_W L(W(k)), eta_k = min(eta_max, (L(W(k)) - L*) / "
                "||grad_W L(W(k))||_F^2), L* = (1/n) sum_i exp(-gamma_i,opt)";
@@ -429,8 +426,8 @@ int lm_ibrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train
         return LM_TRAIN_IO_REFUSED;
     }
     /* the sizes first: the data give n, T, d (a --set of one must agree) */
+    long nTd[3];
     if (io->data) {
-        long nTd[3];
         if (read_sizes(nTd, r, io->data, e, sizeof e))
             return lm_train_io_refuse(err, errlen, io->data_path, e);
         int *cur[3] = {&r->n, &r->T, &r->d};
@@ -445,11 +442,8 @@ int lm_ibrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train
     }
     lm_attn_data *D = NULL;
     lm_mat *W0 = NULL;
-    if (io->data) {
-        long nTd[3] = {r->n, r->T, r->d};
-        if (read_data(&D, r, io->data, nTd, &a->ctx, e, sizeof e))
-            return lm_train_io_refuse(err, errlen, io->data_path, e);
-    }
+    if (io->data && read_data(&D, r, io->data, nTd, &a->ctx, e, sizeof e))
+        return lm_train_io_refuse(err, errlen, io->data_path, e);
     if (io->init && read_init(&W0, r, io->init, &a->ctx, e, sizeof e)) {
         lm_attn_data_free(D);
         return lm_train_io_refuse(err, errlen, io->init_path, e);
@@ -461,8 +455,7 @@ int lm_ibrun_train_io(void *run, FILE *f, const lm_train_args *a, const lm_train
         if (nw * per > ITER_MAX_ENTRIES) {
             snprintf(err, (size_t)errlen,
                      "--iterates: %.0f iterates of a %dx%d W would be about %.1f GB of JSON; write "
-                     "fewer "
-                     "(--every, --steps) or take a smaller d (--set d)",
+                     "fewer (--every, --steps) or take a smaller d (--set d)",
                      nw, r->d, r->d, nw * per * 24e-9);
             lm_attn_data_free(D);
             lm_mat_free(W0);
