@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* the value of measure `name` in a "name=value\n" list (a configuration's measures); NaN
  * when absent */
@@ -138,6 +139,32 @@ static inline char *lm_test_read_under(const char *dir, const char *rel)
 static inline int lm_test_rmtree(const char *dir)
 {
     return nftw(dir, lm_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* `lemmata ARGS` must succeed */
+static inline void lm_test_ok(const char *args)
+{
+    static char out[65536];
+    int rc = lm_test_cli(out, sizeof out, args);
+    cr_assert_eq(rc, 0, "lemmata %s: exit %d: %s", args, rc, out);
+}
+
+/* the file's text (the caller frees); the test fails when it cannot be read */
+static inline char *lm_test_slurp(const char *path)
+{
+    char *s = lm_test_read_under("/", path);
+    cr_assert_not_null(s, "cannot read %s", path);
+    return s;
+}
+
+/* the Python of the numpy cross-checks (Debian's, where python3-numpy installs) */
+#define LM_TEST_PY "/usr/bin/python3"
+
+/* 1 when LM_TEST_PY imports numpy */
+static inline int lm_test_have_numpy(void)
+{
+    return access(LM_TEST_PY, X_OK) == 0 &&
+           system(LM_TEST_PY " -c 'import numpy' >/dev/null 2>&1") == 0;
 }
 
 /* the entries of dir, "." and ".." not counted; -1 when it cannot be read */

@@ -10,6 +10,7 @@
  * sharing no code with lemmata -- repeats the NGD (and GD) update from the exported files and
  * agrees with the iterates to 1e-12 relative. */
 #include "test_support.h"
+#include "test_json_support.h"
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PY "/usr/bin/python3"
+#define PY LM_TEST_PY
 #define XCHECK "tests/implicit/xcheck_ngd.py"
 
 static char dir[64];
@@ -40,34 +41,6 @@ static const char *at(char *buf, size_t n, const char *name)
 {
     snprintf(buf, n, "%s/%s", dir, name);
     return buf;
-}
-
-/* lemmata ARGS must succeed */
-static void ok(const char *args)
-{
-    static char out[65536];
-    int rc = lm_test_cli(out, sizeof out, args);
-    cr_assert_eq(rc, 0, "lemmata %s: exit %d: %s", args, rc, out);
-}
-
-static char *slurp(const char *path)
-{
-    char *s = lm_test_read_under("/", path);
-    cr_assert_not_null(s, "cannot read %s", path);
-    return s;
-}
-
-static json_t *load(const char *path)
-{
-    json_error_t e;
-    json_t *j = json_load_file(path, 0, &e);
-    cr_assert_not_null(j, "%s: %s", path, e.text);
-    return j;
-}
-
-static void save(const json_t *j, const char *path)
-{
-    cr_assert_eq(json_dump_file(j, path, JSON_INDENT(1)), 0, "cannot write %s", path);
 }
 
 /* the compact JSON text of member `name` of the iterate k (caller frees; NULL when absent) */
@@ -97,7 +70,7 @@ static void export_start(const char *run, const char *extra, char *d, char *i)
     char args[1024];
     snprintf(args, sizeof args, "train %s %s --export-data %s --export-init %s", run, extra,
              at(d, 128, "d.json"), at(i, 128, "i.json"));
-    ok(args);
+    lm_test_ok(args);
 }
 
 /* ---- the round trip: the exported start is the run ---- */
@@ -110,13 +83,13 @@ static void round_trip(const char *run, const char *extra, int steps)
     export_start(run, extra, d, i);
     snprintf(args, sizeof args, "train %s %s --steps %d --out %s", run, extra, steps,
              at(c1, sizeof c1, "own.csv"));
-    ok(args);
+    lm_test_ok(args);
     /* the sizes come from the file; the rest of extra (init, prec) stays */
     const char *keep = strstr(extra, "--prec") ? strstr(extra, "--prec") : "";
     snprintf(args, sizeof args, "train %s %s --data %s --init %s --steps %d --out %s", run, keep, d,
              i, steps, at(c2, sizeof c2, "given.csv"));
-    ok(args);
-    char *a = slurp(c1), *b = slurp(c2);
+    lm_test_ok(args);
+    char *a = lm_test_slurp(c1), *b = lm_test_slurp(c2);
     cr_expect(strlen(a) > 200, "%s: a short CSV: %s", run, a);
     cr_expect_str_eq(a, b, "%s %s: the run from its exported start differs from the run", run,
                      extra);
@@ -124,14 +97,14 @@ static void round_trip(const char *run, const char *extra, int steps)
     free(b);
     snprintf(args, sizeof args, "train %s %s --data %s --init %s --export-data %s --export-init %s",
              run, keep, d, i, at(d2, sizeof d2, "d2.json"), at(i2, sizeof i2, "i2.json"));
-    ok(args);
-    a = slurp(d);
-    b = slurp(d2);
+    lm_test_ok(args);
+    a = lm_test_slurp(d);
+    b = lm_test_slurp(d2);
     cr_expect_str_eq(a, b, "%s: the data do not round-trip", run);
     free(a);
     free(b);
-    a = slurp(i);
-    b = slurp(i2);
+    a = lm_test_slurp(i);
+    b = lm_test_slurp(i2);
     cr_expect_str_eq(a, b, "%s: the start does not round-trip", run);
     free(a);
     free(b);
@@ -163,11 +136,11 @@ Test(ib_io, data_alone_takes_the_runs_own_start, .init = mk, .fini = rm, .timeou
     export_start("ib-ngd", "--set d=24 --set init=1", d, i);
     snprintf(args, sizeof args, "train ib-ngd --set d=24 --set init=1 --steps 40 --out %s",
              at(c1, sizeof c1, "own.csv"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train ib-ngd --set init=1 --data %s --steps 40 --out %s", d,
              at(c2, sizeof c2, "given.csv"));
-    ok(args);
-    char *a = slurp(c1), *b = slurp(c2);
+    lm_test_ok(args);
+    char *a = lm_test_slurp(c1), *b = lm_test_slurp(c2);
     cr_expect_str_eq(a, b, "--data alone with --set init=1 is not the run's own start");
     free(a);
     free(b);
@@ -183,8 +156,8 @@ static void iterates_of(const char *run, const char *extra, int steps, int joint
     export_start(run, extra, d, i);
     snprintf(args, sizeof args, "train %s --data %s --init %s --steps %d --iterates %s --out %s",
              run, d, i, steps, at(it, sizeof it, "it.json"), at(csv, sizeof csv, "o.csv"));
-    ok(args);
-    json_t *I = load(i), *S = load(it);
+    lm_test_ok(args);
+    json_t *I = lm_test_json_load(i), *S = lm_test_json_load(it);
     const json_t *a = json_object_get(S, "iterates");
     cr_assert_eq(json_array_size(a), (size_t)steps + 1, "%s: %zu iterates for %d steps", run,
                  json_array_size(a), steps);
@@ -206,7 +179,7 @@ static void iterates_of(const char *run, const char *extra, int steps, int joint
         free(g0);
     }
     /* iterate k's log loss is the CSV's row k (%.17g round-trips a double) */
-    char *c = slurp(csv), *line = strchr(c, '\n');
+    char *c = lm_test_slurp(csv), *line = strchr(c, '\n');
     for (int k = 0; k <= steps; k++) {
         cr_assert_not_null(line);
         line++;
@@ -240,11 +213,11 @@ Test(ib_io, every_thins_without_changing_an_iterate, .init = mk, .fini = rm, .ti
         char all[128], thin[128], args[512];
         snprintf(args, sizeof args, "train %s --set d=12 --steps 30 --iterates %s", runs[r],
                  at(all, sizeof all, "all.json"));
-        ok(args);
+        lm_test_ok(args);
         snprintf(args, sizeof args, "train %s --set d=12 --steps 30 --iterates %s --every 7",
                  runs[r], at(thin, sizeof thin, "thin.json"));
-        ok(args);
-        json_t *A = load(all), *T = load(thin);
+        lm_test_ok(args);
+        json_t *A = lm_test_json_load(all), *T = lm_test_json_load(thin);
         const json_t *ta = json_object_get(T, "iterates");
         static const int want[] = {0, 7, 14, 21, 28, 30};
         cr_assert_eq(json_array_size(json_object_get(A, "iterates")), 31);
@@ -283,29 +256,29 @@ Test(ib_io, perturbed_start_moves_the_iterates, .init = mk, .fini = rm, .timeout
         char d[128], i[128], dp[128], ip[128], it[128], itd[128], iti[128], args[1024];
         export_start(runs[r], "--set d=16", d, i);
         /* one entry of W(0) set to 1/4; one token entry moved by 2^-20 relative */
-        json_t *I = load(i);
+        json_t *I = lm_test_json_load(i);
         set_entry(I, "init", "W(0)", 1, 0, "0x1p-2");
-        save(I, at(ip, sizeof ip, "ip.json"));
+        lm_test_json_save(I, at(ip, sizeof ip, "ip.json"));
         json_decref(I);
-        json_t *D = load(d);
+        json_t *D = lm_test_json_load(d);
         const json_t *row = json_array_get(
             json_object_get(json_object_get(json_object_get(D, "data"), "X_2"), "values"), 1);
         char hx[48];
         snprintf(hx, sizeof hx, "%a",
                  strtod(json_string_value(json_array_get(row, 3)), NULL) * (1.0 + ldexp(1.0, -20)));
         set_entry(D, "data", "X_2", 1, 3, hx);
-        save(D, at(dp, sizeof dp, "dp.json"));
+        lm_test_json_save(D, at(dp, sizeof dp, "dp.json"));
         json_decref(D);
         snprintf(args, sizeof args, "train %s --data %s --init %s --iterates %s --steps 10",
                  runs[r], d, i, at(it, sizeof it, "it.json"));
-        ok(args);
+        lm_test_ok(args);
         snprintf(args, sizeof args, "train %s --data %s --init %s --iterates %s --steps 10",
                  runs[r], d, ip, at(iti, sizeof iti, "iti.json"));
-        ok(args);
+        lm_test_ok(args);
         snprintf(args, sizeof args, "train %s --data %s --init %s --iterates %s --steps 10",
                  runs[r], dp, i, at(itd, sizeof itd, "itd.json"));
-        ok(args);
-        json_t *A = load(it), *B = load(iti), *C = load(itd);
+        lm_test_ok(args);
+        json_t *A = lm_test_json_load(it), *B = lm_test_json_load(iti), *C = lm_test_json_load(itd);
         for (int k = 0; k <= 10; k++) {
             char *a = iterate_field(A, k, "W"), *b = iterate_field(B, k, "W"),
                  *c = iterate_field(C, k, "W");
@@ -360,10 +333,10 @@ typedef void (*edit_fn)(json_t *root);
 /* a copy of file `from` with one change, as DIR/name, into path */
 static void variant(char *path, size_t n, const char *from, const char *name, edit_fn edit)
 {
-    json_t *j = load(from);
+    json_t *j = lm_test_json_load(from);
     edit(j);
     snprintf(path, n, "%s/%s", dir, name);
-    save(j, path);
+    lm_test_json_save(j, path);
     json_decref(j);
 }
 
@@ -604,7 +577,7 @@ Test(ib_io, hostile_init_files_and_joint_data_are_refused, .init = mk, .fini = r
     char jd[128], ji[128];
     snprintf(args, sizeof args, "train ib-joint13 --set d=16 --export-data %s --export-init %s",
              at(jd, sizeof jd, "jd.json"), at(ji, sizeof ji, "ji.json"));
-    ok(args);
+    lm_test_ok(args);
     static const struct {
         const char *name;
         edit_fn edit;
@@ -626,14 +599,14 @@ Test(ib_io, hostile_init_files_and_joint_data_are_refused, .init = mk, .fini = r
         refused_ib(args, J[k].needle, path);
     }
     /* DM data have two tokens; a joint run reads no fixed head */
-    json_t *D = load(jd);
+    json_t *D = lm_test_json_load(jd);
     json_object_set_new(D, "T", json_integer(3));
-    save(D, at(path, sizeof path, "joint_T3.json"));
+    lm_test_json_save(D, at(path, sizeof path, "joint_T3.json"));
     snprintf(args, sizeof args, "ib-joint13 --data %s --init %s", path, ji);
     refused_ib(args, "T: is 3, but the DM data of ib-joint13 have 2 tokens per sequence", path);
     json_object_set_new(D, "T", json_integer(2));
     json_object_set(dat(D), "u (head)", json_object_get(dat(D), "u_star"));
-    save(D, at(path, sizeof path, "joint_head.json"));
+    lm_test_json_save(D, at(path, sizeof path, "joint_head.json"));
     snprintf(args, sizeof args, "ib-joint13 --data %s --init %s", path, ji);
     refused_ib(args, "data.u (head): not a matrix of this run", path);
     json_decref(D);
@@ -644,11 +617,6 @@ Test(ib_io, hostile_init_files_and_joint_data_are_refused, .init = mk, .fini = r
 }
 
 /* ---- the independent reference ---- */
-
-static int have_numpy(void)
-{
-    return access(PY, X_OK) == 0 && system(PY " -c 'import numpy' >/dev/null 2>&1") == 0;
-}
 
 typedef struct {
     int compared;
@@ -678,7 +646,7 @@ static xres cross(const char *run, const char *extra, int steps)
     export_start(run, extra, d, i);
     snprintf(args, sizeof args, "train %s --data %s --init %s --iterates %s --steps %d", run, d, i,
              at(it, sizeof it, "it.json"), steps);
-    ok(args);
+    lm_test_ok(args);
     xres r = xcheck(d, i, it);
     cr_log_info("xcheck %s %s, %d steps: %d iterates compared, max rel diff of W %.3g (loss %.3g), "
                 "smallest "
@@ -689,7 +657,7 @@ static xres cross(const char *run, const char *extra, int steps)
 
 Test(ib_io, ngd_matches_numpy_reference, .init = mk, .fini = rm, .timeout = 120)
 {
-    if (!have_numpy()) {
+    if (!lm_test_have_numpy()) {
         cr_log_warn("ib_io: skipped: " PY
                     " cannot import numpy (Debian: apt-get install python3-numpy)");
         cr_skip_test("no numpy for " PY);
@@ -715,7 +683,7 @@ Test(ib_io, ngd_matches_numpy_reference, .init = mk, .fini = rm, .timeout = 120)
 /* the comparison can fail: iterates of eta = 0.5 (1 + 2^-30) under a head that says 0.5 */
 Test(ib_io, a_wrong_step_size_is_caught_by_the_reference, .init = mk, .fini = rm, .timeout = 60)
 {
-    if (!have_numpy()) {
+    if (!lm_test_have_numpy()) {
         cr_log_warn("ib_io: skipped: " PY " cannot import numpy");
         cr_skip_test("no numpy for " PY);
     }
@@ -724,10 +692,10 @@ Test(ib_io, a_wrong_step_size_is_caught_by_the_reference, .init = mk, .fini = rm
     snprintf(args, sizeof args,
              "train ib-ngd --set eta=%.17g --data %s --init %s --iterates %s --steps 20",
              0.5 * (1.0 + ldexp(1.0, -30)), d, i, at(it, sizeof it, "it.json"));
-    ok(args);
-    json_t *j = load(it);
+    lm_test_ok(args);
+    json_t *j = lm_test_json_load(it);
     json_object_set_new(j, "eta", json_string("0x1p-1"));
-    save(j, it);
+    lm_test_json_save(j, it);
     json_decref(j);
     xres r = xcheck(d, i, it);
     cr_expect_gt(r.maxrel, 1e-10, "a step size off by 2^-30 went unnoticed (max rel %.3g)",

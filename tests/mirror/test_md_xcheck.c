@@ -10,6 +10,7 @@
  * iterates), and --every thins the file without changing a written iterate.  The reader and
  * writer under test are lemmas/mirror/runs/md_io.c. */
 #include "test_support.h"
+#include "test_json_support.h"
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PY "/usr/bin/python3"
+#define PY LM_TEST_PY
 #define XCHECK "tests/mirror/xcheck_lp.py"
 
 static char dir[64];
@@ -40,19 +41,6 @@ static const char *at(char *buf, size_t n, const char *name)
 {
     snprintf(buf, n, "%s/%s", dir, name);
     return buf;
-}
-
-/* lemmata ARGS must succeed */
-static void ok(const char *args)
-{
-    static char out[65536];
-    int rc = lm_test_cli(out, sizeof out, args);
-    cr_assert_eq(rc, 0, "lemmata %s: exit %d: %s", args, rc, out);
-}
-
-static int have_numpy(void)
-{
-    return access(PY, X_OK) == 0 && system(PY " -c 'import numpy' >/dev/null 2>&1") == 0;
 }
 
 /* the numbers of the script's line */
@@ -84,10 +72,10 @@ static xres cross(const char *run, int steps, const char *extra)
     char d[128], i[128], it[128], args[1024];
     snprintf(args, sizeof args, "train %s %s --export-data %s --export-init %s", run, extra,
              at(d, sizeof d, "d.json"), at(i, sizeof i, "i.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train %s %s --data %s --init %s --iterates %s --steps %d", run, extra, d, i,
              at(it, sizeof it, "it.json"), steps);
-    ok(args);
+    lm_test_ok(args);
     xres r = xcheck(d, i, it);
     cr_log_info("xcheck %s%s%s, %d steps: %d iterates compared, max rel diff of W %.3g (loss %.3g), "
                 "saturated from %d, smallest softmax probability %.3g",
@@ -97,7 +85,7 @@ static xres cross(const char *run, int steps, const char *extra)
 
 Test(md_xcheck, lp_update_matches_numpy_reference, .init = mk, .fini = rm, .timeout = 120)
 {
-    if (!have_numpy()) {
+    if (!lm_test_have_numpy()) {
         cr_log_warn("md_xcheck: skipped: " PY " cannot import numpy (Debian: apt-get install python3-numpy)");
         cr_skip_test("no numpy for " PY);
     }
@@ -119,17 +107,17 @@ Test(md_xcheck, lp_update_matches_numpy_reference, .init = mk, .fini = rm, .time
 /* the comparison can fail: iterates of eta = 0.1 + 2^-30 under a head that says 0.1 */
 Test(md_xcheck, a_wrong_step_size_is_caught, .init = mk, .fini = rm, .timeout = 120)
 {
-    if (!have_numpy()) {
+    if (!lm_test_have_numpy()) {
         cr_log_warn("md_xcheck: skipped: " PY " cannot import numpy");
         cr_skip_test("no numpy for " PY);
     }
     char d[128], i[128], it[128], args[1024];
     snprintf(args, sizeof args, "train md-p2 --export-data %s --export-init %s", at(d, sizeof d, "d.json"),
              at(i, sizeof i, "i.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p2 --set eta=%.17g --data %s --init %s --iterates %s --steps 20",
              0.1 + ldexp(1.0, -30), d, i, at(it, sizeof it, "it.json"));
-    ok(args);
+    lm_test_ok(args);
     json_error_t e;
     json_t *j = json_load_file(it, 0, &e);
     cr_assert_not_null(j, "%s", e.text);
@@ -143,17 +131,17 @@ Test(md_xcheck, a_wrong_step_size_is_caught, .init = mk, .fini = rm, .timeout = 
 /* a long run saturates: the comparison stops there and agrees before it */
 Test(md_xcheck, comparison_stops_at_saturation, .init = mk, .fini = rm, .timeout = 120)
 {
-    if (!have_numpy()) {
+    if (!lm_test_have_numpy()) {
         cr_log_warn("md_xcheck: skipped: " PY " cannot import numpy");
         cr_skip_test("no numpy for " PY);
     }
     char d[128], i[128], it[128], args[1024];
     snprintf(args, sizeof args, "train md-p2 --export-data %s --export-init %s", at(d, sizeof d, "d.json"),
              at(i, sizeof i, "i.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p2 --data %s --init %s --iterates %s --every 10 --steps 600", d, i,
              at(it, sizeof it, "it.json"));
-    ok(args);
+    lm_test_ok(args);
     xres r = xcheck(d, i, it);
     cr_log_info("md-p2, 600 steps every 10: %d compared, max rel %.3g, saturated from iterate %d", r.compared,
                 r.maxrel, r.stop);
@@ -163,26 +151,6 @@ Test(md_xcheck, comparison_stops_at_saturation, .init = mk, .fini = rm, .timeout
 }
 
 /* ---- the files themselves: exactness and use ---- */
-
-static json_t *load(const char *path)
-{
-    json_error_t e;
-    json_t *j = json_load_file(path, 0, &e);
-    cr_assert_not_null(j, "%s: %s", path, e.text);
-    return j;
-}
-
-static void save(const json_t *j, const char *path)
-{
-    cr_assert_eq(json_dump_file(j, path, JSON_INDENT(1)), 0, "cannot write %s", path);
-}
-
-static char *slurp(const char *path)
-{
-    char *s = lm_test_read_under("/", path);
-    cr_assert_not_null(s, "cannot read %s", path);
-    return s;
-}
 
 /* iterate k's W as compact JSON text (caller frees) */
 static char *iterate_W(const json_t *its, int k)
@@ -201,27 +169,27 @@ Test(md_xcheck, start_round_trips_and_runs_identically, .init = mk, .fini = rm, 
     char d[128], i[128], d2[128], i2[128], c1[128], c2[128], args[1024];
     snprintf(args, sizeof args, "train md-p3 --set init=1 --export-data %s --export-init %s",
              at(d, sizeof d, "d.json"), at(i, sizeof i, "i.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p3 --data %s --init %s --export-data %s --export-init %s", d, i,
              at(d2, sizeof d2, "d2.json"), at(i2, sizeof i2, "i2.json"));
-    ok(args);
-    char *a = slurp(d), *b = slurp(d2);
+    lm_test_ok(args);
+    char *a = lm_test_slurp(d), *b = lm_test_slurp(d2);
     cr_expect_str_eq(a, b, "the data do not round-trip");
     free(a);
     free(b);
-    a = slurp(i);
-    b = slurp(i2);
+    a = lm_test_slurp(i);
+    b = lm_test_slurp(i2);
     cr_expect_str_eq(a, b, "W(0) does not round-trip");
     free(a);
     free(b);
     /* the run from its exported start is the run itself, to the last digit of its CSV */
     snprintf(args, sizeof args, "train md-p3 --set init=1 --steps 20 --out %s", at(c1, sizeof c1, "own.csv"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p3 --data %s --init %s --steps 20 --out %s", d, i,
              at(c2, sizeof c2, "given.csv"));
-    ok(args);
-    a = slurp(c1);
-    b = slurp(c2);
+    lm_test_ok(args);
+    a = lm_test_slurp(c1);
+    b = lm_test_slurp(c2);
     cr_expect_str_eq(a, b, "the run from its exported start differs from the run");
     free(a);
     free(b);
@@ -232,31 +200,31 @@ Test(md_xcheck, perturbed_data_and_init_move_the_iterates, .init = mk, .fini = r
     char d[128], i[128], dp[128], ip[128], it[128], itd[128], iti[128], args[1024];
     snprintf(args, sizeof args, "train md-p2 --export-data %s --export-init %s", at(d, sizeof d, "d.json"),
              at(i, sizeof i, "i.json"));
-    ok(args);
+    lm_test_ok(args);
     /* one token entry moved by 2^-20 relative; one entry of W(0) set to 1/4 */
-    json_t *D = load(d);
+    json_t *D = lm_test_json_load(d);
     json_t *row = json_array_get(json_object_get(json_object_get(json_object_get(D, "data"), "X_2"), "values"), 3);
     double x = strtod(json_string_value(json_array_get(row, 4)), NULL) * (1.0 + ldexp(1.0, -20));
     char hx[48];
     snprintf(hx, sizeof hx, "%a", x);
     json_array_set_new(row, 4, json_string(hx));
-    save(D, at(dp, sizeof dp, "dp.json"));
+    lm_test_json_save(D, at(dp, sizeof dp, "dp.json"));
     json_decref(D);
-    json_t *I = load(i);
+    json_t *I = lm_test_json_load(i);
     row = json_array_get(json_object_get(json_object_get(json_object_get(I, "init"), "W(0)"), "values"), 1);
     json_array_set_new(row, 2, json_string("0x1p-2"));
-    save(I, at(ip, sizeof ip, "ip.json"));
+    lm_test_json_save(I, at(ip, sizeof ip, "ip.json"));
     json_decref(I);
     snprintf(args, sizeof args, "train md-p2 --data %s --init %s --iterates %s --steps 10", d, i,
              at(it, sizeof it, "it.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p2 --data %s --init %s --iterates %s --steps 10", dp, i,
              at(itd, sizeof itd, "itd.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p2 --data %s --init %s --iterates %s --steps 10", d, ip,
              at(iti, sizeof iti, "iti.json"));
-    ok(args);
-    json_t *A = load(it), *B = load(itd), *C = load(iti);
+    lm_test_ok(args);
+    json_t *A = lm_test_json_load(it), *B = lm_test_json_load(itd), *C = lm_test_json_load(iti);
     for (int k = 0; k <= 10; k++) {
         char *a = iterate_W(A, k), *b = iterate_W(B, k), *c = iterate_W(C, k);
         cr_assert(a && b && c, "iterate %d missing", k);
@@ -280,11 +248,11 @@ Test(md_xcheck, every_thins_without_changing_an_iterate, .init = mk, .fini = rm,
 {
     char all[128], thin[128], args[512];
     snprintf(args, sizeof args, "train md-p1.75 --steps 30 --iterates %s", at(all, sizeof all, "all.json"));
-    ok(args);
+    lm_test_ok(args);
     snprintf(args, sizeof args, "train md-p1.75 --steps 30 --iterates %s --every 7",
              at(thin, sizeof thin, "thin.json"));
-    ok(args);
-    json_t *A = load(all), *T = load(thin);
+    lm_test_ok(args);
+    json_t *A = lm_test_json_load(all), *T = lm_test_json_load(thin);
     const json_t *ta = json_object_get(T, "iterates");
     static const int want[] = {0, 7, 14, 21, 28, 30};
     cr_assert_eq(json_array_size(json_object_get(A, "iterates")), 31);

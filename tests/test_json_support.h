@@ -1,0 +1,24 @@
+/* test_json_support.h -- JSON files in a Criterion test (Jansson; apart from test_support.h,
+ * whose users may define names Jansson takes). */
+#ifndef LM_TEST_JSON_SUPPORT_H
+#define LM_TEST_JSON_SUPPORT_H
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+/* a JSON file's root (the caller releases it) / written with one-space indents; the test
+ * fails when it cannot be read or written */
+static inline json_t *lm_test_json_load(const char *path)
+{
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    cr_assert_not_null(j, "%s: %s", path, e.text);
+    return j;
+}
+
+static inline void lm_test_json_save(const json_t *j, const char *path)
+{
+    cr_assert_eq(json_dump_file(j, path, JSON_INDENT(1)), 0, "cannot write %s", path);
+}
+
+#endif
