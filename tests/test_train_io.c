@@ -5,6 +5,7 @@
  * output ("selected tokens") never printed.  The option combinations that cannot work are
  * refused the same way, and a run type without these options names the runs that take them. */
 #include "test_support.h"
+#include "test_json_support.h"
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -39,19 +40,7 @@ static void refused_md(const char *args, const char *needle, const char *needle2
     lm_test_train_refused(dir, args, needle, needle2, "selected tokens");
 }
 
-/* a copy of the good data (or init) file with one change, as DIR/name; returns its path */
-typedef void (*edit_fn)(json_t *root);
-static const char *variant(char *path, size_t n, const char *from, const char *name, edit_fn edit)
-{
-    json_error_t e;
-    json_t *j = json_load_file(from, 0, &e);
-    cr_assert_not_null(j, "%s", e.text);
-    edit(j);
-    snprintf(path, n, "%s/%s", dir, name);
-    cr_assert_eq(json_dump_file(j, path, JSON_INDENT(1)), 0);
-    json_decref(j);
-    return path;
-}
+typedef lm_test_json_edit edit_fn;
 
 static json_t *data_of(json_t *r) { return json_object_get(r, "data"); }
 static json_t *vals(json_t *r, const char *m) { return json_object_get(json_object_get(data_of(r), m), "values"); }
@@ -115,7 +104,7 @@ Test(train_io, hostile_data_files_are_refused_naming_the_field, .init = mk, .fin
     for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "%s.json", C[k].name);
-        variant(path, sizeof path, good_d, name, C[k].edit);
+        lm_test_json_variant(path, sizeof path, dir, good_d, name, C[k].edit);
         snprintf(args, sizeof args, "md-p2 --steps 3 --data %s --init %s", path, good_i);
         refused_md(args, C[k].needle, path);
     }
@@ -137,7 +126,7 @@ Test(train_io, hostile_init_files_are_refused_naming_the_field, .init = mk, .fin
     for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "init_%s.json", C[k].name);
-        variant(path, sizeof path, good_i, name, C[k].edit);
+        lm_test_json_variant(path, sizeof path, dir, good_i, name, C[k].edit);
         snprintf(args, sizeof args, "md-p2 --steps 3 --data %s --init %s", good_d, path);
         refused_md(args, C[k].needle, path);
         snprintf(args, sizeof args, "md-p2 --steps 3 --init %s", path); /* the run's own data */
@@ -351,20 +340,20 @@ static void dyn_wq3(json_t *r)
 Test(train_io, dynamics_hostile_files, .init = mk_dyn, .fini = rm, .timeout = 120)
 {
     char path[256], args[768];
-    variant(path, sizeof path, dyn_d, "D4.json", dyn_D);
+    lm_test_json_variant(path, sizeof path, dir, dyn_d, "D4.json", dyn_D);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", path, dyn_i);
     refused_md(args, "D: is 5, but", path);
-    variant(path, sizeof path, dyn_d, "nany.json", dyn_nan_y);
+    lm_test_json_variant(path, sizeof path, dir, dyn_d, "nany.json", dyn_nan_y);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", path, dyn_i);
     refused_md(args, "data.y.values[3][0]: not finite", path);
-    variant(path, sizeof path, dyn_i, "nowo.json", dyn_no_wo);
+    lm_test_json_variant(path, sizeof path, dir, dyn_i, "nowo.json", dyn_no_wo);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --data %s --init %s", dyn_d, path);
     refused_md(args, "init.W^O: missing", path);
-    variant(path, sizeof path, dyn_i, "wq3.json", dyn_wq3);
+    lm_test_json_variant(path, sizeof path, dir, dyn_i, "wq3.json", dyn_wq3);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --init %s", path);
     refused_md(args, "init.W^Q_3: not a matrix of this run", path);
     /* H = 2 with the one-head W^V: its shape is refused */
-    variant(path, sizeof path, dyn_i, "h2.json", dyn_h2);
+    lm_test_json_variant(path, sizeof path, dir, dyn_i, "h2.json", dyn_h2);
     snprintf(args, sizeof args, "t2-softmax --steps 3 --init %s", path);
     refused_md(args, "init.W^Q_2: missing", path);
     /* a W^V off the block-diagonal form a wv=block run keeps */
@@ -372,7 +361,7 @@ Test(train_io, dynamics_hostile_files, .init = mk_dyn, .fini = rm, .timeout = 12
     snprintf(bi, sizeof bi, "%s/bi.json", dir);
     snprintf(args, sizeof args, "train t1-softmax-block --export-init %s", bi);
     cr_assert_eq(lm_test_cli(out, sizeof out, args), 0, "%s", out);
-    variant(path, sizeof path, bi, "offblock.json", wv_off_block);
+    lm_test_json_variant(path, sizeof path, dir, bi, "offblock.json", wv_off_block);
     snprintf(args, sizeof args, "t1-softmax-block --steps 3 --init %s", path);
     refused_md(args, "init.W^V.values[1][3]: is 0.125 off the diagonal blocks", path);
     snprintf(args, sizeof args, "train t1-softmax-dense --steps 3 --init %s", path); /* dense: a start */

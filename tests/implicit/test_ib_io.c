@@ -328,17 +328,7 @@ static void refused_ib(const char *args, const char *needle, const char *needle2
     lm_test_train_refused(dir, args, needle, needle2, NULL);
 }
 
-typedef void (*edit_fn)(json_t *root);
-
-/* a copy of file `from` with one change, as DIR/name, into path */
-static void variant(char *path, size_t n, const char *from, const char *name, edit_fn edit)
-{
-    json_t *j = lm_test_json_load(from);
-    edit(j);
-    snprintf(path, n, "%s/%s", dir, name);
-    lm_test_json_save(j, path);
-    json_decref(j);
-}
+typedef lm_test_json_edit edit_fn;
 
 static json_t *dat(json_t *r)
 {
@@ -480,7 +470,7 @@ Test(ib_io, hostile_data_files_are_refused_naming_the_field, .init = mk, .fini =
     for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "%s.json", C[k].name);
-        variant(path, sizeof path, d, name, C[k].edit);
+        lm_test_json_variant(path, sizeof path, dir, d, name, C[k].edit);
         snprintf(args, sizeof args, "ib-ngd --steps 3 --data %s --init %s", path, i);
         refused_ib(args, C[k].needle, path);
     }
@@ -566,7 +556,7 @@ Test(ib_io, hostile_init_files_and_joint_data_are_refused, .init = mk, .fini = r
     for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "init_%s.json", C[k].name);
-        variant(path, sizeof path, i, name, C[k].edit);
+        lm_test_json_variant(path, sizeof path, dir, i, name, C[k].edit);
         snprintf(args, sizeof args, "ib-ngd --steps 3 --data %s --init %s", d, path);
         refused_ib(args, C[k].needle, path);
         snprintf(args, sizeof args, "ib-ngd --set d=16 --steps 3 --init %s",
@@ -593,7 +583,7 @@ Test(ib_io, hostile_init_files_and_joint_data_are_refused, .init = mk, .fini = r
     for (size_t k = 0; k < sizeof J / sizeof J[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "joint_%s.json", J[k].name);
-        variant(path, sizeof path, J[k].data ? jd : ji, name, J[k].edit);
+        lm_test_json_variant(path, sizeof path, dir, J[k].data ? jd : ji, name, J[k].edit);
         snprintf(args, sizeof args, "ib-joint13 --steps 3 --data %s --init %s",
                  J[k].data ? path : jd, J[k].data ? ji : path);
         refused_ib(args, J[k].needle, path);
